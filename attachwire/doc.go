@@ -1,0 +1,48 @@
+// Package attachwire holds every byte of interactive-attach-v1, the
+// protocol between a PTY session host, a relay and viewers (the byte
+// layouts are in docs/protocol.md).
+//
+// # Model
+//
+// A Frame is one carrier message: a FrameType, a sequence number, a
+// relative time in microseconds and a payload; the carrier (a WebSocket
+// message, a record of a frames file) delimits it. Frame.AppendBinary and
+// DecodeFrame handle the header. Each payload type has an append encoder
+// and a strict decoder: AppendInput/DecodeInput, AppendResize/DecodeResize,
+// AppendMarker/DecodeMarker, AppendExit/DecodeExit,
+// AppendSnapshot/DecodeSnapshot and AppendControl/DecodeControl; Output
+// payloads are raw bytes (NewOutputFrame). Payload types have a Frame
+// method that wraps them in a frame.
+//
+// A Screen is the snapshot model (format 0x01): grids of Cells, the cursor,
+// modes and scrollback. AppendScreen and DecodeScreen encode it;
+// Screen.AppendANSI repaints it on a terminal with only the escape
+// sequences a Viewer-profile sanitizer passes. Controls are JSON messages
+// typed by Go structs (Subscribe, PenState, ...), with the error-code
+// registry as ErrorCode constants. FileWriter and FileReader carry frames
+// in a frames file. SignalName, ExitForSignal and ExitFromWaitStatus build
+// Exit payloads.
+//
+// Decoders never panic on any input and report every defect as a
+// *FramingError (errors.As), whose Err is io.ErrUnexpectedEOF when input
+// ends too early. An unknown control type is a soft *UnknownControlError
+// (errors.Is ErrUnknownControl). ErrRingMiss is the condition a
+// subscription cursor outside a host's ring reports.
+//
+// # Concurrency
+//
+// The package has no state: its functions are safe to call from any
+// goroutine. Values (Frame, Screen, payloads) are plain data: concurrent
+// reads are safe, a write needs the caller's synchronisation. A Frame a
+// host publishes is shared and must be treated as immutable. A FileWriter
+// or FileReader is used by one goroutine at a time.
+//
+// # Limits
+//
+// Decoders check every length read off the wire against the remaining
+// input before slicing or allocating, so memory use is bounded by a small
+// multiple of the input size: a Screen cell takes at least 4 bytes on the
+// wire and 32 in memory. Screen dimensions are at most MaxScreenDim;
+// 32-bit fields (Resize sizes, exit codes) reject larger values. A frames
+// file record is at most MaxRecordLen bytes.
+package attachwire

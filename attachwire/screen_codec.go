@@ -1,0 +1,473 @@
+package attachwire
+
+import (
+	"encoding"
+	"slices"
+	"unicode/utf8"
+)
+
+// MaxScreenDim is the largest Cols or Rows a Screen may have on the wire.
+// Larger values are framing errors on encode and decode.
+const MaxScreenDim = 1<<16 - 1
+
+// minCellLen is the shortest encoded cell: a continuation cell
+// (runeLen 0, style, fg 0x00, bg 0x00). Decoders multiply a cell count by
+// it to check the count against the remaining input before allocating.
+const minCellLen = 4
+
+// printableASCII holds the characters 0x20-0x7E in order. Decoders slice
+// it to get a one-byte cell content without allocating a string per cell.
+const printableASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+var (
+	_ encoding.BinaryAppender    = (*Screen)(nil)
+	_ encoding.BinaryMarshaler   = (*Screen)(nil)
+	_ encoding.BinaryUnmarshaler = (*Screen)(nil)
+)
+
+// Validate reports whether s can be encoded in format 0x01, returning the
+// first defect as a *FramingError. A valid Screen has:
+//   - Cols and Rows in [1, MaxScreenDim], len(Primary) == Rows*Cols, and
+//     Alt either nil or of the same length; Alt non-nil when Active is
+//     BufferAlternate;
+//   - Echo one of EchoOff, EchoOn, EchoUnknown; Active one of the two
+//     buffers; CursorShape at most CursorBar;
+//   - the cursor and the saved cursor inside the grid: 0 <= row < Rows and
+//     0 <= col < Cols (a cursor in the pending-wrap state sits on the last
+//     column, with ModePendingWrap set);
+//   - no reserved Modes bit; Mouse 0 unless ModeMouse is set, and then a
+//     tracking nibble in 1-4 and an encoding of X10, UTF-8 or SGR;
+//   - valid cells: see Cell.
+func (s *Screen) Validate() error {
+	if err := s.validateHeader(); err != nil {
+		return err
+	}
+	n := s.Rows * s.Cols
+	if len(s.Primary) != n {
+		return framingf("screen primary has %d cells, want %d", len(s.Primary), n)
+	}
+	if s.Alt != nil && len(s.Alt) != n {
+		return framingf("screen alt has %d cells, want %d", len(s.Alt), n)
+	}
+	if s.Active == BufferAlternate && s.Alt == nil {
+		return framingf("screen alternate buffer is active but absent")
+	}
+	for _, c := range s.Primary {
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.Alt {
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
+	for _, line := range s.Scrollback {
+		for _, c := range line {
+			if err := c.validate(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateHeader checks every field before the grids.
+func (s *Screen) validateHeader() error {
+	switch {
+	case s.Cols < 1 || s.Cols > MaxScreenDim || s.Rows < 1 || s.Rows > MaxScreenDim:
+		return framingf("screen size %dx%d out of range", s.Cols, s.Rows)
+	case s.Echo != EchoOff && s.Echo != EchoOn && s.Echo != EchoUnknown:
+		return framingf("screen echoMode 0x%02x is undefined", uint8(s.Echo))
+	case s.Active > BufferAlternate:
+		return framingf("screen activeBuffer %d is undefined", s.Active)
+	case s.CursorShape > CursorBar:
+		return framingf("screen cursorShape %d is undefined", s.CursorShape)
+	case s.Modes&modesReserved != 0:
+		return framingf("screen modes 0x%02x set reserved bits", uint8(s.Modes))
+	case s.CursorRow < 0 || s.CursorRow >= s.Rows || s.CursorCol < 0 || s.CursorCol >= s.Cols:
+		return framingf("screen cursor (%d,%d) outside %dx%d", s.CursorRow, s.CursorCol, s.Cols, s.Rows)
+	case s.SavedCursorRow < 0 || s.SavedCursorRow >= s.Rows || s.SavedCursorCol < 0 || s.SavedCursorCol >= s.Cols:
+		return framingf("screen saved cursor (%d,%d) outside %dx%d", s.SavedCursorRow, s.SavedCursorCol, s.Cols, s.Rows)
+	}
+	return validMouse(s.Modes, s.Mouse)
+}
+
+// validMouse checks mouseProto against the mouse mode bit.
+func validMouse(m Modes, p MouseProto) error {
+	if m&ModeMouse == 0 {
+		if p != 0 {
+			return framingf("screen mouseProto 0x%02x without mouse mode", uint8(p))
+		}
+		return nil
+	}
+	if t := p.Tracking(); t < MouseX10 || t > MouseAny {
+		return framingf("screen mouse tracking %d is undefined", t)
+	}
+	if p.Encoding() > MouseEncSGR {
+		return framingf("screen mouse encoding 0x%02x is undefined", uint8(p.Encoding()))
+	}
+	return nil
+}
+
+// validate checks one cell: a continuation cell has empty Content and
+// Style exactly StyleWideCont; any other cell has Content that is valid
+// UTF-8 without C0, DEL or C1 code points and no reserved or continuation
+// style bit; colors are well-formed.
+func (c Cell) validate() error {
+	if c.Content == "" {
+		if c.Style != StyleWideCont {
+			return framingf("screen cell with empty content has style 0x%02x, want 0x40", uint8(c.Style))
+		}
+	} else {
+		if c.Style&(StyleWideCont|styleReserved) != 0 {
+			return framingf("screen cell %q has style 0x%02x", c.Content, uint8(c.Style))
+		}
+		if !validContentString(c.Content) {
+			return framingf("screen cell content %q is not printable UTF-8", c.Content)
+		}
+	}
+	if !c.Fg.valid() || !c.Bg.valid() {
+		return framingf("screen cell colors 0x%08x/0x%08x are malformed", uint32(c.Fg), uint32(c.Bg))
+	}
+	return nil
+}
+
+// valid reports whether c is one of the three encodable forms.
+func (c Color) valid() bool {
+	switch c.Kind() {
+	case ColorDefault:
+		return c == DefaultColor
+	case ColorIndexed:
+		return c&colorValueMask <= 0xFF
+	case ColorRGB:
+		return true
+	}
+	return false
+}
+
+// validContentString reports whether s is non-empty, valid UTF-8 and free
+// of C0, DEL and C1 code points.
+func validContentString(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7F && r <= 0x9F) {
+			return false
+		}
+	}
+	return true
+}
+
+// validContent is validContentString for bytes; it does not allocate.
+func validContent(b []byte) bool {
+	if len(b) == 0 || !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 || (r >= 0x7F && r <= 0x9F) {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendBinary appends the format 0x01 encoding of s (see AppendScreen).
+func (s *Screen) AppendBinary(dst []byte) ([]byte, error) { return AppendScreen(dst, s) }
+
+// MarshalBinary returns the format 0x01 encoding of s in a new slice.
+func (s *Screen) MarshalBinary() ([]byte, error) { return AppendScreen(nil, s) }
+
+// UnmarshalBinary decodes p (see DecodeScreen) into s. On error s is left
+// unchanged. The result does not alias p.
+func (s *Screen) UnmarshalBinary(p []byte) error {
+	v, err := DecodeScreen(p)
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// AppendScreen appends the snapshot format 0x01 encoding of s to dst. It
+// validates s as it goes (see Validate) and returns dst with its length
+// unchanged and a *FramingError if s is invalid.
+func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
+	if err := s.validateHeader(); err != nil {
+		return dst, err
+	}
+	n := s.Rows * s.Cols
+	if len(s.Primary) != n || (s.Alt != nil && len(s.Alt) != n) || (s.Active == BufferAlternate && s.Alt == nil) {
+		return dst, s.Validate()
+	}
+	cells := len(s.Primary) + len(s.Alt)
+	for _, line := range s.Scrollback {
+		cells += len(line)
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, 32+5*cells+2*len(s.Scrollback))
+
+	dst = appendUvarint(dst, s.Epoch)
+	dst = append(dst, byte(s.Echo))
+	dst = appendUvarint(dst, uint64(s.Cols))
+	dst = appendUvarint(dst, uint64(s.Rows))
+	dst = append(dst, byte(s.Active))
+	dst = appendUvarint(dst, uint64(s.CursorRow))
+	dst = appendUvarint(dst, uint64(s.CursorCol))
+	dst = append(dst, b2u8(s.CursorVisible), byte(s.CursorShape), byte(s.Modes), byte(s.Mouse))
+	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
+	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
+
+	var ok bool
+	if dst, ok = appendCells(dst, s.Primary); !ok {
+		return dst[:start], s.Validate()
+	}
+	if s.Alt == nil {
+		dst = append(dst, 0)
+	} else {
+		dst = append(dst, 1)
+		if dst, ok = appendCells(dst, s.Alt); !ok {
+			return dst[:start], s.Validate()
+		}
+	}
+	dst = appendUvarint(dst, uint64(len(s.Scrollback)))
+	for _, line := range s.Scrollback {
+		dst = appendUvarint(dst, uint64(len(line)))
+		if dst, ok = appendCells(dst, line); !ok {
+			return dst[:start], s.Validate()
+		}
+	}
+	return dst, nil
+}
+
+// appendCells appends cells; ok is false if one is invalid (the caller
+// then asks Validate which one).
+func appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+	for i := range cells {
+		c := &cells[i]
+		switch {
+		case len(c.Content) == 1 && c.Content[0] >= 0x20 && c.Content[0] < 0x7F:
+			if c.Style&(StyleWideCont|styleReserved) != 0 {
+				return dst, false
+			}
+			dst = append(dst, 1, c.Content[0], byte(c.Style))
+		case c.Content == "":
+			if c.Style != StyleWideCont {
+				return dst, false
+			}
+			dst = append(dst, 0, byte(c.Style))
+		default:
+			if c.Style&(StyleWideCont|styleReserved) != 0 || !validContentString(c.Content) {
+				return dst, false
+			}
+			dst = appendUvarint(dst, uint64(len(c.Content)))
+			dst = append(dst, c.Content...)
+			dst = append(dst, byte(c.Style))
+		}
+		if c.Fg == DefaultColor && c.Bg == DefaultColor {
+			dst = append(dst, 0, 0)
+			continue
+		}
+		if dst, ok = appendColor(dst, c.Fg); !ok {
+			return dst, false
+		}
+		if dst, ok = appendColor(dst, c.Bg); !ok {
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+// appendColor appends one color; ok is false if c is malformed.
+func appendColor(dst []byte, c Color) (_ []byte, ok bool) {
+	switch c.Kind() {
+	case ColorDefault:
+		return append(dst, 0x00), c == DefaultColor
+	case ColorIndexed:
+		return append(dst, 0x01, c.Index()), c&colorValueMask <= 0xFF
+	case ColorRGB:
+		r, g, b := c.RGB()
+		return append(dst, 0x02, r, g, b), true
+	}
+	return dst, false
+}
+
+func b2u8(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// DecodeScreen decodes a snapshot in format 0x01 occupying all of p and
+// validates it as Validate does. Every grid and line length is checked
+// against the remaining input (at least 4 bytes a cell) before the cells
+// are allocated, so the memory used is bounded by a small multiple of
+// len(p). The result does not alias p; one-byte ASCII contents share a
+// static string instead of allocating one per cell. Every error is a
+// *FramingError.
+func DecodeScreen(p []byte) (Screen, error) {
+	d := decoder{p: p}
+	var s Screen
+	s.Epoch = d.uvarint("screen epoch")
+	s.Echo = EchoMode(d.u8("screen echoMode"))
+	s.Cols = d.dim("screen cols")
+	s.Rows = d.dim("screen rows")
+	s.Active = Buffer(d.u8("screen activeBuffer"))
+	s.CursorRow = d.dim("screen cursorRow")
+	s.CursorCol = d.dim("screen cursorCol")
+	s.CursorVisible = d.bool("screen cursorVisible")
+	s.CursorShape = CursorShape(d.u8("screen cursorShape"))
+	s.Modes = Modes(d.u8("screen modes"))
+	s.Mouse = MouseProto(d.u8("screen mouseProto"))
+	s.SavedCursorRow = d.dim("screen savedCursorRow")
+	s.SavedCursorCol = d.dim("screen savedCursorCol")
+	if d.err != nil {
+		return Screen{}, d.err
+	}
+	if err := s.validateHeader(); err != nil {
+		return Screen{}, err
+	}
+	n := uint64(s.Rows) * uint64(s.Cols)
+	s.Primary = d.cells("screen primary", n)
+	if d.bool("screen altPresent") {
+		s.Alt = d.cells("screen alt", n)
+	}
+	if d.err == nil && s.Active == BufferAlternate && s.Alt == nil {
+		return Screen{}, framingf("screen alternate buffer is active but absent")
+	}
+	lines := d.uvarint("screen scrollbackLines")
+	if d.err == nil && lines > uint64(len(d.p)) {
+		d.fail(truncated("screen scrollback"))
+	}
+	if d.err == nil && lines > 0 {
+		s.Scrollback = make([][]Cell, lines)
+		for i := range s.Scrollback {
+			count := d.uvarint("screen scrollback cellCount")
+			if d.err == nil && count > uint64(len(d.p))/minCellLen {
+				d.fail(truncated("screen scrollback line"))
+			}
+			s.Scrollback[i] = d.cells("screen scrollback line", count)
+		}
+	}
+	if err := d.end("screen"); err != nil {
+		return Screen{}, err
+	}
+	return s, nil
+}
+
+// dim reads a size or coordinate, at most MaxScreenDim.
+func (d *decoder) dim(what string) int {
+	v := d.uvarint(what)
+	if v > MaxScreenDim {
+		d.fail(framingf("%s: %d exceeds %d", what, v, MaxScreenDim))
+		return 0
+	}
+	return int(v)
+}
+
+// cells decodes n cells, checking n against the remaining input first.
+// It returns nil for n == 0.
+func (d *decoder) cells(what string, n uint64) []Cell {
+	if d.err != nil || n == 0 {
+		return nil
+	}
+	if n > uint64(len(d.p))/minCellLen {
+		d.fail(truncated(what))
+		return nil
+	}
+	cells := make([]Cell, n)
+	p := d.p
+	for i := range cells {
+		c := &cells[i]
+		if len(p) < minCellLen {
+			d.fail(truncated(what))
+			return nil
+		}
+		switch b := p[0]; {
+		case b == 1 && p[1] >= 0x20 && p[1] < 0x7F:
+			c.Content = printableASCII[p[1]-0x20 : p[1]-0x20+1]
+			p = p[2:]
+		case b == 0:
+			p = p[1:]
+		default:
+			l, k := uvarint(p)
+			if k < 0 {
+				d.fail(framingf("%s: cell runeLen overflows 64 bits", what))
+				return nil
+			}
+			if k == 0 || l > uint64(len(p)-k) {
+				d.fail(truncated(what))
+				return nil
+			}
+			b := p[k : k+int(l)]
+			if !validContent(b) {
+				d.fail(framingf("%s: cell content %q is not printable UTF-8", what, b))
+				return nil
+			}
+			c.Content = string(b)
+			p = p[k+int(l):]
+		}
+		if len(p) < 3 { // style, fg, bg at least
+			d.fail(truncated(what))
+			return nil
+		}
+		c.Style = Style(p[0])
+		if c.Content == "" {
+			if c.Style != StyleWideCont {
+				d.fail(framingf("%s: empty cell has style 0x%02x, want 0x40", what, p[0]))
+				return nil
+			}
+		} else if c.Style&(StyleWideCont|styleReserved) != 0 {
+			d.fail(framingf("%s: cell style 0x%02x sets a reserved or continuation bit", what, p[0]))
+			return nil
+		}
+		p = p[1:]
+		var ok bool
+		if p[0] == 0 && p[1] == 0 {
+			p = p[2:]
+			continue
+		}
+		if c.Fg, p, ok = readColor(p); !ok {
+			d.fail(colorError(what, p))
+			return nil
+		}
+		if c.Bg, p, ok = readColor(p); !ok {
+			d.fail(colorError(what, p))
+			return nil
+		}
+	}
+	d.p = p
+	return cells
+}
+
+// colorError describes why readColor failed at the start of p.
+func colorError(what string, p []byte) error {
+	if len(p) == 0 || p[0] == 0x01 || p[0] == 0x02 {
+		return truncated(what)
+	}
+	return framingf("%s: color tag 0x%02x is undefined", what, p[0])
+}
+
+// readColor decodes one color at the start of p.
+func readColor(p []byte) (Color, []byte, bool) {
+	if len(p) == 0 {
+		return 0, p, false
+	}
+	switch p[0] {
+	case 0x00:
+		return DefaultColor, p[1:], true
+	case 0x01:
+		if len(p) < 2 {
+			return 0, p, false
+		}
+		return IndexedColor(p[1]), p[2:], true
+	case 0x02:
+		if len(p) < 4 {
+			return 0, p, false
+		}
+		return RGBColor(p[1], p[2], p[3]), p[4:], true
+	}
+	return 0, p, false
+}
