@@ -1,0 +1,262 @@
+package cast
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Header is the first line of a v2 cast.
+type Header struct {
+	Version   int               `json:"version"`
+	Width     int               `json:"width"`
+	Height    int               `json:"height"`
+	Timestamp int64             `json:"timestamp,omitempty"`
+	Command   string            `json:"command,omitempty"`
+	Title     string            `json:"title,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+}
+
+// Event codes of a v2 cast.
+const (
+	CodeOutput = "o"
+	CodeInput  = "i"
+	CodeResize = "r"
+	CodeMarker = "m"
+)
+
+// Writer appends events to a cast. Times are microseconds since the
+// recording's anchor and must not decrease; the Writer clamps a decreasing
+// time to the previous one so the file stays playable.
+type Writer struct {
+	bw    *bufio.Writer
+	carry [utf8.UTFMax]byte // an incomplete rune held for the next Output
+	ncar  int
+	last  uint64
+	text  []byte // decoded output, reused
+	js    []byte // the event's line, reused
+	err   error  // sticky: the first write error
+}
+
+// NewWriter writes h (Version forced to 2) and returns a Writer for events.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if h.Width <= 0 || h.Height <= 0 {
+		return nil, fmt.Errorf("cast: bad size %dx%d", h.Width, h.Height)
+	}
+	h.Version = 2
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("cast: header: %w", err)
+	}
+	cw := &Writer{bw: bufio.NewWriterSize(w, 32<<10)}
+	cw.bw.Write(hdr)
+	cw.bw.WriteByte('\n')
+	return cw, cw.flushErr()
+}
+
+// Output records bytes the program wrote at time t (µs). Bytes of a rune
+// that continues in the next call are held back until it arrives.
+func (w *Writer) Output(t uint64, p []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	text := w.text[:0]
+	if w.ncar > 0 {
+		// Decode the carried bytes together with the start of p, exactly
+		// as they would have been decoded in one piece.
+		var buf [2 * utf8.UTFMax]byte
+		carried := w.ncar
+		n := copy(buf[:], w.carry[:carried])
+		n += copy(buf[n:], p)
+		b := buf[:n]
+		i := 0
+		for i < carried {
+			if !utf8.FullRune(b[i:]) {
+				// p ended before the rune did: keep waiting.
+				w.ncar = copy(w.carry[:], b[i:])
+				w.text = text
+				return w.emit(t, text)
+			}
+			_, size := utf8.DecodeRune(b[i:])
+			text = appendDecoded(text, b[i:i+size])
+			i += size
+		}
+		p = p[i-carried:]
+		w.ncar = 0
+	}
+	if tail := incompleteTail(p); tail > 0 {
+		w.ncar = copy(w.carry[:], p[len(p)-tail:])
+		p = p[:len(p)-tail]
+	}
+	text = appendDecoded(text, p)
+	w.text = text
+	return w.emit(t, text)
+}
+
+func (w *Writer) emit(t uint64, text []byte) error {
+	if len(text) == 0 {
+		return nil
+	}
+	return w.event(t, CodeOutput, text)
+}
+
+// Resize records a resize to cols×rows.
+func (w *Writer) Resize(t uint64, cols, rows int) error {
+	s := strconv.AppendInt(w.text[:0], int64(cols), 10)
+	s = append(s, 'x')
+	s = strconv.AppendInt(s, int64(rows), 10)
+	w.text = s
+	return w.event(t, CodeResize, s)
+}
+
+// Marker records a marker with a label.
+func (w *Writer) Marker(t uint64, label string) error {
+	return w.event(t, CodeMarker, appendDecoded(nil, []byte(label)))
+}
+
+// Flush writes buffered events to the underlying writer. A rune still
+// incomplete is kept: it may yet be completed by later output.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.flushErr()
+}
+
+// Close ends the recording at time t: a rune left incomplete becomes
+// U+FFFD (one per byte, as it would have if the stream had ended there),
+// and buffered events are flushed. Close does not close the underlying
+// writer.
+func (w *Writer) Close(t uint64) error {
+	if w.err == nil && w.ncar > 0 {
+		text := appendInvalid(nil, w.ncar)
+		w.ncar = 0
+		w.event(t, CodeOutput, text)
+	}
+	return w.Flush()
+}
+
+func (w *Writer) flushErr() error {
+	if err := w.bw.Flush(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("cast: write: %w", err)
+	}
+	return w.err
+}
+
+// event writes [seconds, code, text]; text must be valid UTF-8.
+func (w *Writer) event(t uint64, code string, text []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if t < w.last {
+		t = w.last
+	}
+	w.last = t
+	line := append(w.js[:0], '[')
+	line = appendSeconds(line, t)
+	line = append(line, ", \""...)
+	line = append(line, code...)
+	line = append(line, "\", "...)
+	line = appendJSONString(line, text)
+	line = append(line, "]\n"...)
+	w.js = line
+	w.bw.Write(line)
+	if w.bw.Buffered() == 0 && w.err == nil {
+		// A large event went straight through: surface its error now.
+		return w.flushErr()
+	}
+	return nil
+}
+
+// appendSeconds formats t µs as seconds with six decimals.
+func appendSeconds(dst []byte, t uint64) []byte {
+	dst = strconv.AppendUint(dst, t/1e6, 10)
+	frac := t % 1e6
+	dst = append(dst, '.')
+	for d := uint64(100000); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
+	}
+	return dst
+}
+
+// incompleteTail returns how many bytes at the end of p start a rune that
+// is valid so far but not complete. utf8.FullRune reports an invalid
+// prefix as full (it decodes as an error), so "not full" means "valid so
+// far".
+func incompleteTail(p []byte) int {
+	for n := 1; n < utf8.UTFMax && n <= len(p); n++ {
+		switch c := p[len(p)-n]; {
+		case c < utf8.RuneSelf:
+			return 0
+		case c >= 0xC0: // a lead byte
+			if utf8.FullRune(p[len(p)-n:]) {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// appendDecoded appends p with every byte that is not part of a valid rune
+// replaced by U+FFFD.
+func appendDecoded(dst, p []byte) []byte {
+	for len(p) > 0 {
+		if p[0] < utf8.RuneSelf {
+			dst = append(dst, p[0])
+			p = p[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(p)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, p[:size]...)
+		}
+		p = p[size:]
+	}
+	return dst
+}
+
+func appendInvalid(dst []byte, n int) []byte {
+	for range n {
+		dst = append(dst, "\uFFFD"...)
+	}
+	return dst
+}
+
+// appendJSONString appends text as a JSON string; text is valid UTF-8.
+// Runs of bytes that need no escaping are copied whole.
+func appendJSONString(dst, text []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i, c := range text {
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			continue
+		}
+		dst = append(dst, text[start:i]...)
+		start = i + 1
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+	}
+	dst = append(dst, text[start:]...)
+	return append(dst, '"')
+}
+
+// ErrBadCast reports a file that is not a readable v2 cast.
+var ErrBadCast = errors.New("cast: not an asciinema v2 cast")
