@@ -1,0 +1,415 @@
+package attachwire
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Control is a control message: the JSON document a Control frame carries
+// (PROTOCOL.md §5). The concrete types are the structs below, one per
+// "type"; the interface is sealed so that DecodeControl and MarshalControl
+// agree on the set. Use a type switch to dispatch:
+//
+//	switch c := c.(type) {
+//	case attachwire.Subscribe: ...
+//	case attachwire.ErrorControl: ...
+//	}
+//
+// Values of enumerated fields (roles, reasons, states, codes) are carried
+// as they are, in both directions: a peer that knows more values than this
+// package is not rejected. Control values are plain data.
+type Control interface {
+	// ControlType returns the "type" member: "subscribe", "pen_state", ...
+	ControlType() string
+	control()
+}
+
+// Role is a connection's role in a room.
+type Role string
+
+// Roles of interactive-attach-v1.
+const (
+	RoleHost   Role = "host"
+	RoleDriver Role = "driver"
+	RoleViewer Role = "viewer"
+)
+
+// Viewport is a viewer's terminal size.
+type Viewport struct {
+	Cols uint32 `json:"cols"`
+	Rows uint32 `json:"rows"`
+}
+
+// Subscribe ("subscribe") opens a connection's participation in a room.
+// ResumeFrom is always sent: null for a fresh join, else the last seq the
+// subscriber holds. Epoch and ResumeEpoch are omitted when nil.
+type Subscribe struct {
+	SessionID   string    `json:"sessionId"`
+	AsRole      Role      `json:"asRole"`
+	Epoch       *uint64   `json:"epoch,omitempty"`
+	ResumeFrom  *uint64   `json:"resumeFrom"`
+	ResumeEpoch *uint64   `json:"resumeEpoch,omitempty"`
+	Viewport    *Viewport `json:"viewport,omitempty"`
+}
+
+// ResumeFrom ("resume_from") asks for frames after Seq.
+type ResumeFrom struct {
+	Seq   uint64  `json:"seq"`
+	Epoch *uint64 `json:"epoch,omitempty"`
+}
+
+// SnapshotReason says why a snapshot is requested.
+type SnapshotReason string
+
+// Snapshot request reasons.
+const (
+	SnapshotJoin         SnapshotReason = "join"
+	SnapshotResync       SnapshotReason = "resync"
+	SnapshotRingMiss     SnapshotReason = "ring-miss"
+	SnapshotBackpressure SnapshotReason = "backpressure"
+)
+
+// SnapshotRequest ("snapshot_request") asks the host for a snapshot.
+type SnapshotRequest struct {
+	Reason SnapshotReason `json:"reason"`
+}
+
+// KillReason says why a session is killed.
+type KillReason string
+
+// Kill reasons.
+const (
+	KillStopped KillReason = "stopped"
+	KillQuota   KillReason = "quota"
+	KillRevoked KillReason = "revoked"
+)
+
+// Kill ("kill") asks the host to end the session. Signal, when not empty,
+// is a signal name as SignalName spells it ("SIGTERM"); empty leaves the
+// choice to the host.
+type Kill struct {
+	Reason KillReason `json:"reason"`
+	Signal string     `json:"signal,omitempty"`
+}
+
+// Grab ("grab") asks for the pen (the right to send Input).
+type Grab struct{}
+
+// Release ("release") gives the pen back.
+type Release struct{}
+
+// PresenceOp is the operation of a presence control.
+type PresenceOp string
+
+// Presence operations.
+const (
+	PresenceJoin  PresenceOp = "join"
+	PresenceLeave PresenceOp = "leave"
+	PresenceList  PresenceOp = "list"
+)
+
+// Member is one connection in a presence control.
+type Member struct {
+	UserID  string `json:"userId"`
+	ConnID  string `json:"connId"`
+	Role    Role   `json:"role"`
+	Driving bool   `json:"driving"`
+}
+
+// Presence ("presence") reports members joining, leaving, or the full list.
+// A nil Members is sent as an empty array.
+type Presence struct {
+	Op      PresenceOp `json:"op"`
+	Members []Member   `json:"members"`
+}
+
+// InputAck ("input_ack") acknowledges Input frames up to AckInputSeq.
+type InputAck struct {
+	AckInputSeq uint64 `json:"ackInputSeq"`
+}
+
+// PenGranted ("pen_granted") tells who now holds the pen.
+type PenGranted struct {
+	UserID        string `json:"userId"`
+	ConnID        string `json:"connId"`
+	PenGeneration uint64 `json:"penGeneration"`
+}
+
+// PenRevoked ("pen_revoked") tells who lost the pen.
+type PenRevoked struct {
+	UserID        string `json:"userId"`
+	ConnID        string `json:"connId"`
+	PenGeneration uint64 `json:"penGeneration"`
+}
+
+// PenState ("pen_state") reports the pen holder; the holder fields are
+// empty (and omitted) when nobody holds it.
+type PenState struct {
+	HolderUserID  string `json:"holderUserId,omitempty"`
+	HolderConnID  string `json:"holderConnId,omitempty"`
+	PenGeneration uint64 `json:"penGeneration"`
+}
+
+// RoomStatus is the state a room_state control reports.
+type RoomStatus string
+
+// Room states.
+const (
+	RoomLive             RoomStatus = "live"
+	RoomHostReconnecting RoomStatus = "host-reconnecting"
+	RoomDegraded         RoomStatus = "degraded"
+	RoomHostGone         RoomStatus = "host-gone"
+	RoomEnded            RoomStatus = "ended"
+)
+
+// RoomState ("room_state") reports the room's state, optionally since
+// which seq.
+type RoomState struct {
+	State    RoomStatus `json:"state"`
+	SinceSeq *uint64    `json:"sinceSeq,omitempty"`
+}
+
+// ErrorCode is the code of an error control, from a fixed registry.
+type ErrorCode string
+
+// The error-code registry of interactive-attach-v1.
+const (
+	CodeFraming         ErrorCode = "framing"
+	CodeAuth            ErrorCode = "auth"
+	CodeRoomMismatch    ErrorCode = "room-mismatch"
+	CodePenDenied       ErrorCode = "pen-denied"
+	CodeRingMiss        ErrorCode = "ring-miss"
+	CodeBackpressure    ErrorCode = "backpressure"
+	CodeRateLimited     ErrorCode = "rate-limited"
+	CodeEpochStale      ErrorCode = "epoch-stale"
+	CodeInternal        ErrorCode = "internal"
+	CodeHostLost        ErrorCode = "host-lost"
+	CodeHostStillAbsent ErrorCode = "host-still-absent"
+	CodeRelayRestarting ErrorCode = "relay-restarting"
+)
+
+// ErrorControl ("error") reports an error to the peer. It is also a Go
+// error; errors.Is(e, ErrRingMiss) holds when Code is CodeRingMiss.
+type ErrorControl struct {
+	Code      ErrorCode `json:"code"`
+	Message   string    `json:"message"`
+	Retryable bool      `json:"retryable"`
+}
+
+// Error formats the code and message.
+func (e ErrorControl) Error() string {
+	return "attachwire: peer error " + string(e.Code) + ": " + e.Message
+}
+
+// Is reports whether target is ErrRingMiss and the code is CodeRingMiss.
+func (e ErrorControl) Is(target error) bool {
+	return target == ErrRingMiss && e.Code == CodeRingMiss
+}
+
+// ControlType methods: the "type" member of each control.
+
+// ControlType returns "subscribe".
+func (Subscribe) ControlType() string { return "subscribe" }
+
+// ControlType returns "resume_from".
+func (ResumeFrom) ControlType() string { return "resume_from" }
+
+// ControlType returns "snapshot_request".
+func (SnapshotRequest) ControlType() string { return "snapshot_request" }
+
+// ControlType returns "kill".
+func (Kill) ControlType() string { return "kill" }
+
+// ControlType returns "grab".
+func (Grab) ControlType() string { return "grab" }
+
+// ControlType returns "release".
+func (Release) ControlType() string { return "release" }
+
+// ControlType returns "presence".
+func (Presence) ControlType() string { return "presence" }
+
+// ControlType returns "input_ack".
+func (InputAck) ControlType() string { return "input_ack" }
+
+// ControlType returns "pen_granted".
+func (PenGranted) ControlType() string { return "pen_granted" }
+
+// ControlType returns "pen_revoked".
+func (PenRevoked) ControlType() string { return "pen_revoked" }
+
+// ControlType returns "pen_state".
+func (PenState) ControlType() string { return "pen_state" }
+
+// ControlType returns "room_state".
+func (RoomState) ControlType() string { return "room_state" }
+
+// ControlType returns "error".
+func (ErrorControl) ControlType() string { return "error" }
+
+func (Subscribe) control()       {}
+func (ResumeFrom) control()      {}
+func (SnapshotRequest) control() {}
+func (Kill) control()            {}
+func (Grab) control()            {}
+func (Release) control()         {}
+func (Presence) control()        {}
+func (InputAck) control()        {}
+func (PenGranted) control()      {}
+func (PenRevoked) control()      {}
+func (PenState) control()        {}
+func (RoomState) control()       {}
+func (ErrorControl) control()    {}
+
+// newControl returns a pointer to a zero control of type t, or nil.
+func newControl(t string) any {
+	switch t {
+	case "subscribe":
+		return new(Subscribe)
+	case "resume_from":
+		return new(ResumeFrom)
+	case "snapshot_request":
+		return new(SnapshotRequest)
+	case "kill":
+		return new(Kill)
+	case "grab":
+		return new(Grab)
+	case "release":
+		return new(Release)
+	case "presence":
+		return new(Presence)
+	case "input_ack":
+		return new(InputAck)
+	case "pen_granted":
+		return new(PenGranted)
+	case "pen_revoked":
+		return new(PenRevoked)
+	case "pen_state":
+		return new(PenState)
+	case "room_state":
+		return new(RoomState)
+	case "error":
+		return new(ErrorControl)
+	}
+	return nil
+}
+
+// MarshalControl returns the JSON document of c with its "type" member
+// first: {"type":"input_ack","ackInputSeq":7}. It is the inverse of
+// ParseControl; AppendControl adds the jsonLen prefix a frame carries.
+func MarshalControl(c Control) ([]byte, error) {
+	if c == nil {
+		return nil, framingf("control is nil")
+	}
+	if p, ok := c.(Presence); ok && p.Members == nil {
+		p.Members = []Member{}
+		c = p
+	}
+	body, err := json.Marshal(c)
+	if err != nil {
+		return nil, &FramingError{Reason: "marshal " + c.ControlType() + " control", Err: err}
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, framingf("%s control is not a JSON object", c.ControlType())
+	}
+	out := make([]byte, 0, len(body)+len(c.ControlType())+12)
+	out = append(out, `{"type":"`...)
+	out = append(out, c.ControlType()...)
+	out = append(out, '"')
+	if !bytes.Equal(body, []byte("{}")) {
+		out = append(out, ',')
+	}
+	return append(out, body[1:]...), nil
+}
+
+// ParseControl decodes a control's JSON document. Unknown members are
+// ignored. An unknown "type" returns a nil Control and an
+// *UnknownControlError (errors.Is ErrUnknownControl), which is not a
+// framing error. Malformed JSON, a document that is not an object, a
+// missing or non-string "type", or a member of the wrong JSON type is a
+// *FramingError.
+func ParseControl(doc []byte) (Control, error) {
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return nil, &FramingError{Reason: "control json", Err: err}
+	}
+	if head.Type == nil {
+		return nil, framingf("control has no \"type\"")
+	}
+	v := newControl(*head.Type)
+	if v == nil {
+		return nil, &UnknownControlError{Type: *head.Type}
+	}
+	if err := json.Unmarshal(doc, v); err != nil {
+		return nil, &FramingError{Reason: *head.Type + " control json", Err: err}
+	}
+	return derefControl(v), nil
+}
+
+// derefControl turns the pointer newControl made into the value type.
+func derefControl(v any) Control {
+	switch v := v.(type) {
+	case *Subscribe:
+		return *v
+	case *ResumeFrom:
+		return *v
+	case *SnapshotRequest:
+		return *v
+	case *Kill:
+		return *v
+	case *Grab:
+		return *v
+	case *Release:
+		return *v
+	case *Presence:
+		return *v
+	case *InputAck:
+		return *v
+	case *PenGranted:
+		return *v
+	case *PenRevoked:
+		return *v
+	case *PenState:
+		return *v
+	case *RoomState:
+		return *v
+	case *ErrorControl:
+		return *v
+	}
+	panic("attachwire: derefControl of an unregistered control")
+}
+
+// AppendControl appends the payload of a Control frame: jsonLen | json.
+func AppendControl(dst []byte, c Control) ([]byte, error) {
+	doc, err := MarshalControl(c)
+	if err != nil {
+		return dst, err
+	}
+	dst = appendUvarint(dst, uint64(len(doc)))
+	return append(dst, doc...), nil
+}
+
+// DecodeControl decodes the payload of a Control frame (jsonLen | json,
+// nothing after) and parses the document as ParseControl does: an
+// unknown "type" is a soft *UnknownControlError, every other defect a
+// *FramingError.
+func DecodeControl(p []byte) (Control, error) {
+	d := decoder{p: p}
+	doc := d.bytes("control json")
+	if err := d.end("control"); err != nil {
+		return nil, err
+	}
+	return ParseControl(doc)
+}
+
+// ControlFrame wraps c in a Control frame. Controls are out of the host's
+// sequence namespace: seq and relTime are 0.
+func ControlFrame(c Control) (Frame, error) {
+	p, err := AppendControl(nil, c)
+	if err != nil {
+		return Frame{}, err
+	}
+	return Frame{Type: TypeControl, Payload: p}, nil
+}

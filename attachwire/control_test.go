@@ -1,0 +1,198 @@
+package attachwire
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func u64(v uint64) *uint64 { return &v }
+
+func TestControlGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Control
+		json string
+	}{
+		{"subscribe fresh", Subscribe{SessionID: "s1", AsRole: RoleViewer},
+			`{"type":"subscribe","sessionId":"s1","asRole":"viewer","resumeFrom":null}`},
+		{"subscribe resume", Subscribe{SessionID: "s1", AsRole: RoleDriver, Epoch: u64(0), ResumeFrom: u64(42), ResumeEpoch: u64(9), Viewport: &Viewport{Cols: 80, Rows: 24}},
+			`{"type":"subscribe","sessionId":"s1","asRole":"driver","epoch":0,"resumeFrom":42,"resumeEpoch":9,"viewport":{"cols":80,"rows":24}}`},
+		{"resume_from", ResumeFrom{Seq: 7}, `{"type":"resume_from","seq":7}`},
+		{"resume_from epoch", ResumeFrom{Seq: 7, Epoch: u64(3)}, `{"type":"resume_from","seq":7,"epoch":3}`},
+		{"snapshot_request", SnapshotRequest{Reason: SnapshotRingMiss}, `{"type":"snapshot_request","reason":"ring-miss"}`},
+		{"kill", Kill{Reason: KillQuota, Signal: "SIGTERM"}, `{"type":"kill","reason":"quota","signal":"SIGTERM"}`},
+		{"kill no signal", Kill{Reason: KillStopped}, `{"type":"kill","reason":"stopped"}`},
+		{"grab", Grab{}, `{"type":"grab"}`},
+		{"release", Release{}, `{"type":"release"}`},
+		{"presence", Presence{Op: PresenceList, Members: []Member{{UserID: "u", ConnID: "c", Role: RoleDriver, Driving: true}}},
+			`{"type":"presence","op":"list","members":[{"userId":"u","connId":"c","role":"driver","driving":true}]}`},
+		{"presence empty", Presence{Op: PresenceList, Members: []Member{}}, `{"type":"presence","op":"list","members":[]}`},
+		{"input_ack", InputAck{AckInputSeq: 12}, `{"type":"input_ack","ackInputSeq":12}`},
+		{"pen_granted", PenGranted{UserID: "u", ConnID: "c", PenGeneration: 2}, `{"type":"pen_granted","userId":"u","connId":"c","penGeneration":2}`},
+		{"pen_revoked", PenRevoked{UserID: "u", ConnID: "c", PenGeneration: 3}, `{"type":"pen_revoked","userId":"u","connId":"c","penGeneration":3}`},
+		{"pen_state free", PenState{PenGeneration: 4}, `{"type":"pen_state","penGeneration":4}`},
+		{"pen_state held", PenState{HolderUserID: "u", HolderConnID: "c", PenGeneration: 4}, `{"type":"pen_state","holderUserId":"u","holderConnId":"c","penGeneration":4}`},
+		{"room_state", RoomState{State: RoomHostReconnecting, SinceSeq: u64(100)}, `{"type":"room_state","state":"host-reconnecting","sinceSeq":100}`},
+		{"error", ErrorControl{Code: CodeRingMiss, Message: "gone", Retryable: true}, `{"type":"error","code":"ring-miss","message":"gone","retryable":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := MarshalControl(tt.c)
+			if err != nil || string(doc) != tt.json {
+				t.Fatalf("MarshalControl = %s, %v\nwant %s", doc, err, tt.json)
+			}
+			payload, err := AppendControl(nil, tt.c)
+			if err != nil || !bytes.Equal(payload, append(appendUvarint(nil, uint64(len(tt.json))), tt.json...)) {
+				t.Fatalf("AppendControl = %q, %v", payload, err)
+			}
+			got, err := DecodeControl(payload)
+			if err != nil || !reflect.DeepEqual(got, tt.c) {
+				t.Fatalf("DecodeControl = %#v, %v; want %#v", got, err, tt.c)
+			}
+			prefixesFail(t, payload, func(p []byte) error { _, err := DecodeControl(p); return err })
+		})
+	}
+}
+
+func TestControlGoldenHex(t *testing.T) {
+	f, err := ControlFrame(Grab{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := f.MarshalBinary()
+	// type 07, seq 0, rel 0, jsonLen 15, {"type":"grab"}
+	want := unhex(t, "07 00 00 0f 7b 22 74 79 70 65 22 3a 22 67 72 61 62 22 7d")
+	if !bytes.Equal(b, want) {
+		t.Fatalf("grab frame = % x, want % x", b, want)
+	}
+}
+
+func TestParseControl(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want Control
+	}{
+		{"unknown fields ignored", `{"type":"input_ack","ackInputSeq":3,"extra":{"a":[1]}}`, InputAck{AckInputSeq: 3}},
+		{"type not first", `{"seq":5,"type":"resume_from"}`, ResumeFrom{Seq: 5}},
+		{"resumeFrom null", `{"type":"subscribe","sessionId":"x","asRole":"host","resumeFrom":null}`, Subscribe{SessionID: "x", AsRole: RoleHost}},
+		{"resumeFrom absent", `{"type":"subscribe","sessionId":"x","asRole":"host"}`, Subscribe{SessionID: "x", AsRole: RoleHost}},
+		{"resumeFrom zero", `{"type":"subscribe","resumeFrom":0}`, Subscribe{ResumeFrom: u64(0)}},
+		{"presence members null", `{"type":"presence","op":"join","members":null}`, Presence{Op: PresenceJoin}},
+		{"unknown enum value kept", `{"type":"room_state","state":"on-fire"}`, RoomState{State: "on-fire"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseControl([]byte(tt.json))
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ParseControl = %#v, %v; want %#v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseControlErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		unknown bool
+	}{
+		{"unknown type", `{"type":"teleport","x":1}`, true},
+		{"empty type", `{"type":""}`, true},
+		{"no type", `{"seq":1}`, false},
+		{"null type", `{"type":null}`, false},
+		{"type not string", `{"type":7}`, false},
+		{"not an object", `[1,2]`, false},
+		{"null document", `null`, false},
+		{"malformed", `{"type":"grab"`, false},
+		{"empty", ``, false},
+		{"wrong member type", `{"type":"input_ack","ackInputSeq":"7"}`, false},
+		{"negative seq", `{"type":"resume_from","seq":-1}`, false},
+		{"trailing garbage", `{"type":"grab"} x`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseControl([]byte(tt.json))
+			if c != nil || err == nil {
+				t.Fatalf("ParseControl = %#v, %v; want an error", c, err)
+			}
+			var ue *UnknownControlError
+			if tt.unknown {
+				if !errors.Is(err, ErrUnknownControl) || !errors.As(err, &ue) {
+					t.Fatalf("err = %v, want *UnknownControlError", err)
+				}
+				var fe *FramingError
+				if errors.As(err, &fe) {
+					t.Fatalf("unknown type reported as a framing error")
+				}
+				return
+			}
+			wantFraming(t, err, tt.name)
+			if errors.Is(err, ErrUnknownControl) {
+				t.Fatalf("framing error matches ErrUnknownControl")
+			}
+		})
+	}
+}
+
+func TestUnknownControlErrorType(t *testing.T) {
+	_, err := DecodeControl(append([]byte{19}, `{"type":"teleport"}`...))
+	var ue *UnknownControlError
+	if !errors.As(err, &ue) || ue.Type != "teleport" {
+		t.Fatalf("err = %v", err)
+	}
+	if got := err.Error(); got != `attachwire: unknown control type "teleport"` {
+		t.Fatalf("message = %q", got)
+	}
+}
+
+func TestDecodeControlFraming(t *testing.T) {
+	for _, tc := range []struct{ name, hex string }{
+		{"trailing byte", "02 7b 7d 00"},
+		{"length past end", "05 7b 7d"},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeControl(unhex(t, tc.hex))
+			wantFraming(t, err, tc.name)
+		})
+	}
+}
+
+func TestMarshalControlNil(t *testing.T) {
+	_, err := MarshalControl(nil)
+	wantFraming(t, err, "nil")
+	doc, err := MarshalControl(&Kill{Reason: KillRevoked})
+	if err != nil || string(doc) != `{"type":"kill","reason":"revoked"}` {
+		t.Fatalf("pointer control = %s, %v", doc, err)
+	}
+}
+
+func TestErrorControlIsRingMiss(t *testing.T) {
+	var err error = ErrorControl{Code: CodeRingMiss, Message: "behind"}
+	if !errors.Is(err, ErrRingMiss) {
+		t.Fatal("ring-miss error control does not match ErrRingMiss")
+	}
+	if errors.Is(ErrorControl{Code: CodeAuth}, ErrRingMiss) {
+		t.Fatal("auth error control matches ErrRingMiss")
+	}
+}
+
+func TestErrorCodeRegistry(t *testing.T) {
+	codes := []ErrorCode{CodeFraming, CodeAuth, CodeRoomMismatch, CodePenDenied, CodeRingMiss,
+		CodeBackpressure, CodeRateLimited, CodeEpochStale, CodeInternal, CodeHostLost,
+		CodeHostStillAbsent, CodeRelayRestarting}
+	want := "framing auth room-mismatch pen-denied ring-miss backpressure rate-limited epoch-stale internal host-lost host-still-absent relay-restarting"
+	var got []byte
+	for i, c := range codes {
+		if i > 0 {
+			got = append(got, ' ')
+		}
+		got = append(got, c...)
+	}
+	if string(got) != want {
+		t.Fatalf("codes = %s", got)
+	}
+}
