@@ -1,0 +1,48 @@
+package ptyhost
+
+import (
+	"fmt"
+
+	"github.com/ptyhost/ptyhost/internal/term"
+)
+
+// Backend selects the headless terminal implementation of a Session.
+type Backend int
+
+// Terminal backends.
+const (
+	// BackendDefault is the recommended backend; currently BackendXVT.
+	BackendDefault Backend = iota
+	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs.
+	BackendXVT
+	// BackendEngine is the in-house engine; not available yet.
+	BackendEngine
+)
+
+// String returns the backend's name.
+func (b Backend) String() string {
+	switch b {
+	case BackendDefault:
+		return "default"
+	case BackendXVT:
+		return "xvt"
+	case BackendEngine:
+		return "engine"
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// constructor returns the function that creates a terminal for b.
+func (b Backend) constructor() (func(term.Options) (term.Terminal, error), error) {
+	switch b {
+	case BackendDefault, BackendXVT:
+		return newXVT, nil
+	case BackendEngine:
+		return nil, fmt.Errorf("%w: terminal backend %s is not available yet", ErrUnsupported, b)
+	}
+	return nil, fmt.Errorf("%w: unknown terminal backend %d", ErrInvalidSpec, int(b))
+}
+
+func newXVT(o term.Options) (term.Terminal, error) {
+	return nil, fmt.Errorf("%w: terminal backend xvt is not available yet", ErrUnsupported)
+}

@@ -1,0 +1,53 @@
+// Package ptyhost hosts a command under a pseudo-terminal and publishes what
+// it does as interactive-attach-v1 frames.
+//
+// # Model
+//
+// [Spawn] starts the command as a session and process-group leader whose
+// controlling terminal is a fresh PTY. The [Session] owns the master side:
+// one goroutine reads it, feeds every chunk to a headless terminal emulator
+// (the single authority on what the screen looks like) and publishes the
+// bytes as Output frames. Every frame the host produces (Output, applied
+// Resize, Marker, in-stream Snapshot, Exit) gets the next HostSeq, starting
+// at 1, and goes into a ring buffer bounded by Spec.RingBytes.
+//
+// Consumers read the ring through a [Subscription]: a cursor addressed by
+// HostSeq that replays what is buffered and then follows live frames. A
+// subscription that falls off the ring's tail gets attachwire.ErrRingMiss;
+// the host never waits for a consumer.
+//
+// The terminal emulator answers the child's queries (cursor position,
+// device attributes, colors, modes) on its own, straight to the master,
+// through a bounded queue and one writer goroutine: a program that probes
+// its terminal works with nobody attached, and one that floods queries
+// without reading its input cannot stall the host (excess answers are
+// dropped and counted, see [Session.DroppedAnswers]).
+//
+// # Ordering and consistency
+//
+// One mutex per session orders the stream: feeding the emulator, allocating
+// seqs, appending to the ring and waking subscriptions happen under it, so
+// a snapshot taken at atSeq N shows exactly the effect of frames 1..N.
+//
+// # Exit
+//
+// When the child exits the host drains the master to end of file, publishes
+// every pending Output frame and then the Exit frame, which is always the
+// last and highest-seq frame of a session. If a background process keeps
+// the PTY open after the leader exited, draining stops after a grace of
+// [DrainGrace]. A child killed by a signal exits with 128 + signum and the
+// signal's name.
+//
+// # Concurrency
+//
+// A Session is safe for concurrent use. A Subscription is safe for
+// concurrent use too, though frames are only meaningful to one reader.
+// Frames handed out are shared between subscribers and must not be
+// modified.
+//
+// # Limits
+//
+// The package opens no network listener and imports no network package.
+// It runs on Linux and the BSDs (including macOS); elsewhere Spawn returns
+// ErrUnsupported.
+package ptyhost

@@ -1,0 +1,146 @@
+package ptyhost
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/internal/streamgen"
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+)
+
+// helperEnv selects the helper a re-executed test binary runs instead of
+// the tests (os/exec's helper-process pattern).
+const helperEnv = "PTYHOST_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(helperEnv); name != "" {
+		os.Exit(runHelper(name))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// helperSpec returns a Spec running this test binary as the named helper.
+func helperSpec(name string, env ...string) Spec {
+	return Spec{
+		Command: []string{os.Args[0], "-test.run=^$"},
+		Env:     append([]string{helperEnv + "=" + name}, env...),
+	}
+}
+
+func runHelper(name string) int {
+	switch name {
+	case "queries":
+		return helperQueries()
+	case "wedge":
+		return helperWedge()
+	case "echo":
+		return helperEcho()
+	case "gen":
+		return helperGen()
+	case "trap":
+		return helperTrap()
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
+	return 2
+}
+
+// makeRaw puts the terminal on fd 0 in raw mode (no echo, no line
+// discipline, no output processing).
+func makeRaw() error {
+	t, err := unix.IoctlGetTermios(0, ioctlGetTermios)
+	if err != nil {
+		return err
+	}
+	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	t.Oflag &^= unix.OPOST
+	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	t.Cflag &^= unix.CSIZE | unix.PARENB
+	t.Cflag |= unix.CS8
+	t.Cc[unix.VMIN] = 1
+	t.Cc[unix.VTIME] = 0
+	return unix.IoctlSetTermios(0, ioctlSetTermios, t)
+}
+
+// helperQueries sends the queries a TUI sends at startup, reads the
+// answers (DA1's comes last) and prints them quoted: "ANSWERS <quoted>".
+func helperQueries() int {
+	if err := makeRaw(); err != nil {
+		fmt.Println("raw:", err)
+		return 1
+	}
+	os.Stdout.WriteString(os.Getenv("PTYHOST_TEST_QUERIES"))
+	time.AfterFunc(10*time.Second, func() {
+		os.Stdout.WriteString("TIMEOUT\r\n")
+		os.Exit(1)
+	})
+	var got []byte
+	buf := make([]byte, 256)
+	for !bytes.HasSuffix(got, []byte("c")) {
+		n, err := os.Stdin.Read(buf)
+		if err != nil {
+			return 1
+		}
+		got = append(got, buf[:n]...)
+	}
+	fmt.Printf("ANSWERS %s\r\n", strconv.Quote(string(got)))
+	return 0
+}
+
+// helperWedge floods DA1 queries without ever reading its input, then
+// either exits (PTYHOST_TEST_THEN=exit) or prints "flooded" and hangs.
+func helperWedge() int {
+	if err := makeRaw(); err != nil {
+		return 1
+	}
+	q := bytes.Repeat([]byte("\x1b[c"), 10000)
+	os.Stdout.Write(q)
+	if os.Getenv("PTYHOST_TEST_THEN") == "exit" {
+		return 0
+	}
+	os.Stdout.WriteString("flooded")
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// helperEcho copies its input to its output in raw mode.
+func helperEcho() int {
+	if err := makeRaw(); err != nil {
+		return 1
+	}
+	os.Stdout.WriteString("ready")
+	buf := make([]byte, 4096)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if err != nil {
+			return 0
+		}
+		os.Stdout.Write(buf[:n])
+	}
+}
+
+// helperGen writes streamgen.Mixed(seed, n) and exits.
+func helperGen() int {
+	n, _ := strconv.Atoi(os.Getenv("PTYHOST_TEST_N"))
+	seed, _ := strconv.ParseUint(os.Getenv("PTYHOST_TEST_SEED"), 10, 64)
+	if _, err := os.Stdout.Write(genData(seed, n)); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func genData(seed uint64, n int) []byte { return streamgen.Mixed(seed, n) }
+
+// helperTrap ignores SIGTERM and SIGHUP, says "ready" and waits forever.
+func helperTrap() int {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	os.Stdout.WriteString("ready\n")
+	time.Sleep(time.Hour)
+	return 0
+}

@@ -1,0 +1,134 @@
+package ptyhost
+
+import (
+	"sync"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// frameOverhead is what a buffered frame costs against RingBytes on top of
+// its payload: roughly the Frame header and slice bookkeeping, so that a
+// stream of 1-byte frames cannot hold an unbounded number of them.
+const frameOverhead = 64
+
+// ring holds the most recent frames of a session, bounded by bytes, and
+// wakes waiting subscriptions when a frame is appended.
+//
+// Lock order: the session lock, then ring.mu. Subscriptions take only
+// ring.mu, so a consumer never waits for the terminal feed and the
+// publisher never waits for a consumer.
+type ring struct {
+	limit int
+
+	mu      sync.Mutex
+	frames  []attachwire.Frame // circular; len is the capacity
+	start   int                // index of the oldest frame
+	n       int                // frames buffered
+	bytes   int                // cost of the buffered frames
+	tail    uint64             // seq of the oldest buffered frame (n > 0)
+	head    uint64             // seq of the newest frame, 0 before the first
+	exitSeq uint64             // seq of the Exit frame once appended
+	wake    chan struct{}      // closed on append when waiting is set
+	waiting bool
+}
+
+func newRing(limit int) *ring {
+	return &ring{limit: limit, frames: make([]attachwire.Frame, 16), wake: make(chan struct{})}
+}
+
+func frameCost(f attachwire.Frame) int { return len(f.Payload) + frameOverhead }
+
+// append adds f, whose seq is head+1, evicts the oldest frames until the
+// ring is within its limit (always keeping f), and wakes the waiters: O(1)
+// amortized whatever the number of subscriptions.
+func (r *ring) append(f attachwire.Frame) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == len(r.frames) {
+		r.grow()
+	}
+	r.frames[(r.start+r.n)%len(r.frames)] = f
+	r.n++
+	r.bytes += frameCost(f)
+	r.head = f.Seq
+	if r.n == 1 {
+		r.tail = f.Seq
+	}
+	for r.bytes > r.limit && r.n > 1 {
+		r.bytes -= frameCost(r.frames[r.start])
+		r.frames[r.start] = attachwire.Frame{}
+		r.start = (r.start + 1) % len(r.frames)
+		r.n--
+		r.tail++
+	}
+	if f.Type == attachwire.TypeExit {
+		r.exitSeq = f.Seq
+	}
+	if r.waiting {
+		close(r.wake)
+		r.wake = make(chan struct{})
+		r.waiting = false
+	}
+}
+
+func (r *ring) grow() {
+	frames := make([]attachwire.Frame, 2*len(r.frames))
+	for i := range r.n {
+		frames[i] = r.frames[(r.start+i)%len(r.frames)]
+	}
+	r.frames, r.start = frames, 0
+}
+
+// cursorState is where a subscription's next seq stands in the ring.
+type cursorState int
+
+const (
+	cursorReady  cursorState = iota // the frame is buffered
+	cursorWait                      // not published yet
+	cursorMissed                    // evicted
+	cursorAtEnd                     // past the Exit frame
+)
+
+// getLocked returns the frame with the given seq, or why it cannot.
+// r.mu must be held.
+func (r *ring) getLocked(seq uint64) (attachwire.Frame, cursorState) {
+	switch {
+	case r.exitSeq != 0 && seq > r.exitSeq:
+		return attachwire.Frame{}, cursorAtEnd
+	case seq > r.head:
+		return attachwire.Frame{}, cursorWait
+	case r.n == 0 || seq < r.tail:
+		return attachwire.Frame{}, cursorMissed
+	}
+	return r.frames[(r.start+int(seq-r.tail))%len(r.frames)], cursorReady
+}
+
+// waitChanLocked returns the channel the next append closes. r.mu must be
+// held.
+func (r *ring) waitChanLocked() <-chan struct{} {
+	r.waiting = true
+	return r.wake
+}
+
+// startLocked returns the first seq a subscription resuming after `after`
+// reads, or false when after is outside the ring: older than its tail or
+// ahead of its head. after = 0 means "everything buffered". r.mu must be
+// held.
+func (r *ring) startLocked(after uint64) (uint64, bool) {
+	switch {
+	case after == 0 && r.n > 0:
+		return r.tail, true
+	case after > r.head:
+		return 0, false
+	case after+1 < r.tail:
+		return 0, false
+	}
+	return after + 1, true
+}
+
+// stats returns the buffered frame count, their cost and the seq range.
+func (r *ring) stats() (n, bytes int, tail, head uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n, r.bytes, r.tail, r.head
+}

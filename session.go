@@ -1,0 +1,167 @@
+package ptyhost
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
+)
+
+// MaxMarkerLabel is the longest Marker label EmitMarker accepts, in bytes.
+const MaxMarkerLabel = 4096
+
+// Session is a command running under a PTY, its headless terminal and the
+// frames it has published. Create one with Spawn. A Session is safe for
+// concurrent use by multiple goroutines.
+//
+// Goroutines: a Session runs three (the read loop, the answer writer and
+// the lifecycle goroutine that waits for the child); all three have
+// exited once Done is closed, and Stop joins them.
+type Session struct {
+	spec   Spec
+	log    *slog.Logger
+	cmd    *exec.Cmd
+	pid    int
+	master *os.File
+	anchor time.Time // rel_time 0: the moment the child was started
+
+	answers *answerer
+	ring    *ring
+	exited  atomic.Bool // set under mu together with the Exit frame
+
+	// mu is the session lock (invariant 1): the terminal feed, seq
+	// allocation, ring appends and subscription wake-ups happen under it.
+	mu         sync.Mutex
+	term       term.Terminal
+	seq        uint64 // last HostSeq allocated
+	relTime    uint64 // rel_time of the last frame
+	cols, rows int
+	pxW, pxH   int
+	exit       attachwire.Exit
+	exitSeq    uint64
+	final      attachwire.Screen // the screen at Exit; term is closed after it
+
+	readDone chan struct{} // closed when the read loop has returned
+	done     chan struct{} // closed after Exit is published and goroutines are ending
+	wg       sync.WaitGroup
+}
+
+func newSession(spec Spec) *Session {
+	return &Session{
+		spec:     spec,
+		log:      spec.Logger,
+		cols:     spec.Cols,
+		rows:     spec.Rows,
+		ring:     newRing(spec.RingBytes),
+		readDone: make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+}
+
+// PID returns the process ID of the child, which is also its process group
+// and session ID.
+func (s *Session) PID() int { return s.pid }
+
+// Done returns a channel closed once the Exit frame is published and the
+// session has released the PTY; by then Exit reports true.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Exit returns the child's exit payload and true once the Exit frame has
+// been published, else a zero value and false.
+func (s *Session) Exit() (attachwire.Exit, bool) {
+	if !s.exited.Load() {
+		return attachwire.Exit{}, false
+	}
+	return s.exit, true // written before exited was set
+}
+
+// DroppedAnswers returns how many terminal answers were dropped because the
+// child was not reading its input fast enough.
+func (s *Session) DroppedAnswers() uint64 { return s.answers.dropped.Load() }
+
+// Size returns the current terminal size in cells.
+func (s *Session) Size() (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cols, s.rows
+}
+
+// WriteInput writes p to the child's terminal input, verbatim. It blocks
+// while the PTY's input buffer is full (the child is not reading) and
+// returns ErrExited once the session has exited or is being stopped.
+// Input is never taken under the session lock, so a blocked WriteInput
+// delays nothing else.
+func (s *Session) WriteInput(p []byte) (int, error) {
+	if s.exited.Load() {
+		return 0, ErrExited
+	}
+	n, err := s.master.Write(p)
+	if err != nil {
+		if errors.Is(err, os.ErrClosed) || s.exited.Load() {
+			return n, ErrExited
+		}
+		return n, fmt.Errorf("ptyhost: write input: %w", err)
+	}
+	return n, nil
+}
+
+// Resize sets the terminal size: the PTY's window size (the child gets
+// SIGWINCH), then the emulator's, then it publishes a Resize frame echoing
+// the applied size. Sizes outside 1..MaxCols × 1..MaxRows, or pixel sizes
+// outside 0..MaxPixels, return a *GeometryError; after exit Resize returns
+// ErrExited. It returns the Resize frame's seq.
+func (s *Session) Resize(cols, rows, pxWidth, pxHeight int) (uint64, error) {
+	if err := checkGeometry(cols, rows, pxWidth, pxHeight); err != nil {
+		return 0, err
+	}
+	payload, err := resizePayload(cols, rows, pxWidth, pxHeight)
+	if err != nil {
+		return 0, fmt.Errorf("ptyhost: resize: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exited.Load() {
+		return 0, ErrExited
+	}
+	if err := setWinsize(s.master, cols, rows, pxWidth, pxHeight); err != nil {
+		return 0, fmt.Errorf("ptyhost: resize: %w", err)
+	}
+	s.term.Resize(cols, rows, pxWidth, pxHeight)
+	s.cols, s.rows, s.pxW, s.pxH = cols, rows, pxWidth, pxHeight
+	return s.publishLocked(attachwire.TypeResize, payload).Seq, nil
+}
+
+// EmitMarker publishes a Marker frame with a display-only label (invalid
+// UTF-8 is replaced) and returns its seq. After exit it returns ErrExited.
+func (s *Session) EmitMarker(label string) (uint64, error) {
+	if len(label) > MaxMarkerLabel {
+		return 0, fmt.Errorf("ptyhost: marker label is %d bytes, max %d", len(label), MaxMarkerLabel)
+	}
+	payload := markerPayload(label)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exited.Load() {
+		return 0, ErrExited
+	}
+	return s.publishLocked(attachwire.TypeMarker, payload).Seq, nil
+}
+
+// publishLocked is the one place a frame enters the stream: it allocates
+// the next seq and rel_time, appends the frame to the ring and wakes the
+// subscriptions. s.mu must be held. The cast recorder hooks in here.
+func (s *Session) publishLocked(typ attachwire.FrameType, payload []byte) attachwire.Frame {
+	s.seq++
+	if rt := uint64(time.Since(s.anchor).Microseconds()); rt > s.relTime {
+		s.relTime = rt
+	}
+	f := attachwire.Frame{Type: typ, Seq: s.seq, RelTime: s.relTime, Payload: payload}
+	s.ring.append(f)
+	return f
+}

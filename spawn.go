@@ -1,0 +1,297 @@
+package ptyhost
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ptyhost/ptyhost/internal/term"
+)
+
+// Defaults applied to the zero values of a Spec.
+const (
+	DefaultCols       = 80
+	DefaultRows       = 24
+	DefaultRingBytes  = 8 << 20
+	DefaultScrollback = 200
+	DefaultTERM       = "xterm-256color"
+	DefaultCOLORTERM  = "truecolor"
+)
+
+// Bounds on a Spec and on Resize. Larger values are rejected rather than
+// clamped: they are almost always a bug in the caller.
+const (
+	MaxCols       = 1024
+	MaxRows       = 512
+	MaxPixels     = 65535 // the kernel's winsize holds 16-bit pixel sizes
+	MaxScrollback = 100_000
+	MaxRingBytes  = 1 << 30
+)
+
+// Spec describes the command a Session runs. The zero value of every field
+// except Command means the documented default. Spawn copies the Spec; the
+// caller may reuse it.
+type Spec struct {
+	// Command is the program and its arguments; required. A name without
+	// a slash is looked up in the PATH of the child's environment (Env
+	// applied on top of the parent's).
+	Command []string
+
+	// Env holds KEY=VALUE entries applied on top of the parent process's
+	// environment, in order, the last one for a key winning. Before they
+	// apply, TERM is set to DefaultTERM and COLORTERM to DefaultCOLORTERM
+	// (the child talks to the host's emulator, not to the parent's
+	// terminal), so Env can still override both. Nil adds nothing.
+	Env []string
+
+	// Dir is the child's working directory; empty means the parent's.
+	Dir string
+
+	// Cols and Rows are the initial terminal size; 0 means DefaultCols and
+	// DefaultRows. Each must be at most MaxCols and MaxRows.
+	Cols, Rows int
+
+	// RingBytes bounds the ring buffer of published frames: the sum over
+	// buffered frames of the payload length plus a fixed per-frame
+	// accounting overhead of 64 bytes (so that a stream of tiny frames
+	// stays bounded too). The oldest frames are evicted first; a single
+	// frame larger than the bound is kept on its own. 0 means
+	// DefaultRingBytes (8 MiB).
+	RingBytes int
+
+	// Scrollback is the number of primary-screen lines the emulator keeps
+	// and snapshots carry; 0 means DefaultScrollback (200). Use a negative
+	// value for none.
+	Scrollback int
+
+	// Epoch is stamped into every serialized snapshot. It is minted by
+	// whatever issues attach tokens; 0 is allowed.
+	Epoch uint64
+
+	// RecordPath, when set, names an asciinema v2 cast file to write in
+	// parallel with the frames. Not implemented yet: Spawn rejects a
+	// non-empty RecordPath.
+	RecordPath string
+
+	// Logger receives the session's diagnostics; nil discards them.
+	Logger *slog.Logger
+
+	// Backend selects the headless terminal implementation; the zero value
+	// is BackendDefault.
+	Backend Backend
+}
+
+// normalize validates s and returns a copy with defaults applied.
+func (s Spec) normalize() (Spec, error) {
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return s, specError("empty command")
+	}
+	s.Command = append([]string(nil), s.Command...)
+	s.Env = append([]string(nil), s.Env...)
+	if s.Cols == 0 {
+		s.Cols = DefaultCols
+	}
+	if s.Rows == 0 {
+		s.Rows = DefaultRows
+	}
+	if err := checkGeometry(s.Cols, s.Rows, 0, 0); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	switch {
+	case s.RingBytes == 0:
+		s.RingBytes = DefaultRingBytes
+	case s.RingBytes < 0 || s.RingBytes > MaxRingBytes:
+		return s, specError("ring size %d out of 1..%d", s.RingBytes, MaxRingBytes)
+	}
+	switch {
+	case s.Scrollback == 0:
+		s.Scrollback = DefaultScrollback
+	case s.Scrollback < 0:
+		s.Scrollback = 0
+	case s.Scrollback > MaxScrollback:
+		return s, specError("scrollback %d above %d", s.Scrollback, MaxScrollback)
+	}
+	for _, kv := range s.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
+			return s, specError("env entry %q is not KEY=VALUE", kv)
+		}
+	}
+	if s.RecordPath != "" {
+		return s, specError("RecordPath: the cast recorder is not available yet")
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// checkGeometry returns a *GeometryError for a size ptyhost does not accept.
+func checkGeometry(cols, rows, pxWidth, pxHeight int) error {
+	if cols < 1 || cols > MaxCols || rows < 1 || rows > MaxRows ||
+		pxWidth < 0 || pxWidth > MaxPixels || pxHeight < 0 || pxHeight > MaxPixels {
+		return &GeometryError{Cols: cols, Rows: rows, PxWidth: pxWidth, PxHeight: pxHeight}
+	}
+	return nil
+}
+
+// childEnv builds the child's environment: the parent's, then the TERM and
+// COLORTERM defaults, then the Spec's overrides; the last entry for a key
+// wins and each key appears once, in first-seen order.
+func childEnv(parent, overrides []string) []string {
+	all := make([]string, 0, len(parent)+2+len(overrides))
+	all = append(all, parent...)
+	all = append(all, "TERM="+DefaultTERM, "COLORTERM="+DefaultCOLORTERM)
+	all = append(all, overrides...)
+	index := make(map[string]int, len(all))
+	out := all[:0:0]
+	for _, kv := range all {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := index[k]; ok {
+			out[i] = kv
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// envValue returns the value of key in env, the last entry winning.
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// lookPath resolves name the way a shell would with the given PATH, and
+// tells "not found" (exec.ErrNotFound) from "not executable"
+// (fs.ErrPermission).
+func lookPath(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, checkExecutable(name)
+	}
+	var firstErr error
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		err := checkExecutable(p)
+		if err == nil {
+			return p, nil
+		}
+		if firstErr == nil && !errors.Is(err, exec.ErrNotFound) {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return "", firstErr
+	}
+	return "", fmt.Errorf("%q not in PATH: %w", name, exec.ErrNotFound)
+}
+
+func checkExecutable(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", p, exec.ErrNotFound)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: %w", p, fs.ErrPermission)
+	case fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%s is not executable: %w", p, fs.ErrPermission)
+	}
+	return nil
+}
+
+// Spawn validates spec, starts its command under a new PTY and returns the
+// running Session. The child is a session and process-group leader with
+// the PTY as its controlling terminal. A rejected spec (ErrInvalidSpec,
+// *GeometryError), a command that is not found (exec.ErrNotFound) or not
+// executable (fs.ErrPermission) fails before anything is started; any later
+// failure releases everything Spawn acquired.
+func Spawn(spec Spec) (*Session, error) {
+	return spawn(spec, nil)
+}
+
+// spawn is Spawn with an optional terminal constructor replacing the
+// backend (tests use a fake terminal).
+func spawn(spec Spec, newTerm func(term.Options) (term.Terminal, error)) (*Session, error) {
+	spec, err := spec.normalize()
+	if err != nil {
+		return nil, fmt.Errorf("ptyhost: spawn: %w", err)
+	}
+	env := childEnv(os.Environ(), spec.Env)
+	path, err := lookPath(spec.Command[0], envValue(env, "PATH"))
+	if err != nil {
+		return nil, fmt.Errorf("ptyhost: spawn: %w", err)
+	}
+	if newTerm == nil {
+		if newTerm, err = spec.Backend.constructor(); err != nil {
+			return nil, fmt.Errorf("ptyhost: spawn: %w", err)
+		}
+	}
+	s := newSession(spec)
+	if err := s.start(path, env, newTerm); err != nil {
+		return nil, fmt.Errorf("ptyhost: spawn %s: %w", spec.Command[0], err)
+	}
+	return s, nil
+}
+
+// start opens the PTY and the terminal, starts the child and the session's
+// goroutines. On error everything opened is released.
+func (s *Session) start(path string, env []string, newTerm func(term.Options) (term.Terminal, error)) (err error) {
+	master, tty, err := openPTY(s.cols, s.rows)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tty.Close()
+		if err != nil {
+			master.Close()
+		}
+	}()
+	s.master = master
+	s.answers = newAnswerer(master, answerQueueLen)
+	s.term, err = newTerm(term.Options{
+		Cols:       s.cols,
+		Rows:       s.rows,
+		Scrollback: s.spec.Scrollback,
+		Answer:     s.answers.push,
+	})
+	if err != nil {
+		return err
+	}
+	s.cmd = &exec.Cmd{
+		Path:        path,
+		Args:        s.spec.Command,
+		Env:         env,
+		Dir:         s.spec.Dir,
+		Stdin:       tty,
+		Stdout:      tty,
+		Stderr:      tty,
+		SysProcAttr: childAttrs(),
+	}
+	if err := s.cmd.Start(); err != nil {
+		s.term.Close()
+		return err
+	}
+	s.anchor = time.Now()
+	s.pid = s.cmd.Process.Pid
+	s.log = s.spec.Logger.With("pid", s.pid)
+	s.wg.Add(3)
+	go s.answers.run(&s.wg)
+	go s.readLoop()
+	go s.lifecycle()
+	return nil
+}

@@ -1,0 +1,68 @@
+package ptyhost
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+)
+
+// StopGrace is how long Stop waits after SIGTERM before it sends SIGKILL,
+// unless its context ends first.
+const StopGrace = 2 * time.Second
+
+// killWait bounds how long Stop waits for the session to end after SIGKILL
+// before it gives up on the child and closes the master itself.
+const killWait = 5 * time.Second
+
+// Stop ends the session: SIGTERM to the child's process group, SIGKILL when
+// StopGrace or ctx runs out, then it waits for the Exit frame and for the
+// session's goroutines. Once the session has exited, Stop also sends
+// SIGKILL to whatever is left in the process group (a background job that
+// outlived the leader). Stop is idempotent and safe to call concurrently;
+// it returns nil once the session is over. It is bounded: it returns an
+// error only if the child survives SIGKILL for longer than a few seconds
+// (a process stuck in the kernel), after closing the master.
+func (s *Session) Stop(ctx context.Context) error {
+	if !s.ended() {
+		s.signal(syscall.SIGTERM)
+		t := time.NewTimer(StopGrace)
+		select {
+		case <-s.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	if !s.ended() {
+		s.signal(syscall.SIGKILL)
+		t := time.NewTimer(killWait)
+		defer t.Stop()
+		select {
+		case <-s.done:
+		case <-t.C:
+			s.master.Close()
+			return fmt.Errorf("ptyhost: stop: child %d survived SIGKILL", s.pid)
+		}
+	}
+	s.signal(syscall.SIGKILL) // leftovers of the group, if any
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// signal sends sig to the child's process group, ignoring a group that no
+// longer exists.
+func (s *Session) signal(sig syscall.Signal) {
+	if err := killGroup(s.pid, sig); err != nil && err != syscall.ESRCH {
+		s.log.Warn("ptyhost: signal process group", "signal", sig, "err", err)
+	}
+}

@@ -1,0 +1,7 @@
+package ptyhost
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS
+
+const ioctlSetTermios = unix.TCSETS
