@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// printTable writes the one table: per case the median and min–max over the
+// measured rounds, and the median and min–max of its per-round ratio to its
+// paired bare baseline.
+func printTable(w io.Writer, cfg config, wl workload, res results) {
+	fmt.Fprintf(w, "ptybench: %s workload, %d bytes (%.1f MiB), %dx%d, scrollback %d; %d rounds after %d warm-up, bare median of %d per pair, %d round trips per latency sample; %s %s/%s, %d CPUs\n\n",
+		cfg.content, wl.size, float64(wl.size)/(1<<20), cfg.cols, cfg.rows, cfg.scrollback,
+		cfg.rounds, cfg.warmup, cfg.bareReps, cfg.rtIters,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tmetric\tmedian\tmin–max\tvs bare\tvs bare min–max\trounds\t")
+	rows := []*caseResult{res.bare}
+	for _, r := range res.cases {
+		if r.c.kind == throughputKind {
+			rows = append(rows, r)
+		}
+	}
+	rows = append(rows, res.rtBare)
+	for _, r := range res.cases {
+		if r.c.kind == latencyKind {
+			rows = append(rows, r)
+		}
+	}
+	var notes []string
+	for _, r := range rows {
+		base := r == res.bare || r == res.rtBare
+		switch {
+		case r.unavailable != "":
+			fmt.Fprintf(tw, "%s\t\tunavailable\t\t\t\t0\t\n", r.c.name)
+			notes = append(notes, fmt.Sprintf("%s unavailable: %s", r.c.name, r.unavailable))
+			continue
+		case r.failed != nil:
+			notes = append(notes, fmt.Sprintf("%s failed: %v", r.c.name, r.failed))
+			if len(r.samples) == 0 {
+				fmt.Fprintf(tw, "%s\t\tfailed\t\t\t\t0\t\n", r.c.name)
+				continue
+			}
+		}
+		if r.c.kind == throughputKind {
+			writeRow(tw, r.c.name, "MiB/s", "%.2f", values(r.samples, false), values(r.ratios, false), base)
+			continue
+		}
+		writeRow(tw, r.c.name, "p50 µs", "%.0f", values(r.samples, false), values(r.ratios, false), base)
+		writeRow(tw, r.c.name, "p99 µs", "%.0f", values(r.samples, true), values(r.ratios, true), base)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nvs bare: per-round ratio to the bare baseline run next to it (throughput: share of bare MiB/s, 1 = the limit; latency: multiple of the bare round trip, 1 = the limit).")
+	for _, n := range notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func writeRow(w io.Writer, name, metric, vf string, vs, rs []float64, base bool) {
+	cells := []string{name, metric, fmt.Sprintf(vf, median(vs)), rangeOf(vf, vs)}
+	if base {
+		cells = append(cells, "1", "")
+	} else {
+		cells = append(cells, fmt.Sprintf("%.3g", median(rs)), rangeOf("%.3g", rs))
+	}
+	cells = append(cells, fmt.Sprint(len(vs)))
+	fmt.Fprintln(w, strings.Join(cells, "\t")+"\t")
+}
+
+func values(ss []sample, p99 bool) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = s.value
+		if p99 {
+			out[i] = s.p99
+		}
+	}
+	return out
+}
+
+func rangeOf(vf string, xs []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(vf+"–"+vf, slices.Min(xs), slices.Max(xs))
+}
