@@ -1,0 +1,116 @@
+package sanitize
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// utf8State decodes UTF-8 one byte at a time, so a rune split across Append
+// calls is still recognized. It accepts exactly what unicode/utf8 accepts
+// (no overlongs, surrogates or values above U+10FFFF) and rejects a bad
+// sequence at the first byte that cannot continue it, which is then
+// processed afresh.
+type utf8State struct {
+	buf    [utf8.UTFMax]byte
+	n      uint8 // bytes in buf
+	need   uint8 // length of the rune being decoded; 0 when idle
+	lo, hi byte  // range the next byte must fall in
+}
+
+// start begins a rune at lead byte b and reports whether b is a valid lead.
+func (u *utf8State) start(b byte) bool {
+	u.lo, u.hi = 0x80, 0xbf
+	switch {
+	case b >= 0xc2 && b <= 0xdf:
+		u.need = 2
+	case b >= 0xe0 && b <= 0xef:
+		u.need = 3
+		switch b {
+		case 0xe0:
+			u.lo = 0xa0 // overlong
+		case 0xed:
+			u.hi = 0x9f // surrogates
+		}
+	case b >= 0xf0 && b <= 0xf4:
+		u.need = 4
+		switch b {
+		case 0xf0:
+			u.lo = 0x90 // overlong
+		case 0xf4:
+			u.hi = 0x8f // above U+10FFFF
+		}
+	default:
+		return false
+	}
+	u.buf[0], u.n = b, 1
+	return true
+}
+
+// accepts reports whether b continues the rune being decoded.
+func (u *utf8State) accepts(b byte) bool { return b >= u.lo && b <= u.hi }
+
+// add appends continuation byte b and, once the rune is complete, returns
+// its encoding and true. The returned slice aliases u and is valid until the
+// next call.
+func (u *utf8State) add(b byte) ([]byte, bool) {
+	u.buf[u.n] = b
+	u.n++
+	u.lo, u.hi = 0x80, 0xbf
+	if u.n < u.need {
+		return nil, false
+	}
+	n := u.n
+	u.n, u.need = 0, 0
+	return u.buf[:n], true
+}
+
+const (
+	lanes01 = 0x0101010101010101
+	lanes60 = 0x6060606060606060
+	lanes7f = 0x7f7f7f7f7f7f7f7f
+	lanes80 = 0x8080808080808080
+)
+
+// unsafeLanes returns a mask with bit 7 of each byte lane set where the
+// byte of x is not printable ASCII (0x20–0x7E).
+func unsafeLanes(x uint64) uint64 {
+	low := x & lanes7f
+	ge20 := low + lanes60 // bit 7 set iff low ≥ 0x20
+	is7f := low + lanes01 // bit 7 set iff low == 0x7f
+	return (^ge20 | is7f | x) & lanes80
+}
+
+// textRun returns the length of the longest prefix of p that is text the
+// Viewer profile passes unchanged: printable ASCII, BS, HT, LF, CR, and
+// complete valid UTF-8 runes of U+00A0 and above. Printable ASCII is
+// scanned eight bytes at a time.
+func textRun(p []byte) int {
+	i := 0
+	for i < len(p) {
+		for i+8 <= len(p) {
+			m := unsafeLanes(binary.LittleEndian.Uint64(p[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i == len(p) {
+			break
+		}
+		switch b := p[i]; {
+		case b >= 0x20 && b < del, b == '\n', b == '\r', b == '\t', b == '\b':
+			i++
+		case b >= 0xc2 && b <= 0xf4:
+			r, n := utf8.DecodeRune(p[i:])
+			if n == 1 || r < 0xa0 { // invalid, incomplete, or a C1 control
+				return i
+			}
+			i += n
+		default:
+			return i
+		}
+	}
+	return i
+}
