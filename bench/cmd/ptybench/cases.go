@@ -37,7 +37,8 @@ func buildCases(cfg config, wl workload) suite {
 		rtBare: &benchCase{name: "rt/bare", kind: latencyKind,
 			run: func(ctx context.Context) (sample, error) { return bareRoundTrip(ctx, cfg) }},
 	}
-	s.cases = append(s.cases, ptyhostCases(cfg, wl)...)
+	probe := new(backendProbe)
+	s.cases = append(s.cases, ptyhostCases(cfg, wl, probe)...)
 
 	var tm *tmuxHost
 	s.cases = append(s.cases, &benchCase{
@@ -60,6 +61,6 @@ func buildCases(cfg config, wl workload) suite {
 		run: func(ctx context.Context) (sample, error) { return nh.run(ctx, cfg, wl) },
 	})
 
-	s.cases = append(s.cases, ptyhostRoundTripCases(cfg)...)
+	s.cases = append(s.cases, ptyhostRoundTripCases(cfg, probe)...)
 	return s
 }

@@ -31,16 +31,16 @@ func printTable(w io.Writer, cfg config, wl workload, res results) {
 			rows = append(rows, r)
 		}
 	}
-	var notes []string
+	var notes noteList
 	for _, r := range rows {
 		base := r == res.bare || r == res.rtBare
 		switch {
 		case r.unavailable != "":
 			fmt.Fprintf(tw, "%s\t\tunavailable\t\t\t\t0\t\n", r.c.name)
-			notes = append(notes, fmt.Sprintf("%s unavailable: %s", r.c.name, r.unavailable))
+			notes.add("unavailable: "+r.unavailable, r.c.name)
 			continue
 		case r.failed != nil:
-			notes = append(notes, fmt.Sprintf("%s failed: %v", r.c.name, r.failed))
+			notes.add(fmt.Sprintf("failed: %v", r.failed), r.c.name)
 			if len(r.samples) == 0 {
 				fmt.Fprintf(tw, "%s\t\tfailed\t\t\t\t0\t\n", r.c.name)
 				continue
@@ -56,8 +56,28 @@ func printTable(w io.Writer, cfg config, wl workload, res results) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nvs bare: per-round ratio to the bare baseline run next to it (throughput: share of bare MiB/s, 1 = the limit; latency: multiple of the bare round trip, 1 = the limit).")
 	for _, n := range notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintf(w, "note: %s %s\n", strings.Join(n.names, ", "), n.text)
 	}
+}
+
+// noteList gathers the table's notes, one per distinct text, naming every
+// case it applies to.
+type noteList []struct {
+	text  string
+	names []string
+}
+
+func (l *noteList) add(text, name string) {
+	for i := range *l {
+		if (*l)[i].text == text {
+			(*l)[i].names = append((*l)[i].names, name)
+			return
+		}
+	}
+	*l = append(*l, struct {
+		text  string
+		names []string
+	}{text, []string{name}})
 }
 
 func writeRow(w io.Writer, name, metric, vf string, vs, rs []float64, base bool) {
