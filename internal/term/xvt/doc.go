@@ -1,0 +1,32 @@
+// Package xvt is the term.Terminal backend built on
+// github.com/charmbracelet/x/vt v0.1.0, with the guards that version needs
+// on a session host.
+//
+// Model: every byte the child writes crosses a small filter before x/vt
+// sees it. The filter follows x/vt's own parser table, re-serializes CSI
+// sequences with parameters saturated at 65535 and counts clamped to the
+// screen (x/vt loops over counts and keeps 31-bit parameters), and drops
+// ?2048 so x/vt never reports a resize on its own. Every query x/vt would
+// answer, and those it lacks (XTVERSION, DECRQSS, XTGETTCAP, CSI 18/14/16 t,
+// ?996n, OSC 4), is answered by hooks registered over x/vt's defaults,
+// synchronously during Write, so answers keep query order and come from one
+// path. Answers are constants or numbers computed from state; no query
+// chooses the bytes of its answer.
+//
+// Concurrency: a Terminal is not safe for concurrent use. New starts one
+// goroutine that drains x/vt's unbuffered answer pipe (x/vt blocks on it
+// otherwise); it holds no lock of the Write path and discards what it reads
+// (nothing, unless x/vt grows an answer the hooks do not cover); Close
+// joins it.
+//
+// What x/vt hides and how it is derived: the mode table (mirrored from
+// x/vt's mode callbacks), the SGR pen and the margins (mirrored by
+// observer hooks, for DECRQSS), the cursor shape (tracked from DECSCUSR,
+// global as in xterm), the primary screen and its cursor while the
+// alternate screen is active (copied on the switch), and the pending-wrap
+// flag (derived from the run of text since the cursor last moved; runs
+// containing non-ASCII text report it as unset).
+//
+// Limits: x/vt scrolls by moving every cell of the screen, so output that
+// scrolls costs O(rows×cols) per line; REP is clamped to rows×cols.
+package xvt

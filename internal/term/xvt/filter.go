@@ -1,0 +1,321 @@
+package xvt
+
+import (
+	"strconv"
+
+	"github.com/charmbracelet/x/ansi/parser"
+)
+
+// The filter is the pre-pass every byte crosses before x/vt sees it. It
+// follows the byte stream with x/vt's own transition table, so both agree
+// on where every sequence starts and ends, and:
+//
+//   - re-serializes each CSI sequence from parsed, saturated parameters:
+//     no parameter exceeds maxParam (x/vt keeps only 31 bits, which turns
+//     CSI 4294967302 n into CSI 6 n), and the counts of cursor, erase,
+//     insert, delete, scroll, tab and repeat sequences are clamped to the
+//     screen so none costs more than the screen's size;
+//   - drops ?2048 (in-band resize reports) from mode changes, so x/vt never
+//     answers a resize on its own;
+//   - stops at the points where the terminal has to look at x/vt's state
+//     in step with the stream: the end of an OSC 4/10/11/12 (the answer
+//     needs the query's terminator) and the first printable byte of a run
+//     of text (the pending-wrap state is derived from the run).
+//
+// Its state is bounded (one CSI's parameters) and it does O(1) work per
+// byte; input split anywhere gives the same output.
+type filter struct {
+	cols, rows int
+
+	state     parser.State
+	utf8      int // continuation bytes still expected in Utf8State
+	out       []byte
+	csi       csiSeq
+	oscNum    int  // OSC command number so far
+	oscDigits bool // oscNum has at least one digit
+	oscEnd    bool // the command number is complete
+
+	// The current run of text (see Terminal.pendingWrap).
+	inRun    bool
+	runASCII bool
+	runN     int
+}
+
+// maxParam is the largest CSI parameter value passed to x/vt, as in xterm.
+const maxParam = 65535
+
+// maxParams is the number of CSI parameters x/vt collects; the rest are
+// ignored by both.
+const maxParams = parser.MaxParamsSize
+
+// csiSeq is a CSI sequence being collected.
+type csiSeq struct {
+	prefix, inter byte
+	n             int // parameters started (separators seen + 1), 0 when none
+	present       uint64
+	colon         uint64 // parameter i is followed by ':'
+	val           [maxParams]uint32
+}
+
+// event tells the terminal why scan stopped.
+type event uint8
+
+const (
+	evNone     event = iota // all input consumed
+	evRunStart              // stopped before the first byte of a text run
+	evOSCBEL                // an OSC 4/10/11/12 ended with BEL
+	evOSCST                 // an OSC 4/10/11/12 ended with ESC or ST
+)
+
+func newFilter(cols, rows int) filter {
+	return filter{cols: cols, rows: rows, state: parser.GroundState}
+}
+
+// scan filters p into f.out until it is consumed (evNone) or until an event
+// the terminal must handle before the rest is fed. It returns the number of
+// bytes consumed.
+func (f *filter) scan(p []byte) (int, event) {
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		if f.state == parser.Utf8State {
+			f.out = append(f.out, b)
+			if f.utf8--; f.utf8 == 0 {
+				f.state = parser.GroundState
+			}
+			continue
+		}
+		next, action := parser.Table.Transition(f.state, b)
+		if action == parser.PrintAction || next == parser.Utf8State {
+			if !f.inRun {
+				f.inRun, f.runASCII, f.runN = true, true, 0
+				return i, evRunStart
+			}
+			f.runN++
+			if b >= 0x80 {
+				f.runASCII = false
+			}
+		}
+		if ev := f.step(b, next, action); ev != evNone {
+			return i + 1, ev
+		}
+	}
+	return len(p), evNone
+}
+
+// step applies one transition of x/vt's table.
+func (f *filter) step(b byte, next parser.State, action parser.Action) event {
+	prev := f.state
+	f.state = next
+	switch {
+	case next == parser.Utf8State:
+		// A lead byte: x/vt collects the rest blindly (an aborted CSI is
+		// dropped, as x/vt drops it).
+		f.utf8 = utf8Len(b) - 1
+		f.out = append(f.out, b)
+		return evNone
+	case next == parser.CsiEntryState && action == parser.ClearAction:
+		f.csi = csiSeq{}
+		f.out = append(f.out, b)
+		return evNone
+	case isCSI(prev) && isCSI(next) && action != parser.ExecuteAction:
+		f.collect(b, action)
+		return evNone
+	case isCSI(prev) && action == parser.DispatchAction:
+		f.dispatchCSI(b)
+		return evNone
+	case isCSI(prev) && next == parser.GroundState && action == parser.IgnoreAction:
+		// A parameter byte after an intermediate: x/vt discards the
+		// sequence; CAN makes it discard what it was given of it.
+		f.out = append(f.out, 0x18)
+		f.inRun = false
+		return evNone
+	}
+	f.out = append(f.out, b)
+	switch {
+	case next == parser.OscStringState && prev != parser.OscStringState:
+		f.oscNum, f.oscDigits, f.oscEnd = 0, false, false
+	case prev == parser.OscStringState:
+		return f.osc(b, action)
+	case action == parser.ExecuteAction:
+		// NUL, BEL and DEL leave the cursor alone.
+		if b != 0x00 && b != 0x07 && b != 0x7f {
+			f.inRun = false
+		}
+	case action == parser.DispatchAction && prev == parser.EscapeState:
+		// Keypad modes, DECSC and ST leave the cursor alone; charset
+		// designations come from EscapeIntermediateState.
+		if b != '=' && b != '>' && b != '7' && b != '\\' {
+			f.inRun = false
+		}
+	}
+	return evNone
+}
+
+func isCSI(s parser.State) bool {
+	return s == parser.CsiEntryState || s == parser.CsiParamState || s == parser.CsiIntermediateState
+}
+
+// osc follows an OSC string to learn its command number (its leading
+// digits, as x/vt reads it) and terminator.
+func (f *filter) osc(b byte, action parser.Action) event {
+	switch action {
+	case parser.PutAction:
+		if f.oscEnd {
+			break
+		}
+		if b >= '0' && b <= '9' {
+			f.oscNum = min(f.oscNum*10+int(b-'0'), maxParam)
+			f.oscDigits = true
+		} else {
+			f.oscEnd = true
+		}
+	case parser.DispatchAction:
+		if !f.oscDigits {
+			break
+		}
+		switch f.oscNum {
+		case 4, 10, 11, 12:
+			if b == 0x07 {
+				return evOSCBEL
+			}
+			return evOSCST
+		}
+	}
+	return evNone
+}
+
+// collect records one byte of a CSI sequence.
+func (f *filter) collect(b byte, action parser.Action) {
+	c := &f.csi
+	switch action {
+	case parser.PrefixAction:
+		c.prefix = b
+	case parser.CollectAction:
+		c.inter = b
+	case parser.ParamAction:
+		if c.n == 0 {
+			c.n = 1
+		}
+		i := c.n - 1
+		if i >= maxParams {
+			return
+		}
+		switch {
+		case b >= '0' && b <= '9':
+			c.present |= 1 << i
+			c.val[i] = min(c.val[i]*10+uint32(b-'0'), maxParam)
+		case b == ':' || b == ';':
+			if b == ':' {
+				c.colon |= 1 << i
+			}
+			c.n++
+		}
+	}
+}
+
+// dispatchCSI writes the collected sequence, clamped, or CAN when it is
+// dropped, and updates the text run.
+func (f *filter) dispatchCSI(final byte) {
+	c := &f.csi
+	if c.prefix == 0 && c.inter == 0 {
+		f.clamp(final)
+	}
+	if c.prefix == '?' && c.inter == 0 && (final == 'h' || final == 'l') {
+		f.dropParam(2048)
+		if c.n == 0 {
+			f.out = append(f.out, 0x18)
+			return
+		}
+	}
+	n := min(c.n, maxParams)
+	if c.prefix != 0 {
+		f.out = append(f.out, c.prefix)
+	}
+	for i := range n {
+		if c.present&(1<<i) != 0 {
+			f.out = strconv.AppendUint(f.out, uint64(c.val[i]), 10)
+		}
+		if i < n-1 {
+			if c.colon&(1<<i) != 0 {
+				f.out = append(f.out, ':')
+			} else {
+				f.out = append(f.out, ';')
+			}
+		}
+	}
+	if c.inter != 0 {
+		f.out = append(f.out, c.inter)
+	}
+	f.out = append(f.out, final)
+	switch {
+	case c.prefix == 0 && c.inter == 0 && final == 'm':
+		// SGR leaves the cursor alone.
+	case c.prefix == 0 && c.inter == 0 && final == 'b' && f.inRun:
+		f.runN += f.param(0, 1)
+	default:
+		f.inRun = false
+	}
+}
+
+// param returns parameter i of the current CSI, or def when it is absent
+// or 0.
+func (f *filter) param(i, def int) int {
+	if i >= f.csi.n || f.csi.present&(1<<i) == 0 || f.csi.val[i] == 0 {
+		return def
+	}
+	return int(f.csi.val[i])
+}
+
+// clamp bounds the counts of plain CSI sequences by the screen size.
+func (f *filter) clamp(final byte) {
+	c := &f.csi
+	limit := func(i, n int) {
+		if i < min(c.n, maxParams) {
+			c.val[i] = min(c.val[i], uint32(max(n, 1)))
+		}
+	}
+	switch final {
+	case 'A', 'B', 'E', 'F', 'L', 'M', 'S', 'T', 'd', 'e', 'r':
+		for i := range min(c.n, maxParams) {
+			limit(i, f.rows)
+		}
+	case 'C', 'D', 'G', 'I', 'Z', '@', 'P', 'X', '`', 'a', 's':
+		for i := range min(c.n, maxParams) {
+			limit(i, f.cols)
+		}
+	case 'H', 'f':
+		limit(0, f.rows)
+		limit(1, f.cols)
+	case 'b':
+		limit(0, min(f.cols*f.rows, maxParam))
+	}
+}
+
+// dropParam removes every parameter equal to v from the current CSI.
+func (f *filter) dropParam(v uint32) {
+	c := &f.csi
+	n := min(c.n, maxParams)
+	var kept csiSeq
+	kept.prefix, kept.inter = c.prefix, c.inter
+	for i := range n {
+		if c.present&(1<<i) != 0 && c.val[i] == v {
+			continue
+		}
+		j := kept.n
+		kept.n++
+		kept.val[j] = c.val[i]
+		kept.present |= (c.present >> i & 1) << j
+	}
+	*c = kept
+}
+
+func utf8Len(b byte) int {
+	switch {
+	case b >= 0xf0:
+		return 4
+	case b >= 0xe0:
+		return 3
+	default:
+		return 2
+	}
+}
