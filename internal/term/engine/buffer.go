@@ -1,0 +1,165 @@
+package engine
+
+import "github.com/ptyhost/ptyhost/attachwire"
+
+// wideBit marks the base cell of a wide glyph (its right neighbour is the
+// continuation cell). It lives below the style bits, so it never reaches
+// a Screen.
+const wideBit = 1 << 22
+
+// line is one row of a buffer.
+type line struct {
+	cells []cell
+	// wrapped is set when printing wrapped from this line onto the next
+	// (a soft wrap); it travels with the line into scrollback.
+	wrapped bool
+}
+
+// buffer is one screen (primary or alternate): a ring of rows. Logical row
+// i is lines[(top+i) mod rows]; a full-screen scroll only advances top.
+type buffer struct {
+	lines      []line
+	top        int
+	cols, rows int
+	// scratch holds row headers while a scroll region is rotated.
+	scratch []line
+}
+
+func newBuffer(cols, rows int) *buffer {
+	b := &buffer{cols: cols, rows: rows, lines: make([]line, rows), scratch: make([]line, rows)}
+	backing := make([]cell, cols*rows)
+	for i := range backing {
+		backing[i] = cell{c: ' '}
+	}
+	for i := range b.lines {
+		b.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
+	}
+	return b
+}
+
+// phys maps a logical row to its index in lines.
+func (b *buffer) phys(i int) int {
+	j := b.top + i
+	if j >= b.rows {
+		j -= b.rows
+	}
+	return j
+}
+
+func (b *buffer) line(i int) *line { return &b.lines[b.phys(i)] }
+
+func (b *buffer) row(i int) []cell { return b.lines[b.phys(i)].cells }
+
+func fill(cells []cell, c cell) {
+	for i := range cells {
+		cells[i] = c
+	}
+}
+
+// clear blanks every row.
+func (b *buffer) clear(bg attachwire.Color) {
+	for i := range b.lines {
+		fill(b.lines[i].cells, blankCell(bg))
+		b.lines[i].wrapped = false
+	}
+}
+
+// splitWide makes sure no wide glyph straddles the boundary before column
+// at: a glyph cut in two by an edit is blanked on both halves.
+func splitWide(row []cell, at int) {
+	if at <= 0 || at >= len(row) || !row[at].isCont() {
+		return
+	}
+	row[at-1] = blankCell(row[at-1].bg)
+	row[at] = blankCell(row[at].bg)
+}
+
+// fixLastCell blanks a wide base left in the last column without its
+// continuation (after cells were shifted right).
+func fixLastCell(row []cell) {
+	if n := len(row); n > 0 && row[n-1].c&wideBit != 0 {
+		row[n-1] = blankCell(row[n-1].bg)
+	}
+}
+
+// eraseCells blanks cells [from, to) of row r.
+func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
+	row := b.row(r)
+	from, to = max(from, 0), min(to, b.cols)
+	if from >= to {
+		return
+	}
+	splitWide(row, from)
+	splitWide(row, to)
+	fill(row[from:to], blankCell(bg))
+}
+
+// scrollUp moves rows top..bot (inclusive) up by n, blanking the n rows
+// that enter at the bottom. Rows leaving the top go to sb when it is not
+// nil. It rotates row headers only: O(rows) plus O(cols) per blanked row.
+func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, ct *clusters) int {
+	n = min(n, bot-top+1)
+	if n <= 0 {
+		return 0
+	}
+	if top == 0 && bot == b.rows-1 {
+		for range n {
+			l := &b.lines[b.top]
+			if sb != nil {
+				sb.push(l.cells, l.wrapped, ct)
+			}
+			fill(l.cells, blankCell(bg))
+			l.wrapped = false
+			b.top++
+			if b.top == b.rows {
+				b.top = 0
+			}
+		}
+		return n * b.cols
+	}
+	for i := range n {
+		l := b.line(top + i)
+		if sb != nil {
+			sb.push(l.cells, l.wrapped, ct)
+		}
+		fill(l.cells, blankCell(bg))
+		l.wrapped = false
+	}
+	b.rotate(top, bot, n)
+	return n*b.cols + bot - top
+}
+
+// scrollDown moves rows top..bot down by n, blanking the n rows that enter
+// at the top.
+func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {
+	n = min(n, bot-top+1)
+	if n <= 0 {
+		return 0
+	}
+	h := bot - top + 1
+	for i := range n {
+		l := b.line(bot - i)
+		fill(l.cells, blankCell(bg))
+		l.wrapped = false
+	}
+	if top == 0 && bot == b.rows-1 {
+		b.top = (b.top + b.rows - n) % b.rows
+		return n * b.cols
+	}
+	b.rotate(top, bot, h-n)
+	return n*b.cols + h
+}
+
+// rotate rotates the row headers of top..bot so that row top+n becomes row
+// top.
+func (b *buffer) rotate(top, bot, n int) {
+	h := bot - top + 1
+	s := b.scratch[:h]
+	for i := range h {
+		s[i] = *b.line(top + i)
+	}
+	for i := range h {
+		*b.line(top + i) = s[(i+n)%h]
+	}
+
+}

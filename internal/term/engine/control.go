@@ -1,0 +1,96 @@
+package engine
+
+// execute runs a C0 control.
+func (e *Engine) execute(c byte) {
+	switch c {
+	case 0x08: // BS
+		e.backspace()
+	case 0x09: // HT
+		e.tabForward(1)
+	case 0x0A, 0x0B, 0x0C: // LF, VT, FF
+		e.cur.wrapPending = false
+		e.index()
+	case 0x0D: // CR
+		e.cur.col = 0
+		e.cur.wrapPending = false
+	case 0x0E: // SO: G1 into GL
+		e.cur.gl = 1
+	case 0x0F: // SI: G0 into GL
+		e.cur.gl = 0
+	}
+}
+
+// execC1 runs the C1 controls that are not sequence introducers.
+func (e *Engine) execC1(c byte) {
+	switch c {
+	case 0x84: // IND
+		e.escDispatch('D')
+	case 0x85: // NEL
+		e.escDispatch('E')
+	case 0x88: // HTS
+		e.escDispatch('H')
+	case 0x8D: // RI
+		e.escDispatch('M')
+	}
+}
+
+// escDispatch runs a complete escape sequence ESC [inter] final.
+func (e *Engine) escDispatch(final byte) {
+	p := &e.p
+	if p.badInter {
+		return
+	}
+	if p.ninter == 1 {
+		switch p.inter[0] {
+		case '(':
+			e.cur.charsets[0] = designate(final)
+		case ')':
+			e.cur.charsets[1] = designate(final)
+		case '#':
+			if final == '8' {
+				e.alignmentTest()
+			}
+		}
+		return
+	}
+	if p.ninter != 0 {
+		return
+	}
+	switch final {
+	case '7':
+		e.saveCursor()
+	case '8':
+		e.restoreCursor()
+	case 'D': // IND
+		e.cur.wrapPending = false
+		e.index()
+	case 'E': // NEL
+		e.cur.wrapPending = false
+		e.cur.col = 0
+		e.index()
+	case 'H': // HTS
+		e.tabs[e.cur.col] = true
+	case 'M': // RI
+		e.cur.wrapPending = false
+		e.reverseIndex()
+	case 'c': // RIS
+		e.reset()
+	case '=':
+		e.mode.appKeypad = true
+	case '>':
+		e.mode.appKeypad = false
+	}
+}
+
+// alignmentTest is DECALN: fill the screen with E, reset the margins and
+// home the cursor.
+func (e *Engine) alignmentTest() {
+	for i := range e.rows {
+		fill(e.scr.row(i), cell{c: 'E'})
+		e.scr.line(i).wrapped = false
+	}
+	e.work += uint64(e.rows * e.cols)
+	e.top, e.bot = 0, e.rows-1
+	e.cur.origin = false
+	e.moveTo(0, 0)
+}

@@ -1,0 +1,270 @@
+package engine
+
+// csiDispatch runs a complete control sequence. Every count is clamped to
+// the screen before use.
+func (e *Engine) csiDispatch(final byte) {
+	p := &e.p
+	if p.badInter {
+		return
+	}
+	if p.prefix != 0 || p.ninter != 0 {
+		e.csiPrivate(final)
+		return
+	}
+	n := p.arg(0, 1)
+	switch final {
+	case '@': // ICH
+		e.cur.wrapPending = false
+		e.insertCells(e.scr.row(e.cur.row), e.cur.col, min(n, e.cols))
+	case 'A': // CUU
+		e.moveRows(-min(n, e.rows))
+	case 'B', 'e': // CUD, VPR
+		e.moveRows(min(n, e.rows))
+	case 'C', 'a': // CUF, HPR
+		e.moveTo(e.cur.row, e.cur.col+min(n, e.cols))
+	case 'D': // CUB
+		e.moveTo(e.cur.row, e.cur.col-min(n, e.cols))
+	case 'E': // CNL
+		e.moveRows(min(n, e.rows))
+		e.cur.col = 0
+	case 'F': // CPL
+		e.moveRows(-min(n, e.rows))
+		e.cur.col = 0
+	case 'G', '`': // CHA, HPA
+		e.moveTo(e.cur.row, min(n, e.cols)-1)
+	case 'H', 'f': // CUP, HVP
+		e.moveToOrigin(min(n, e.rows)-1, min(p.arg(1, 1), e.cols)-1)
+	case 'I': // CHT
+		e.tabForward(n)
+	case 'J': // ED
+		e.eraseDisplay(p.arg0(0))
+	case 'K': // EL
+		e.eraseLine(p.arg0(0))
+	case 'L': // IL
+		e.insertLines(n)
+	case 'M': // DL
+		e.deleteLines(n)
+	case 'P': // DCH
+		e.cur.wrapPending = false
+		e.deleteCells(min(n, e.cols))
+	case 'S': // SU
+		if p.nparams <= 1 {
+			e.scrollUp(min(n, e.rows))
+		}
+	case 'T': // SD (with more parameters it is a mouse-tracking request)
+		if p.nparams <= 1 {
+			e.scrollDown(min(n, e.rows))
+		}
+	case 'X': // ECH
+		e.cur.wrapPending = false
+		e.scr.eraseCells(e.cur.row, e.cur.col, e.cur.col+min(n, e.cols), e.cur.pen.bg)
+		e.work += uint64(min(n, e.cols))
+	case 'Z': // CBT
+		e.tabBackward(n)
+	case 'b': // REP
+		e.repeat(n)
+	case 'c': // DA1
+		if p.arg0(0) == 0 {
+			e.answer(append(e.answerBuf, daPrimary...))
+		}
+	case 'd': // VPA
+		e.moveToOrigin(min(n, e.rows)-1, e.cur.col)
+	case 'g': // TBC
+		e.clearTabs(p.arg0(0))
+	case 'h', 'l': // SM, RM
+		e.setANSIModes(final == 'h')
+	case 'm':
+		e.sgr()
+	case 'n':
+		e.deviceStatus(false)
+	case 'r': // DECSTBM
+		e.setRegion(p.arg(0, 1), p.arg(1, e.rows))
+	case 's': // SCOSC
+		e.saveCursor()
+	case 't':
+		e.windowOp(p.arg0(0))
+	case 'u': // SCORC
+		e.restoreCursor()
+	}
+}
+
+// csiPrivate runs the sequences with a private marker or intermediates.
+func (e *Engine) csiPrivate(final byte) {
+	p := &e.p
+	var inter byte
+	if p.ninter == 1 {
+		inter = p.inter[0]
+	} else if p.ninter > 1 {
+		return
+	}
+	switch {
+	case p.prefix == '?' && inter == 0:
+		switch final {
+		case 'h', 'l':
+			e.setDECModes(final == 'h')
+		case 'J': // DECSED, taken as ED
+			e.eraseDisplay(p.arg0(0))
+		case 'K': // DECSEL, taken as EL
+			e.eraseLine(p.arg0(0))
+		case 'n':
+			e.deviceStatus(true)
+		}
+		// CSI ? u (kitty keyboard query) is deliberately not answered.
+	case p.prefix == '>' && inter == 0:
+		switch final {
+		case 'c': // DA2
+			if p.arg0(0) == 0 {
+				e.answer(append(e.answerBuf, daSecondary...))
+			}
+		case 'q': // XTVERSION
+			if p.arg0(0) == 0 {
+				e.answer(appendXTVERSION(e.answerBuf, e.version))
+			}
+		}
+	case p.prefix == 0 && inter == ' ' && final == 'q': // DECSCUSR
+		if ps := p.arg0(0); ps <= 6 {
+			e.mode.cursorStyle = ps
+		}
+	case p.prefix == 0 && inter == '!' && final == 'p': // DECSTR
+		e.softReset()
+	case inter == '$' && final == 'p' && (p.prefix == 0 || p.prefix == '?'): // DECRQM
+		e.reportMode(p.arg0(0), p.prefix == '?')
+	}
+}
+
+func (e *Engine) eraseDisplay(mode int) {
+	e.cur.wrapPending = false
+	bg := e.cur.pen.bg
+	row, col := e.cur.row, e.cur.col
+	switch mode {
+	case 0:
+		e.scr.eraseCells(row, col, e.cols, bg)
+		for i := row + 1; i < e.rows; i++ {
+			e.scr.eraseCells(i, 0, e.cols, bg)
+		}
+		e.scr.line(row).wrapped = false
+		e.work += uint64((e.rows - row) * e.cols)
+	case 1:
+		for i := range row {
+			e.scr.eraseCells(i, 0, e.cols, bg)
+			e.scr.line(i).wrapped = false
+		}
+		e.scr.eraseCells(row, 0, col+1, bg)
+		e.work += uint64((row + 1) * e.cols)
+	case 2:
+		for i := range e.rows {
+			e.scr.eraseCells(i, 0, e.cols, bg)
+			e.scr.line(i).wrapped = false
+		}
+		e.work += uint64(e.rows * e.cols)
+	case 3:
+		if !e.altActive {
+			e.sb.reset()
+		}
+	}
+}
+
+func (e *Engine) eraseLine(mode int) {
+	e.cur.wrapPending = false
+	bg := e.cur.pen.bg
+	switch mode {
+	case 0:
+		e.scr.eraseCells(e.cur.row, e.cur.col, e.cols, bg)
+		e.scr.line(e.cur.row).wrapped = false
+	case 1:
+		e.scr.eraseCells(e.cur.row, 0, e.cur.col+1, bg)
+	case 2:
+		e.scr.eraseCells(e.cur.row, 0, e.cols, bg)
+		e.scr.line(e.cur.row).wrapped = false
+	}
+	e.work += uint64(e.cols)
+}
+
+// insertCells shifts cells right from col by n (ICH, insert mode),
+// dropping what passes the right edge.
+func (e *Engine) insertCells(row []cell, col, n int) {
+	n = min(n, e.cols-col)
+	if n <= 0 {
+		return
+	}
+	splitWide(row, col)
+	copy(row[col+n:], row[col:e.cols-n])
+	fill(row[col:col+n], blankCell(e.cur.pen.bg))
+	fixLastCell(row)
+	e.work += uint64(e.cols - col)
+}
+
+// deleteCells is DCH: remove n cells at the cursor, shifting the rest left.
+func (e *Engine) deleteCells(n int) {
+	row := e.scr.row(e.cur.row)
+	col := e.cur.col
+	n = min(n, e.cols-col)
+	splitWide(row, col)
+	splitWide(row, col+n)
+	copy(row[col:], row[col+n:])
+	fill(row[e.cols-n:], blankCell(e.cur.pen.bg))
+	e.work += uint64(e.cols - col)
+}
+
+// insertLines is IL: inside the scroll region only.
+func (e *Engine) insertLines(n int) {
+	if e.cur.row < e.top || e.cur.row > e.bot {
+		return
+	}
+	e.work += uint64(e.scr.scrollDown(e.cur.row, e.bot, min(n, e.rows), e.cur.pen.bg))
+	e.moveTo(e.cur.row, 0)
+}
+
+// deleteLines is DL: inside the scroll region only; nothing goes to
+// scrollback.
+func (e *Engine) deleteLines(n int) {
+	if e.cur.row < e.top || e.cur.row > e.bot {
+		return
+	}
+	e.work += uint64(e.scr.scrollUp(e.cur.row, e.bot, min(n, e.rows), e.cur.pen.bg, nil, &e.ct))
+	e.moveTo(e.cur.row, 0)
+}
+
+// repeat is REP: the last printed character n more times, clamped (as
+// tmux does) to the cells left on the line.
+func (e *Engine) repeat(n int) {
+	if e.lastRune < 0 {
+		return
+	}
+	n = min(n, e.cols-e.cur.col)
+	r := e.lastRune
+	for range n {
+		if r < 0x80 && e.cur.charsets[e.cur.gl] == charsetASCII && !e.mode.insert && !e.joinNext {
+			b := [1]byte{byte(r)}
+			e.printASCII(b[:])
+		} else {
+			e.printRune(r)
+		}
+	}
+}
+
+// setRegion is DECSTBM (1-based, inclusive); the cursor goes home.
+func (e *Engine) setRegion(top, bot int) {
+	top, bot = min(top, e.rows), min(bot, e.rows)
+	if top >= bot {
+		return
+	}
+	e.top, e.bot = top-1, bot-1
+	e.moveToOrigin(0, 0)
+}
+
+// softReset is DECSTR.
+func (e *Engine) softReset() {
+	e.mode.insert = false
+	e.mode.autowrap = true
+	e.mode.cursorVisible = true
+	e.mode.appCursor = false
+	e.mode.appKeypad = false
+	e.top, e.bot = 0, e.rows-1
+	e.cur.pen = pen{}
+	e.cur.origin = false
+	e.cur.charsets = [2]charset{}
+	e.cur.gl = 0
+	e.cur.wrapPending = false
+	e.saved[e.bufIndex()] = savedCursor{}
+}

@@ -1,0 +1,102 @@
+package engine
+
+// moveTo puts the cursor at an absolute position, clamped to the screen,
+// and clears a pending wrap.
+func (e *Engine) moveTo(row, col int) {
+	e.cur.row = min(max(row, 0), e.rows-1)
+	e.cur.col = min(max(col, 0), e.cols-1)
+	e.cur.wrapPending = false
+}
+
+// moveToOrigin handles CUP/HVP/VPA rows: relative to the scroll region and
+// confined to it in origin mode.
+func (e *Engine) moveToOrigin(row, col int) {
+	if e.cur.origin {
+		row = min(max(row+e.top, e.top), e.bot)
+	}
+	e.moveTo(row, col)
+}
+
+// moveRows moves the cursor up (n < 0) or down, stopping at the scroll
+// region's edge when the cursor starts inside it.
+func (e *Engine) moveRows(n int) {
+	row := e.cur.row + n
+	switch {
+	case n < 0 && e.cur.row >= e.top:
+		row = max(row, e.top)
+	case n > 0 && e.cur.row <= e.bot:
+		row = min(row, e.bot)
+	}
+	e.moveTo(row, e.cur.col)
+}
+
+// index moves down one line, scrolling the region when at its bottom.
+func (e *Engine) index() {
+	switch {
+	case e.cur.row == e.bot:
+		e.scrollUp(1)
+	case e.cur.row < e.rows-1:
+		e.cur.row++
+	}
+}
+
+// reverseIndex moves up one line, scrolling the region down at its top.
+func (e *Engine) reverseIndex() {
+	switch {
+	case e.cur.row == e.top:
+		e.scrollDown(1)
+	case e.cur.row > 0:
+		e.cur.row--
+	}
+}
+
+// scrollUp scrolls the region up by n lines (n ≤ its height); lines leave
+// the primary screen into scrollback when the region starts at the top.
+func (e *Engine) scrollUp(n int) {
+	var sb *scrollback
+	if !e.altActive && e.top == 0 {
+		sb = &e.sb
+	}
+	e.work += uint64(e.scr.scrollUp(e.top, e.bot, n, e.cur.pen.bg, sb, &e.ct))
+}
+
+func (e *Engine) scrollDown(n int) {
+	e.work += uint64(e.scr.scrollDown(e.top, e.bot, n, e.cur.pen.bg))
+}
+
+func (e *Engine) backspace() {
+	if e.cur.wrapPending {
+		e.cur.wrapPending = false
+	}
+	if e.cur.col > 0 {
+		e.cur.col--
+	}
+}
+
+// saveCursor is DECSC: position, pen, pending wrap, origin mode and
+// charsets go into the active buffer's slot.
+func (e *Engine) saveCursor() {
+	e.saved[e.bufIndex()] = savedCursor{cursor: e.cur, valid: true}
+}
+
+// restoreCursor is DECRC; without a saved state it homes the cursor and
+// resets the pen, as xterm does.
+func (e *Engine) restoreCursor() {
+	s := e.saved[e.bufIndex()]
+	if !s.valid {
+		e.cur.pen = pen{}
+		e.cur.origin = false
+		e.moveTo(0, 0)
+		return
+	}
+	e.cur = s.cursor
+	e.cur.row = min(e.cur.row, e.rows-1)
+	e.cur.col = min(e.cur.col, e.cols-1)
+}
+
+func (e *Engine) bufIndex() int {
+	if e.altActive {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,453 @@
+package engine
+
+// The parser is the VT500-style state machine (DEC's, as Paul Williams
+// described it) with the sanitizer's structure rules: UTF-8 is decoded
+// statefully before C1 classification; raw and UTF-8-encoded C1 controls
+// act as controls; ESC inside any sequence or string ends it; CAN and SUB
+// abort; a non-ASCII character inside a CSI or escape sequence makes it
+// invalid; parameters saturate instead of wrapping; buffered strings are
+// capped and an over-long one is dropped whole at its terminator.
+
+const (
+	maxParams   = 32
+	maxParamVal = 65535
+	maxCSILen   = 256
+	maxOSC      = 4096
+	maxDCS      = 1024
+)
+
+type parserState uint8
+
+const (
+	stGround parserState = iota
+	stEscape
+	stEscInter
+	stCSIEntry
+	stCSIParam
+	stCSIInter
+	stCSIIgnore
+	stDCSEntry
+	stDCSParam
+	stDCSInter
+	stDCSPass
+	stDCSIgnore
+	stOSC
+	stSOS // SOS, PM and APC: ignored up to their terminator
+	stStrEsc
+)
+
+type parser struct {
+	state parserState
+	// strState is the string state an ESC interrupted (in stStrEsc).
+	strState parserState
+
+	// UTF-8 decoding, across Write calls.
+	utfNeed uint8
+	utfAcc  rune
+	utfMin  rune
+
+	params  [maxParams]int32
+	nparams int
+	// colons has bit i set when params[i] followed a ':' (a
+	// sub-parameter of the one before).
+	colons   uint32
+	hasParam bool
+	prefix   byte // private marker: < = > ?
+	inter    [2]byte
+	ninter   int
+	badInter bool
+	seqLen   int
+
+	final   byte   // a DCS's final byte, kept for its dispatch
+	str     []byte // OSC or DCS data
+	strOver bool
+}
+
+// Write feeds bytes the child wrote. Answers to queries are handed to
+// Options.Answer before Write returns, in query order.
+//
+// Work bound: every byte costs O(cols) steps, except that a complete
+// sequence acting on the whole screen (ED, SU/SD, IL/DL, DECALN, mode
+// switches that clear) costs O(rows·cols); such sequences are at least
+// three bytes long.
+func (e *Engine) Write(b []byte) {
+	if e.closed {
+		return
+	}
+	p := &e.p
+	for i := 0; i < len(b); {
+		c := b[i]
+		if p.state == stGround && p.utfNeed == 0 && c-0x20 < 0x5f {
+			j := i + 1
+			for j < len(b) && b[j]-0x20 < 0x5f {
+				j++
+			}
+			e.printASCII(b[i:j])
+			i = j
+			continue
+		}
+		e.byte(c)
+		i++
+	}
+}
+
+// byte runs one byte through the UTF-8 decoder and the state machine.
+func (e *Engine) byte(c byte) {
+	p := &e.p
+	e.work++
+	if p.utfNeed > 0 {
+		if c&0xC0 != 0x80 {
+			// A broken sequence: replace it, then handle c afresh.
+			p.utfNeed = 0
+			e.char(0xFFFD)
+			e.byte(c)
+			return
+		}
+		p.utfAcc = p.utfAcc<<6 | rune(c&0x3F)
+		p.utfNeed--
+		if p.utfNeed > 0 {
+			return
+		}
+		r := p.utfAcc
+		switch {
+		case r < p.utfMin, r > 0x10FFFF, r >= 0xD800 && r <= 0xDFFF:
+			e.char(0xFFFD)
+		case r < 0xA0:
+			e.c1(byte(r))
+		default:
+			e.char(r)
+		}
+		return
+	}
+	switch {
+	case c < 0x80:
+		e.ascii(c)
+	case c < 0xA0:
+		e.c1(c) // a raw C1 byte outside any UTF-8 sequence
+	case c < 0xC2:
+		e.char(0xFFFD)
+	case c < 0xE0:
+		p.utfNeed, p.utfAcc, p.utfMin = 1, rune(c&0x1F), 0x80
+	case c < 0xF0:
+		p.utfNeed, p.utfAcc, p.utfMin = 2, rune(c&0x0F), 0x800
+	case c < 0xF5:
+		p.utfNeed, p.utfAcc, p.utfMin = 3, rune(c&0x07), 0x10000
+	default:
+		e.char(0xFFFD)
+	}
+}
+
+// char handles a decoded non-ASCII, non-C1 character.
+func (e *Engine) char(r rune) {
+	p := &e.p
+	switch p.state {
+	case stGround:
+		e.printRune(r)
+	case stEscape, stEscInter, stStrEsc:
+		p.state = stGround
+	case stCSIEntry, stCSIParam, stCSIInter:
+		p.state = stCSIIgnore
+	case stDCSEntry, stDCSParam, stDCSInter:
+		p.state = stDCSIgnore
+	case stOSC, stDCSPass:
+		var buf [4]byte
+		n := encodeRune(buf[:], r)
+		e.strPut(buf[:n]...)
+	}
+}
+
+func encodeRune(dst []byte, r rune) int {
+	switch {
+	case r < 0x80:
+		dst[0] = byte(r)
+		return 1
+	case r < 0x800:
+		dst[0], dst[1] = 0xC0|byte(r>>6), 0x80|byte(r)&0x3F
+		return 2
+	case r < 0x10000:
+		dst[0], dst[1], dst[2] = 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F
+		return 3
+	default:
+		dst[0], dst[1], dst[2], dst[3] = 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F
+		return 4
+	}
+}
+
+// c1 handles a C1 control, raw or UTF-8 encoded, in any state.
+func (e *Engine) c1(c byte) {
+	p := &e.p
+	if c == 0x9C { // ST
+		switch p.state {
+		case stOSC:
+			e.oscDispatch(false)
+		case stDCSPass:
+			e.dcsDispatch()
+		}
+		p.state = stGround
+		return
+	}
+	p.state = stGround
+	switch c {
+	case 0x9B:
+		e.clearSeq(stCSIEntry)
+	case 0x9D:
+		e.clearStr(stOSC)
+	case 0x90:
+		e.clearSeq(stDCSEntry)
+	case 0x98, 0x9E, 0x9F:
+		p.state = stSOS
+	default:
+		e.execC1(c)
+	}
+}
+
+// ascii handles a 7-bit byte.
+func (e *Engine) ascii(c byte) {
+	p := &e.p
+	switch c {
+	case 0x18, 0x1A: // CAN, SUB
+		p.state = stGround
+		return
+	case 0x1B:
+		switch p.state {
+		case stOSC, stDCSPass, stSOS, stDCSIgnore:
+			p.strState = p.state
+			p.state = stStrEsc
+		default:
+			e.clearSeq(stEscape)
+		}
+		return
+	}
+	switch p.state {
+	case stGround:
+		if c < 0x20 {
+			e.execute(c)
+		} else if c < 0x7F {
+			e.printRune(rune(c))
+		}
+	case stEscape:
+		e.escapeByte(c)
+	case stEscInter:
+		switch {
+		case c < 0x20:
+			e.execute(c)
+		case c < 0x30:
+			e.collect(c)
+		case c < 0x7F:
+			p.state = stGround
+			e.escDispatch(c)
+		}
+	case stCSIEntry, stCSIParam, stCSIInter, stCSIIgnore:
+		e.csiByte(c)
+	case stDCSEntry, stDCSParam, stDCSInter:
+		e.dcsHeadByte(c)
+	case stDCSPass:
+		if c >= 0x20 && c < 0x7F {
+			e.strPut(c)
+		}
+	case stOSC:
+		switch {
+		case c == 0x07:
+			p.state = stGround
+			e.oscDispatch(true)
+		case c >= 0x20 && c < 0x7F:
+			e.strPut(c)
+		}
+	case stStrEsc:
+		if c == '\\' {
+			p.state = stGround
+			switch p.strState {
+			case stOSC:
+				e.oscDispatch(false)
+			case stDCSPass:
+				e.dcsDispatch()
+			}
+			return
+		}
+		// The string is dropped; ESC starts a new escape sequence.
+		e.clearSeq(stEscape)
+		e.escapeByte(c)
+	}
+}
+
+func (e *Engine) escapeByte(c byte) {
+	p := &e.p
+	switch {
+	case c < 0x20:
+		e.execute(c)
+	case c < 0x30:
+		e.collect(c)
+		p.state = stEscInter
+	case c == '[':
+		e.clearSeq(stCSIEntry)
+	case c == ']':
+		e.clearStr(stOSC)
+	case c == 'P':
+		e.clearSeq(stDCSEntry)
+	case c == 'X' || c == '^' || c == '_':
+		p.state = stSOS
+	case c == '\\':
+		p.state = stGround // a lone ST
+	case c < 0x7F:
+		p.state = stGround
+		e.escDispatch(c)
+	}
+}
+
+func (e *Engine) csiByte(c byte) {
+	p := &e.p
+	if c < 0x20 {
+		e.execute(c) // C0 inside CSI is executed; the sequence goes on
+		return
+	}
+	if p.seqLen++; p.seqLen > maxCSILen && p.state != stCSIIgnore {
+		p.state = stCSIIgnore
+	}
+	switch p.state {
+	case stCSIIgnore:
+		if c >= 0x40 && c < 0x7F {
+			p.state = stGround
+		}
+	case stCSIEntry, stCSIParam:
+		switch {
+		case c >= '0' && c <= ';':
+			e.param(c)
+			p.state = stCSIParam
+		case c >= '<' && c <= '?':
+			if p.state == stCSIEntry {
+				p.prefix = c
+				p.state = stCSIParam
+			} else {
+				p.state = stCSIIgnore
+			}
+		case c < 0x30:
+			e.collect(c)
+			p.state = stCSIInter
+		case c < 0x7F:
+			p.state = stGround
+			e.csiDispatch(c)
+		}
+	case stCSIInter:
+		switch {
+		case c < 0x30:
+			e.collect(c)
+		case c < 0x40:
+			p.state = stCSIIgnore
+		case c < 0x7F:
+			p.state = stGround
+			e.csiDispatch(c)
+		}
+	}
+}
+
+// dcsHeadByte parses a DCS's parameters and intermediates up to its final
+// byte, which selects the string handler.
+func (e *Engine) dcsHeadByte(c byte) {
+	p := &e.p
+	if c < 0x20 {
+		return // C0 in a DCS head is ignored
+	}
+	switch {
+	case c >= '0' && c <= ';' && p.state != stDCSInter:
+		e.param(c)
+		p.state = stDCSParam
+	case c >= '<' && c <= '?':
+		if p.state == stDCSEntry {
+			p.prefix = c
+			p.state = stDCSParam
+		} else {
+			p.state = stDCSIgnore
+		}
+	case c < 0x30:
+		e.collect(c)
+		p.state = stDCSInter
+	case c < 0x40:
+		p.state = stDCSIgnore
+	case c < 0x7F:
+		p.str = p.str[:0]
+		p.strOver = false
+		p.final = c
+		p.state = stDCSPass
+	}
+}
+
+// clearSeq starts a new escape, CSI or DCS sequence.
+func (e *Engine) clearSeq(s parserState) {
+	p := &e.p
+	p.state = s
+	p.nparams, p.colons, p.hasParam = 0, 0, false
+	p.params[0] = 0
+	p.prefix, p.ninter, p.badInter, p.seqLen = 0, 0, false, 0
+}
+
+// clearStr starts a new OSC string.
+func (e *Engine) clearStr(s parserState) {
+	p := &e.p
+	p.state = s
+	p.str = p.str[:0]
+	p.strOver = false
+}
+
+func (e *Engine) collect(c byte) {
+	p := &e.p
+	if p.ninter < len(p.inter) {
+		p.inter[p.ninter] = c
+		p.ninter++
+	} else {
+		p.badInter = true
+	}
+}
+
+func (e *Engine) param(c byte) {
+	p := &e.p
+	if !p.hasParam {
+		p.hasParam = true
+		p.nparams = 1
+	}
+	switch c {
+	case ';', ':':
+		if p.nparams < maxParams {
+			if c == ':' {
+				p.colons |= 1 << p.nparams
+			}
+			p.params[p.nparams] = 0
+			p.nparams++
+		} else {
+			p.badInter = true // too many parameters: ignore the sequence
+		}
+	default:
+		v := &p.params[p.nparams-1]
+		*v = min(*v*10+int32(c-'0'), maxParamVal)
+	}
+}
+
+// strPut appends string data, switching to discard past the cap.
+func (e *Engine) strPut(b ...byte) {
+	p := &e.p
+	limit := maxOSC
+	if p.state == stDCSPass {
+		limit = maxDCS
+	}
+	if p.strOver || len(p.str)+len(b) > limit {
+		p.strOver = true
+		return
+	}
+	p.str = append(p.str, b...)
+	e.work += uint64(len(b))
+}
+
+// arg returns parameter i, or def when it is missing or 0.
+func (p *parser) arg(i int, def int) int {
+	if i >= p.nparams || p.params[i] == 0 {
+		return def
+	}
+	return int(p.params[i])
+}
+
+// arg0 returns parameter i, 0 when missing.
+func (p *parser) arg0(i int) int {
+	if i >= p.nparams {
+		return 0
+	}
+	return int(p.params[i])
+}

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// sgr applies SGR parameters to the pen: 16, 256 and 24-bit colors in the
+// ';' and ':' forms, and underline styles (4:x) mapped to the underline
+// bit. Attributes the Screen model has no bit for are accepted and
+// dropped.
+func (e *Engine) sgr() {
+	p := &e.p
+	if p.nparams == 0 {
+		e.cur.pen = pen{}
+		return
+	}
+	pn := &e.cur.pen
+	for i := 0; i < p.nparams; {
+		v := int(p.params[i])
+		subs := p.subparams(i)
+		next := i + 1 + subs
+		switch {
+		case v == 0:
+			*pn = pen{}
+		case v == 1:
+			pn.style |= attachwire.StyleBold
+		case v == 2:
+			pn.style |= attachwire.StyleDim
+		case v == 3:
+			pn.style |= attachwire.StyleItalic
+		case v == 4:
+			if subs > 0 && p.params[i+1] == 0 {
+				pn.style &^= attachwire.StyleUnderline
+			} else {
+				pn.style |= attachwire.StyleUnderline
+			}
+		case v == 7:
+			pn.style |= attachwire.StyleReverse
+		case v == 9:
+			pn.style |= attachwire.StyleStrikethrough
+		case v == 21:
+			pn.style |= attachwire.StyleUnderline
+		case v == 22:
+			pn.style &^= attachwire.StyleBold | attachwire.StyleDim
+		case v == 23:
+			pn.style &^= attachwire.StyleItalic
+		case v == 24:
+			pn.style &^= attachwire.StyleUnderline
+		case v == 27:
+			pn.style &^= attachwire.StyleReverse
+		case v == 29:
+			pn.style &^= attachwire.StyleStrikethrough
+		case v >= 30 && v <= 37:
+			pn.fg = attachwire.IndexedColor(uint8(v - 30))
+		case v == 39:
+			pn.fg = 0
+		case v >= 40 && v <= 47:
+			pn.bg = attachwire.IndexedColor(uint8(v - 40))
+		case v == 49:
+			pn.bg = 0
+		case v >= 90 && v <= 97:
+			pn.fg = attachwire.IndexedColor(uint8(v - 90 + 8))
+		case v >= 100 && v <= 107:
+			pn.bg = attachwire.IndexedColor(uint8(v - 100 + 8))
+		case v == 38, v == 48, v == 58:
+			c, used, ok := p.extColor(i, subs)
+			next = i + 1 + used
+			if ok && v == 38 {
+				pn.fg = c
+			} else if ok && v == 48 {
+				pn.bg = c
+			}
+		}
+		i = next
+	}
+}
+
+// subparams counts the ':'-joined parameters after params[i].
+func (p *parser) subparams(i int) int {
+	n := 0
+	for j := i + 1; j < p.nparams && p.colons&(1<<j) != 0; j++ {
+		n++
+	}
+	return n
+}
+
+// extColor reads the color after a 38/48/58 at params[i]: 5;n or 2;r;g;b,
+// or their ':' forms (2:cs:r:g:b with a colorspace id, or 2:r:g:b). It
+// returns how many parameters after params[i] it used.
+func (p *parser) extColor(i, subs int) (c attachwire.Color, used int, ok bool) {
+	get := func(k int) (uint8, bool) {
+		if i+k >= p.nparams || p.params[i+k] > 255 {
+			return 0, false
+		}
+		return uint8(p.params[i+k]), true
+	}
+	if subs > 0 { // colon form: exactly the sub-parameters
+		used = subs
+		switch p.params[i+1] {
+		case 5:
+			if n, ok := get(2); ok && subs >= 2 {
+				return attachwire.IndexedColor(n), used, true
+			}
+		case 2:
+			k := 2
+			if subs >= 5 {
+				k = 3 // skip the colorspace id
+			}
+			if subs < 4 {
+				return 0, used, false
+			}
+			r, ok1 := get(k)
+			g, ok2 := get(k + 1)
+			b, ok3 := get(k + 2)
+			return attachwire.RGBColor(r, g, b), used, ok1 && ok2 && ok3
+		}
+		return 0, used, false
+	}
+	if i+1 >= p.nparams {
+		return 0, 0, false
+	}
+	switch p.params[i+1] {
+	case 5:
+		n, ok := get(2)
+		return attachwire.IndexedColor(n), min(2, p.nparams-i-1), ok
+	case 2:
+		r, ok1 := get(2)
+		g, ok2 := get(3)
+		b, ok3 := get(4)
+		return attachwire.RGBColor(r, g, b), min(4, p.nparams-i-1), ok1 && ok2 && ok3
+	}
+	return 0, 1, false
+}
+
+// appendSGR appends the pen as an SGR parameter string (for DECRQSS m):
+// computed from state, never copied from input.
+func appendSGR(dst []byte, pn pen) []byte {
+	dst = append(dst, '0')
+	for _, a := range [...]struct {
+		bit  attachwire.Style
+		code string
+	}{
+		{attachwire.StyleBold, ";1"}, {attachwire.StyleDim, ";2"}, {attachwire.StyleItalic, ";3"},
+		{attachwire.StyleUnderline, ";4"}, {attachwire.StyleReverse, ";7"}, {attachwire.StyleStrikethrough, ";9"},
+	} {
+		if pn.style&a.bit != 0 {
+			dst = append(dst, a.code...)
+		}
+	}
+	dst = appendSGRColor(dst, pn.fg, 30)
+	dst = appendSGRColor(dst, pn.bg, 40)
+	return append(dst, 'm')
+}
+
+func appendSGRColor(dst []byte, c attachwire.Color, base int) []byte {
+	switch c.Kind() {
+	case attachwire.ColorIndexed:
+		i := int(c.Index())
+		switch {
+		case i < 8:
+			return strconv.AppendInt(append(dst, ';'), int64(base+i), 10)
+		case i < 16:
+			return strconv.AppendInt(append(dst, ';'), int64(base+60+i-8), 10)
+		}
+		dst = strconv.AppendInt(append(dst, ';'), int64(base+8), 10)
+		return strconv.AppendInt(append(dst, ";5;"...), int64(i), 10)
+	case attachwire.ColorRGB:
+		r, g, b := c.RGB()
+		dst = strconv.AppendInt(append(dst, ';'), int64(base+8), 10)
+		dst = append(dst, ";2"...)
+		for _, v := range [...]uint8{r, g, b} {
+			dst = strconv.AppendInt(append(dst, ';'), int64(v), 10)
+		}
+	}
+	return dst
+}
