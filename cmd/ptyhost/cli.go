@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+)
+
+// run is the whole CLI: it dispatches args to a command and returns an
+// error that exitCode turns into the process's exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		io.WriteString(stderr, topHelp)
+		return usagef("", "missing command")
+	}
+	ctx, stop := catchSignals(ctx)
+	defer stop()
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return runCmd(ctx, rest, stdin, stdout, stderr)
+	case "exec":
+		return execCmd(ctx, rest, stdin, stdout, stderr)
+	case "play":
+		return playCmd(ctx, rest, stdout)
+	case "version", "--version":
+		return versionCmd(rest, stdout)
+	case "help", "-h", "-help", "--help":
+		return helpCmd(rest, stdout)
+	}
+	return usagef("", "unknown command %q", cmd)
+}
+
+// catchSignals returns a context that is cancelled, with a *signalError as
+// its cause, when SIGINT, SIGTERM or SIGHUP arrives. stop undoes the
+// registration and joins the goroutine.
+func catchSignals(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case s := <-ch:
+			cancel(&signalError{sig: s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	})
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+		wg.Wait()
+	}
+}
+
+// interrupted returns the signal that cancelled ctx as an error, or
+// ctx's cause.
+func interrupted(ctx context.Context) error {
+	var se *signalError
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return se
+	} else if cause != nil {
+		return cause
+	}
+	return ctx.Err()
+}
+
+func versionCmd(args []string, stdout io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		io.WriteString(stdout, "usage: ptyhost version\n\nPrints the version of ptyhost and of the Go toolchain that built it.\n")
+		return nil
+	}
+	if len(args) > 0 {
+		return usagef("version", "unexpected argument %q", args[0])
+	}
+	fmt.Fprintf(stdout, "ptyhost %s\n", buildVersion())
+	return nil
+}
+
+// buildVersion returns the module version stamped by the go command, or
+// "devel", plus the Go version.
+func buildVersion() string {
+	v, gov := "devel", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		gov = bi.GoVersion
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && v == "devel" && len(s.Value) >= 12 {
+				v = "devel-" + s.Value[:12]
+			}
+		}
+	}
+	return v + " (" + gov + ")"
+}
+
+func helpCmd(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		io.WriteString(stdout, topHelp)
+		return nil
+	}
+	switch args[0] {
+	case "run":
+		io.WriteString(stdout, runHelp)
+	case "exec":
+		io.WriteString(stdout, execHelp)
+	case "play":
+		io.WriteString(stdout, playHelp)
+	case "version":
+		return versionCmd([]string{"--help"}, stdout)
+	default:
+		return usagef("help", "unknown command %q", args[0])
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+// Command ptyhost runs programs under a pseudo-terminal hosted by package
+// ptyhost, whose headless terminal emulator always knows what the screen
+// looks like.
+//
+//	ptyhost run  [--size COLSxROWS] [--record FILE] [--scrollback N] [--ring BYTES] -- CMD [ARGS...]
+//	ptyhost exec [--size COLSxROWS] [--input TEXT] [--input-file FILE] [--wait-for REGEX]
+//	             [--quiet-for DURATION] [--timeout DURATION] [--format text|ansi|json]
+//	             [--frames FILE] [--record FILE] -- CMD [ARGS...]
+//	ptyhost play [--speed X] [--idle-limit DURATION] [--screen] [--format text|ansi|json] FILE.cast
+//	ptyhost version
+//
+// run attaches this terminal to the program as the driver: raw mode (always
+// restored, also on a panic or SIGINT, SIGTERM, SIGHUP), the program's
+// screen painted from a snapshot, its output sanitized with the Driver
+// profile, keys forwarded, window resizes applied, and a restore trailer
+// written at the end. exec runs the program headless, types scripted
+// input, waits for it to exit, for a pattern on its screen, for quiet or
+// for a timeout, and prints the screen as text, ANSI or JSON. play replays
+// an asciinema v2 cast through a Viewer sanitizer, or prints its final
+// screen.
+//
+// # Exit status
+//
+// The program's own status, 128 + signum when a signal killed it; 2 for a
+// usage error (including run without a terminal); 124 when exec's
+// --timeout expired; 125 when ptyhost itself failed; 126 when the command
+// cannot be executed; 127 when it is not found; 128 + signum when ptyhost
+// was interrupted by SIGINT, SIGTERM or SIGHUP. main maps errors to these
+// codes in one place, exitCode.
+package main

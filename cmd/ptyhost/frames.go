@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// framesFile writes the session's frames to a --frames file. A nil
+// *framesFile is a valid, disabled one: every method does nothing.
+type framesFile struct {
+	f   *os.File
+	bw  *bufio.Writer
+	enc frameEncoder
+	err error
+}
+
+// frameEncoder is the frames-file container writer from attachwire.
+type frameEncoder interface {
+	WriteFrame(attachwire.Frame) error
+}
+
+// openFramesFile creates path; "" means no frames file.
+func openFramesFile(path string) (*framesFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	enc, err := newFrameEncoder(nil)
+	if err != nil {
+		return nil, err
+	}
+	_ = enc
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	ff := &framesFile{f: f, bw: bufio.NewWriterSize(f, 64<<10)}
+	if ff.enc, err = newFrameEncoder(ff.bw); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return ff, nil
+}
+
+var errNoFramesFile = errors.New("the frames file writer is not available in this build yet")
+
+func newFrameEncoder(w *bufio.Writer) (frameEncoder, error) {
+	return nil, errNoFramesFile
+}
+
+// write appends one frame; the first error sticks.
+func (ff *framesFile) write(f attachwire.Frame) error {
+	if ff == nil || ff.err != nil {
+		return ff.stickyErr()
+	}
+	ff.err = ff.enc.WriteFrame(f)
+	return ff.err
+}
+
+func (ff *framesFile) stickyErr() error {
+	if ff == nil {
+		return nil
+	}
+	return ff.err
+}
+
+// close flushes, syncs and closes the file.
+func (ff *framesFile) close() error {
+	if ff == nil {
+		return nil
+	}
+	err := ff.err
+	if ferr := ff.bw.Flush(); err == nil {
+		err = ferr
+	}
+	if serr := ff.f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := ff.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// abort closes and removes a file that will not be written.
+func (ff *framesFile) abort() {
+	if ff == nil {
+		return
+	}
+	ff.f.Close()
+	os.Remove(ff.f.Name())
+}

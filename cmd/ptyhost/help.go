@@ -1,0 +1,91 @@
+package main
+
+const topHelp = `usage: ptyhost <command> [flags] [-- CMD [ARGS...]]
+
+ptyhost runs a program under a pseudo-terminal it hosts, with a headless
+terminal emulator that always knows what the screen looks like.
+
+Commands:
+  run      run CMD attached to this terminal (interactive)
+  exec     run CMD headless, optionally type into it, print its final screen
+  play     replay an asciinema v2 cast, or print its final screen
+  version  print the version
+  help     print help for a command: ptyhost help exec
+
+Examples:
+  ptyhost exec -- ls --color=always
+  ptyhost exec --input 'print(6*7)\r' --wait-for '^42' -- python3
+  ptyhost run --record session.cast -- bash
+  ptyhost play --screen session.cast
+
+Exit status: the command's own status (128 + signal number when a signal
+killed it); 2 for a usage error; 124 when exec --timeout expired; 125 when
+ptyhost itself failed; 126 when CMD is not executable; 127 when CMD is not
+found; 128 + signal number when ptyhost was interrupted.
+`
+
+const runHelp = `usage: ptyhost run [flags] -- CMD [ARGS...]
+
+Runs CMD under a new pseudo-terminal and attaches this terminal to it as the
+driver: keys go to CMD, its screen is painted here (sanitized: nothing CMD
+prints can make this terminal answer, copy or get stuck), and resizing this
+window resizes CMD's terminal. When CMD exits, the terminal's modes are
+reset (mouse, bracketed paste, alternate screen, cursor, colors) and
+ptyhost exits with CMD's status. Needs a terminal on stdin; for scripts and
+CI use 'ptyhost exec'.
+
+Flags:
+  --size COLSxROWS   initial size (default: this terminal's size); the
+                     window's later resizes still apply
+  --record FILE      also write an asciinema v2 cast of the session to FILE
+  --scrollback N     lines of history the host keeps (default 200)
+  --ring BYTES       bytes of frames the host buffers (default 8 MiB)
+`
+
+const execHelp = `usage: ptyhost exec [flags] -- CMD [ARGS...]
+
+Runs CMD headless under a pseudo-terminal (80x24 unless --size), writes the
+scripted input, waits, then prints CMD's screen to stdout.
+
+exec stops waiting when the first of these happens:
+  - CMD exits: the screen is printed and exec exits with CMD's status;
+  - the wait condition holds (--wait-for matched, and with --quiet-for the
+    output has then been quiet that long; or --quiet-for alone): the screen
+    is printed, CMD is stopped (SIGTERM, then SIGKILL) and exec exits 0;
+  - --timeout expires: the screen is printed, CMD is stopped, exec exits
+    124.
+If CMD exits before --wait-for matched, exec prints the screen, says so and
+exits with CMD's status, or 1 if that was 0.
+
+Flags:
+  --size COLSxROWS     terminal size (default 80x24)
+  --input TEXT         type TEXT once CMD has started; escapes: \r (Enter),
+                       \n, \t, \e (Esc), \a, \b, \\ and \xNN (any byte)
+  --input-file FILE    type the bytes of FILE (after --input), as they are
+  --wait-for REGEX     wait until the screen text matches REGEX (Go syntax,
+                       matched against the visible lines joined by \n)
+  --quiet-for DURATION wait until CMD has printed nothing for DURATION
+  --timeout DURATION   give up after DURATION (default 0: never)
+  --format FORMAT      text (trimmed lines, default), ansi (a repaint with
+                       colors and cursor) or json (the screen model)
+  --frames FILE        write the session's attachwire frames file to FILE
+  --record FILE        write an asciinema v2 cast of the session to FILE
+
+Durations use Go syntax: 500ms, 2s, 1m30s.
+`
+
+const playHelp = `usage: ptyhost play [flags] FILE.cast
+
+Replays an asciinema v2 recording to this terminal at its recorded timing,
+through a sanitizer (a hostile recording cannot make this terminal answer,
+copy or get stuck). FILE "-" reads stdin. Interrupt with Ctrl-C.
+
+Flags:
+  --speed X            play X times faster (default 1; 0.5 is half speed)
+  --idle-limit DURATION  cap every pause at DURATION (default: the cast's
+                       idle_time_limit, if any)
+  --screen             do not replay: feed the whole cast to a headless
+                       terminal (honouring its resizes) and print the final
+                       screen as 'ptyhost exec' does
+  --format FORMAT      with --screen: text (default), ansi or json
+`

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/xvt"
+)
+
+type playOptions struct {
+	speed     float64
+	idleLimit time.Duration
+	screen    bool
+	format    formatFlag
+	file      string
+}
+
+func parsePlay(args []string) (playOptions, error) {
+	o := playOptions{format: formatText}
+	fs := newFlagSet("play")
+	fs.Float64Var(&o.speed, "speed", 1, "")
+	fs.DurationVar(&o.idleLimit, "idle-limit", 0, "")
+	fs.BoolVar(&o.screen, "screen", false, "")
+	fs.Var(&o.format, "format", "")
+	// Flags may come before or after the file name.
+	var files []string
+	for {
+		if err := parseFlags("play", fs, args); err != nil {
+			return o, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		files = append(files, args[0])
+		args = args[1:]
+	}
+	switch {
+	case len(files) == 0:
+		return o, usagef("play", "missing cast file: ptyhost play [flags] FILE.cast")
+	case len(files) > 1:
+		return o, usagef("play", "one cast file at a time, got %d", len(files))
+	case !(o.speed > 0 && o.speed <= 1000):
+		return o, usagef("play", "--speed must be above 0 and at most 1000")
+	case o.idleLimit < 0:
+		return o, usagef("play", "--idle-limit must not be negative")
+	}
+	o.file = files[0]
+	return o, nil
+}
+
+func playCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	o, err := parsePlay(args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, err = io.WriteString(stdout, playHelp)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	in := io.Reader(os.Stdin)
+	if o.file != "-" {
+		f, err := os.Open(o.file)
+		if err != nil {
+			return usagef("play", "cannot read cast: %v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	cr, err := newCastReader(in)
+	if err != nil {
+		return castProblem(o.file, err)
+	}
+	if o.screen {
+		return playScreen(cr, o, stdout)
+	}
+	return playLive(ctx, cr, o, stdout)
+}
+
+// castProblem makes a malformed or unreadable cast a usage error naming
+// the file; other errors pass through.
+func castProblem(file string, err error) error {
+	var ce *castError
+	if errors.As(err, &ce) {
+		return usagef("play", "%s: %v", file, err)
+	}
+	return fmt.Errorf("play: %s: %w", file, err)
+}
+
+// playScreen feeds every output event to a headless terminal of the
+// cast's size, applies its resizes, and prints the final screen.
+func playScreen(cr *castReader, o playOptions, stdout io.Writer) error {
+	h := cr.Header()
+	t, err := xvt.New(term.Options{Cols: h.Width, Rows: h.Height, Scrollback: 200})
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	defer t.Close()
+	for {
+		ev, err := cr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return castProblem(o.file, err)
+		}
+		switch ev.Code {
+		case "o":
+			t.Write([]byte(ev.Data))
+		case "r":
+			if c, r, err := parseCastSize(ev.Data); err == nil {
+				t.Resize(c, r, 0, 0)
+			}
+		}
+	}
+	var scr attachwire.Screen
+	t.Screen(&scr)
+	scr.Echo = attachwire.EchoUnknown
+	return writeScreen(stdout, &scr, o.format)
+}
+
+// playLive writes the output events to stdout through a Viewer sanitizer,
+// sleeping between them as recorded (divided by --speed, each pause capped
+// by the idle limit).
+func playLive(ctx context.Context, cr *castReader, o playOptions, stdout io.Writer) error {
+	idle := o.idleLimit
+	if h := cr.Header(); idle == 0 && h.IdleLimit > 0 && h.IdleLimit < math.MaxInt32 {
+		idle = time.Duration(h.IdleLimit * float64(time.Second))
+	}
+	san := sanitize.New(sanitize.Options{Profile: sanitize.Viewer, Cols: cr.Header().Width, Rows: cr.Header().Height})
+	fd, isFile := fileFd(stdout)
+	tty := isFile && isTerminal(fd)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	var last float64
+	var buf []byte
+	for {
+		ev, err := cr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return castProblem(o.file, err)
+		}
+		if ev.Code != "o" {
+			continue
+		}
+		delay := time.Duration(max(ev.Time-last, 0) / o.speed * float64(time.Second))
+		last = max(last, ev.Time)
+		if idle > 0 {
+			delay = min(delay, idle)
+		}
+		if delay > 0 {
+			timer.Reset(delay)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				finishPlay(stdout, tty)
+				return interrupted(ctx)
+			}
+		}
+		buf = san.Append(buf[:0], []byte(ev.Data))
+		if _, err := stdout.Write(buf); err != nil {
+			return fmt.Errorf("play: %w", err)
+		}
+	}
+	return finishPlay(stdout, tty)
+}
+
+// finishPlay resets a terminal the replay may have changed.
+func finishPlay(stdout io.Writer, tty bool) error {
+	if !tty {
+		return nil
+	}
+	_, err := io.WriteString(stdout, restoreTrailer)
+	return err
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+type runOptions struct {
+	size          sizeFlag
+	record        string
+	scrollback    int
+	scrollbackSet bool
+	ring          int
+	command       []string
+}
+
+func parseRun(args []string) (runOptions, error) {
+	var o runOptions
+	fs := newFlagSet("run")
+	fs.Var(&o.size, "size", "")
+	fs.StringVar(&o.record, "record", "", "")
+	fs.IntVar(&o.scrollback, "scrollback", 0, "")
+	fs.IntVar(&o.ring, "ring", 0, "")
+	cmd, err := parseCommand("run", fs, args)
+	if err != nil {
+		return o, err
+	}
+	o.command = cmd
+	fs.Visit(func(f *flag.Flag) { o.scrollbackSet = o.scrollbackSet || f.Name == "scrollback" })
+	switch {
+	case o.scrollback < 0 || o.scrollback > ptyhost.MaxScrollback:
+		return o, usagef("run", "--scrollback must be in 0..%d", ptyhost.MaxScrollback)
+	case o.ring < 0 || o.ring > ptyhost.MaxRingBytes:
+		return o, usagef("run", "--ring must be in 0..%d bytes", ptyhost.MaxRingBytes)
+	}
+	return o, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := parseRun(args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, err = io.WriteString(stdout, runHelp)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	fd, ok := fileFd(stdin)
+	if !ok || !isTerminal(fd) {
+		return &usageError{cmd: "run", msg: "stdin is not a terminal; to run a program headless use 'ptyhost exec -- CMD'"}
+	}
+	cols, rows, pxW, pxH, err := termSize(fd)
+	if err != nil {
+		cols, rows, pxW, pxH = 0, 0, 0, 0 // the host's default size
+	}
+	if o.size.set {
+		cols, rows, pxW, pxH = o.size.cols, o.size.rows, 0, 0
+	}
+	spec := ptyhost.Spec{
+		Command:    o.command,
+		Cols:       min(cols, ptyhost.MaxCols),
+		Rows:       min(rows, ptyhost.MaxRows),
+		RingBytes:  o.ring,
+		RecordPath: o.record,
+	}
+	if o.scrollbackSet {
+		spec.Scrollback = o.scrollback
+		if o.scrollback == 0 {
+			spec.Scrollback = -1 // the host's way of saying "none"
+		}
+	}
+	sess, err := ptyhost.Spawn(spec)
+	if err != nil {
+		return spawnProblem("run", o.command[0], err)
+	}
+	if pxW > 0 || pxH > 0 {
+		sess.Resize(spec.Cols, spec.Rows, min(pxW, ptyhost.MaxPixels), min(pxH, ptyhost.MaxPixels))
+	}
+	a := &attachment{fd: fd, out: stdout, sess: sess, fixedSize: o.size.set}
+	return a.run(ctx)
+}
+
+// attachment is one run: this terminal attached as the driver of sess.
+type attachment struct {
+	fd        int
+	out       io.Writer
+	sess      *ptyhost.Session
+	fixedSize bool
+
+	raw      *rawTerm
+	restored sync.Once
+	exit     attachwire.Exit
+	exited   bool
+}
+
+func (a *attachment) run(ctx context.Context) (err error) {
+	defer a.stopSession()
+	raw, err := makeRaw(a.fd)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	a.raw = raw
+	defer a.restore() // also runs while a panic unwinds this goroutine
+	att, err := attachDriver(a.sess)
+	if err != nil {
+		return fmt.Errorf("run: attach: %w", err)
+	}
+	defer att.Close()
+
+	pump, err := startInputPump(a.fd, func(p []byte) error {
+		_, err := att.WriteInput(p)
+		return err
+	}, a.guard)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	defer pump.Stop()
+	stopWinch := a.followResizes(att)
+	defer stopWinch()
+
+	if err := a.stream(ctx, att); err != nil {
+		return err
+	}
+	if a.exit.Code != 0 {
+		return &exitStatus{code: int(a.exit.Code)}
+	}
+	return nil
+}
+
+// stream paints frames until the Exit frame or ctx's end.
+func (a *attachment) stream(ctx context.Context, att driverAttach) error {
+	var buf []byte
+	for {
+		f, err := att.Next(ctx)
+		switch {
+		case err == io.EOF:
+			return nil
+		case ctx.Err() != nil:
+			return interrupted(ctx)
+		case err != nil:
+			return fmt.Errorf("run: %w", err)
+		}
+		buf = buf[:0]
+		switch f.Type {
+		case attachwire.TypeOutput:
+			buf = append(buf, f.Payload...)
+		case attachwire.TypeSnapshot:
+			snap, err := attachwire.DecodeSnapshot(f.Payload)
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			scr, err := snap.DecodeScreen()
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			buf = appendANSIScreen(buf, &scr)
+			buf = appendDriverModes(buf, &scr)
+		case attachwire.TypeExit:
+			if ex, err := attachwire.DecodeExit(f.Payload); err == nil {
+				a.exit, a.exited = ex, true
+			}
+		}
+		if len(buf) > 0 {
+			if _, err := a.out.Write(buf); err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+		}
+	}
+}
+
+// followResizes applies this terminal's size to the session on SIGWINCH,
+// unless --size fixed it. The returned function stops and joins it.
+func (a *attachment) followResizes(att driverAttach) func() {
+	if a.fixedSize {
+		return func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGWINCH)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer a.guard()
+		for {
+			select {
+			case <-ch:
+				if c, r, pw, ph, err := termSize(a.fd); err == nil {
+					att.Resize(min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows), min(pw, ptyhost.MaxPixels), min(ph, ptyhost.MaxPixels))
+				}
+			case <-done:
+				return
+			}
+		}
+	})
+	return func() {
+		signal.Stop(ch)
+		close(done)
+		wg.Wait()
+	}
+}
+
+// restore writes the restore trailer, drops what the terminal sent that
+// nobody read (late answers to queries), and leaves raw mode. Once.
+func (a *attachment) restore() {
+	a.restored.Do(func() {
+		io.WriteString(a.out, restoreTrailer)
+		flushInput(a.fd)
+		a.raw.Restore()
+	})
+}
+
+// guard restores the terminal if the calling goroutine panics, then lets
+// the panic continue.
+func (a *attachment) guard() {
+	if r := recover(); r != nil {
+		a.restore()
+		panic(r)
+	}
+}
+
+// stopSession ends the child if it is still running (ptyhost was
+// interrupted, or painting failed), bounded.
+func (a *attachment) stopSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), stopWatchdog)
+	defer cancel()
+	a.sess.Stop(ctx)
+}

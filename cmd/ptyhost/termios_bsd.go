@@ -1,0 +1,16 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGetTermios      = unix.TIOCGETA
+	ioctlSetTermiosDrain = unix.TIOCSETAW
+)
+
+// flushInput discards what the terminal on fd received but nobody read
+// (tcflush TCIFLUSH): the user's terminal's late answers to queries.
+func flushInput(fd int) error {
+	return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, unix.FREAD)
+}

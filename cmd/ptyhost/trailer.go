@@ -1,0 +1,17 @@
+package main
+
+// restoreTrailer puts a terminal back in a sane state after a session or a
+// replay, whatever the program left on (SANITIZER.md, lifecycle duties):
+// mouse tracking and its encodings, focus events, bracketed paste, the
+// deferred-reply and key-encoding switches (?2048, ?2031, kitty keyboard
+// flags popped, modifyOtherKeys reset), cursor keys and keypad back to
+// normal, the alternate screen left, the cursor shown in its default
+// shape, attributes, hyperlink and colors reset.
+const restoreTrailer = "" +
+	"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l" +
+	"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[?2031l" +
+	"\x1b[<u\x1b[>4m" +
+	"\x1b[?1l\x1b>" +
+	"\x1b[?1049l\x1b[?25h\x1b[0 q" +
+	"\x1b[0m\x1b]8;;\x1b\\" +
+	"\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\\x1b]112\x1b\\"
