@@ -1,0 +1,168 @@
+package termtest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Attrs are the cell attributes a Grid compares: the StyleBold, StyleItalic,
+// StyleUnderline, StyleReverse, StyleDim and StyleStrikethrough bits of
+// attachwire.Style (never StyleWideCont).
+type Attrs = attachwire.Style
+
+// attrMask selects the attributes a Grid keeps.
+const attrMask = attachwire.StyleBold | attachwire.StyleItalic | attachwire.StyleUnderline |
+	attachwire.StyleReverse | attachwire.StyleDim | attachwire.StyleStrikethrough
+
+// Cell is one grid position: Text is the grapheme shown there (" " for a
+// blank, "" for the continuation of a wide glyph).
+type Cell struct {
+	Text   string
+	Attrs  Attrs
+	Fg, Bg attachwire.Color
+}
+
+// Grid is a screen reduced to what two emulators can be compared on: text
+// per cell, attributes and colors, and the cursor. A Grid is a plain value.
+type Grid struct {
+	Cols, Rows int
+	// Cells holds Rows*Cols cells, row-major.
+	Cells []Cell
+	// CursorRow and CursorCol are 0-based; -1 when unknown.
+	CursorRow, CursorCol int
+}
+
+// NewGrid returns a blank grid with an unknown cursor.
+func NewGrid(cols, rows int) Grid {
+	g := Grid{Cols: cols, Rows: rows, Cells: make([]Cell, cols*rows), CursorRow: -1, CursorCol: -1}
+	for i := range g.Cells {
+		g.Cells[i].Text = " "
+	}
+	return g
+}
+
+// At returns the cell at row r, column c.
+func (g *Grid) At(r, c int) Cell { return g.Cells[r*g.Cols+c] }
+
+// Text returns the grid's text, one line per row, trailing blanks trimmed.
+func (g *Grid) Text() string {
+	var b strings.Builder
+	for r := range g.Rows {
+		var line strings.Builder
+		for c := range g.Cols {
+			line.WriteString(g.At(r, c).Text)
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FromScreen returns the grid of the active buffer of s, with its cursor.
+func FromScreen(s *attachwire.Screen) Grid {
+	cells := s.Primary
+	if s.Active == attachwire.BufferAlternate && s.Alt != nil {
+		cells = s.Alt
+	}
+	g := Grid{Cols: s.Cols, Rows: s.Rows, Cells: make([]Cell, len(cells)), CursorRow: s.CursorRow, CursorCol: s.CursorCol}
+	for i, c := range cells {
+		if c.Style&attachwire.StyleWideCont != 0 {
+			g.Cells[i] = Cell{Fg: c.Fg, Bg: c.Bg}
+			continue
+		}
+		g.Cells[i] = Cell{Text: c.Content, Attrs: c.Style & attrMask, Fg: c.Fg, Bg: c.Bg}
+	}
+	return g
+}
+
+// MaxDiffs is the number of differences Diff reports before summarising
+// the rest.
+const MaxDiffs = 20
+
+// Diff compares two grids and returns their differences, human-readable,
+// at most MaxDiffs of them plus a count of the rest; nil when they match.
+//
+// What it compares, chosen so that tmux's capture-pane normalisations make
+// no false differences:
+//   - sizes must match, then every cell's text;
+//   - continuation cells of wide glyphs compare equal to each other,
+//     whatever their attributes (tmux does not report them);
+//   - a blank cell (" ") compares only its background, reverse, underline
+//     and strikethrough (the attributes visible on a space); other cells
+//     compare every attribute and both colors;
+//   - colors compare as kind and value: an indexed color is the same
+//     whether it was set with SGR 31, 91 or 38;5;n (the parsers map all
+//     of them to an index), the default color is distinct from index 0;
+//   - the cursor compares only when both grids know it.
+func Diff(want, got Grid) []string {
+	if want.Cols != got.Cols || want.Rows != got.Rows || len(want.Cells) != len(got.Cells) {
+		return []string{fmt.Sprintf("size: want %dx%d, got %dx%d", want.Cols, want.Rows, got.Cols, got.Rows)}
+	}
+	var out []string
+	n := 0
+	add := func(s string) {
+		if n++; n <= MaxDiffs {
+			out = append(out, s)
+		}
+	}
+	if want.CursorRow >= 0 && got.CursorRow >= 0 && (want.CursorRow != got.CursorRow || want.CursorCol != got.CursorCol) {
+		add(fmt.Sprintf("cursor: want row %d col %d, got row %d col %d", want.CursorRow, want.CursorCol, got.CursorRow, got.CursorCol))
+	}
+	for i := range want.Cells {
+		w, g := want.Cells[i], got.Cells[i]
+		if !SameCell(w, g) {
+			add(fmt.Sprintf("r%dc%d: want %s, got %s", i/want.Cols, i%want.Cols, w, g))
+		}
+	}
+	if n > MaxDiffs {
+		out = append(out, fmt.Sprintf("... and %d more", n-MaxDiffs))
+	}
+	return out
+}
+
+// SameCell reports whether two cells compare equal under Diff's rules.
+func SameCell(a, b Cell) bool {
+	switch {
+	case a.Text != b.Text:
+		return false
+	case a.Text == "":
+		return true
+	case a.Text == " ":
+		const visible = attachwire.StyleReverse | attachwire.StyleUnderline | attachwire.StyleStrikethrough
+		return a.Bg == b.Bg && a.Attrs&visible == b.Attrs&visible
+	}
+	return a.Attrs == b.Attrs && a.Fg == b.Fg && a.Bg == b.Bg
+}
+
+// String describes a cell for Diff.
+func (c Cell) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q", c.Text)
+	for _, a := range []struct {
+		bit  attachwire.Style
+		name string
+	}{
+		{attachwire.StyleBold, "bold"}, {attachwire.StyleDim, "dim"}, {attachwire.StyleItalic, "italic"},
+		{attachwire.StyleUnderline, "underline"}, {attachwire.StyleReverse, "reverse"},
+		{attachwire.StyleStrikethrough, "strike"},
+	} {
+		if c.Attrs&a.bit != 0 {
+			b.WriteString(" " + a.name)
+		}
+	}
+	fmt.Fprintf(&b, " fg=%s bg=%s", colorName(c.Fg), colorName(c.Bg))
+	return b.String()
+}
+
+func colorName(c attachwire.Color) string {
+	switch c.Kind() {
+	case attachwire.ColorIndexed:
+		return fmt.Sprintf("%d", c.Index())
+	case attachwire.ColorRGB:
+		r, g, b := c.RGB()
+		return fmt.Sprintf("#%02x%02x%02x", r, g, b)
+	}
+	return "default"
+}
