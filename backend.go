@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/xvt"
 )
 
 // Backend selects the headless terminal implementation of a Session.
@@ -44,5 +45,9 @@ func (b Backend) constructor() (func(term.Options) (term.Terminal, error), error
 }
 
 func newXVT(o term.Options) (term.Terminal, error) {
-	return nil, fmt.Errorf("%w: terminal backend xvt is not available yet", ErrUnsupported)
+	t, err := xvt.New(o)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }

@@ -2,7 +2,6 @@ package ptyhost
 
 import (
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -16,28 +15,17 @@ import (
 // the Exit frame. Whatever such a process writes later is lost.
 const DrainGrace = 500 * time.Millisecond
 
-// exitPayload maps a wait status to the Exit payload: a normal exit carries
-// the code and no signal; a death by signal carries 128 + signum and the
-// signal's name. This is the only place the mapping is made.
+// exitPayload maps the child's wait status to the Exit payload, the one
+// place ptyhost does so: a normal exit carries the code and no signal; a
+// death by signal carries 128 + signum and the signal's name (attachwire
+// names every signal, real-time ones included).
 func exitPayload(ps *os.ProcessState) attachwire.Exit {
-	if ps == nil {
-		// Wait failed without a status (it cannot on a child we started
-		// ourselves); report the conventional "unknown failure".
-		return attachwire.Exit{Code: 255}
+	if ex, ok := attachwire.ExitFromProcessState(ps); ok {
+		return ex
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
-		return exitFromStatus(ws)
-	}
-	return attachwire.Exit{Code: uint32(ps.ExitCode())}
-}
-
-// exitFromStatus maps a wait status (of a process that has ended).
-func exitFromStatus(ws syscall.WaitStatus) attachwire.Exit {
-	if ws.Signaled() {
-		sig := ws.Signal()
-		return attachwire.Exit{Code: 128 + uint32(sig), Signal: signalName(sig)}
-	}
-	return attachwire.Exit{Code: uint32(ws.ExitStatus())}
+	// Wait failed without a termination status (it cannot for a child we
+	// started and reap ourselves): the conventional "unknown failure".
+	return attachwire.Exit{Code: 255}
 }
 
 // lifecycle owns the end of a session: it waits for the child, lets the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -144,3 +145,5 @@ func waitDone(tb testing.TB, s *Session) attachwire.Exit {
 	}
 	return ex
 }
+
+func fmtSscan(s string, args ...any) (int, error) { return fmt.Sscan(s, args...) }

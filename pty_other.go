@@ -22,5 +22,3 @@ func echoMode(*os.File) attachwire.EchoMode { return attachwire.EchoUnknown }
 func childAttrs() *syscall.SysProcAttr { return nil }
 
 func killGroup(int, syscall.Signal) error { return errPlatform }
-
-func signalName(sig syscall.Signal) string { return fmt.Sprintf("SIG%d", int(sig)) }

@@ -103,11 +103,3 @@ func childAttrs() *syscall.SysProcAttr {
 func killGroup(pid int, sig syscall.Signal) error {
 	return syscall.Kill(-pid, sig)
 }
-
-// signalName returns the conventional name of sig ("SIGKILL").
-func signalName(sig syscall.Signal) string {
-	if name := unix.SignalName(sig); name != "" {
-		return name
-	}
-	return fmt.Sprintf("SIG%d", int(sig))
-}

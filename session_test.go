@@ -1,7 +1,6 @@
 package ptyhost
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -59,8 +58,29 @@ func TestFlushBeforeExit(t *testing.T) {
 				if _, err := s.EmitMarker("m"); !errors.Is(err, ErrExited) {
 					t.Errorf("EmitMarker after exit: %v, want ErrExited", err)
 				}
-				_ = bytes.Contains
 			})
 		}
+	}
+}
+
+// TestExitSignals: a child killed by a signal exits with 128 + signum and
+// the signal's name, whichever the signal.
+func TestExitSignals(t *testing.T) {
+	sigs := []struct {
+		name string
+		num  uint32
+	}{
+		{"HUP", 1}, {"INT", 2}, {"QUIT", 3}, {"ABRT", 6}, {"KILL", 9}, {"USR1", 10},
+		{"SEGV", 11}, {"USR2", 12}, {"PIPE", 13}, {"ALRM", 14}, {"TERM", 15},
+	}
+	for _, sig := range sigs {
+		t.Run(sig.name, func(t *testing.T) {
+			// ulimit -c 0: no core file for QUIT, ABRT and SEGV.
+			s := start(t, Spec{Command: []string{"sh", "-c", "ulimit -c 0; kill -s " + sig.name + " $$"}}, newFakeTerm)
+			want := attachwire.Exit{Code: 128 + sig.num, Signal: "SIG" + sig.name}
+			if ex := waitDone(t, s); ex != want {
+				t.Fatalf("exit = %+v, want %+v", ex, want)
+			}
+		})
 	}
 }

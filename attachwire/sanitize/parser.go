@@ -50,11 +50,66 @@ func (s *Sanitizer) Append(dst, p []byte) []byte {
 				p = p[n:]
 				continue
 			}
+			if len(p) > 2 && p[0] == esc && p[1] == '[' {
+				var n int
+				if dst, n = s.csiRun(dst, p); n > 0 {
+					p = p[n:]
+					continue
+				}
+			}
 		}
 		dst = s.byte(dst, p[0])
 		p = p[1:]
 	}
 	return dst
+}
+
+// csiRun is a fast path for the common case of a complete, plain control
+// sequence at the start of p, which begins with ESC [: an optional private
+// marker, parameter bytes, at most one intermediate byte and a final byte,
+// within the caps. It parses and dispatches the sequence exactly as the
+// byte-at-a-time path would, and returns the bytes consumed, or 0 (with
+// nothing changed but scratch fields enterCSI resets) for anything else.
+func (s *Sanitizer) csiRun(dst, p []byte) ([]byte, int) {
+	s.enterCSI()
+	s.state = stGround
+	end := min(len(p), s.opt.MaxCSIBytes)
+	i := 2
+	if i < end && p[i] >= '<' && p[i] <= '?' {
+		s.prefix = p[i]
+		i++
+	}
+	for ; i < end; i++ {
+		b := p[i]
+		switch {
+		case b >= '0' && b <= '9':
+			if s.nfield == 0 {
+				s.nfield, s.fields[0] = 1, -1
+			}
+			v := max(s.fields[s.nfield-1], 0)*10 + int32(b-'0')
+			s.fields[s.nfield-1] = min(v, 99999)
+		case b == ';' || b == ':':
+			if s.nfield == 0 {
+				s.nfield, s.fields[0] = 1, -1
+			}
+			if s.nfield == len(s.fields) {
+				return dst, 0
+			}
+			s.fields[s.nfield], s.seps[s.nfield] = -1, b
+			s.nfield++
+			s.colon = s.colon || b == ':'
+		case b >= 0x20 && b < 0x30 && s.ninter == 0:
+			s.inter, s.ninter = b, 1
+		case b >= 0x40 && b < del:
+			return s.csiDispatch(dst, b), i + 1
+		default:
+			return dst, 0
+		}
+		if s.ninter > 0 && b >= 0x30 {
+			return dst, 0 // parameter byte after an intermediate
+		}
+	}
+	return dst, 0 // incomplete here, or over the length cap
 }
 
 // byte runs one input byte through the UTF-8 decoder and hands what it

@@ -88,6 +88,14 @@ func unsafeLanes(x uint64) uint64 {
 func textRun(p []byte) int {
 	i := 0
 	for i < len(p) {
+		for i+16 <= len(p) {
+			q := p[i : i+16]
+			a, b := binary.LittleEndian.Uint64(q), binary.LittleEndian.Uint64(q[8:])
+			if unsafeLanes(a)|unsafeLanes(b) != 0 {
+				break
+			}
+			i += 16
+		}
 		for i+8 <= len(p) {
 			m := unsafeLanes(binary.LittleEndian.Uint64(p[i:]))
 			if m != 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"os"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -13,13 +12,8 @@ import (
 type framesFile struct {
 	f   *os.File
 	bw  *bufio.Writer
-	enc frameEncoder
+	enc *attachwire.FileWriter
 	err error
-}
-
-// frameEncoder is the frames-file container writer from attachwire.
-type frameEncoder interface {
-	WriteFrame(attachwire.Frame) error
 }
 
 // openFramesFile creates path; "" means no frames file.
@@ -27,28 +21,12 @@ func openFramesFile(path string) (*framesFile, error) {
 	if path == "" {
 		return nil, nil
 	}
-	enc, err := newFrameEncoder(nil)
-	if err != nil {
-		return nil, err
-	}
-	_ = enc
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	ff := &framesFile{f: f, bw: bufio.NewWriterSize(f, 64<<10)}
-	if ff.enc, err = newFrameEncoder(ff.bw); err != nil {
-		f.Close()
-		os.Remove(path)
-		return nil, err
-	}
-	return ff, nil
-}
-
-var errNoFramesFile = errors.New("the frames file writer is not available in this build yet")
-
-func newFrameEncoder(w *bufio.Writer) (frameEncoder, error) {
-	return nil, errNoFramesFile
+	bw := bufio.NewWriterSize(f, 64<<10)
+	return &framesFile{f: f, bw: bw, enc: attachwire.NewFileWriter(bw)}, nil
 }
 
 // write appends one frame; the first error sticks.

@@ -19,6 +19,7 @@ import (
 // child, as it does for ptyhost.
 func bareCat(ctx context.Context, cfg config, wl workload) (sample, error) {
 	cmd := exec.CommandContext(ctx, "cat", wl.path)
+	cpu0 := selfCPU()
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cfg.cols), Rows: uint16(cfg.rows)})
 	if err != nil {
@@ -27,6 +28,7 @@ func bareCat(ctx context.Context, cfg config, wl workload) (sample, error) {
 	n, rerr := drainMaster(f)
 	werr := cmd.Wait()
 	elapsed := time.Since(start)
+	cpu := selfCPU() - cpu0
 	f.Close()
 	switch {
 	case rerr != nil:
@@ -36,7 +38,7 @@ func bareCat(ctx context.Context, cfg config, wl workload) (sample, error) {
 	case n != int64(wl.ttyBytes):
 		return sample{}, fmt.Errorf("bare: read %d bytes, want %d", n, wl.ttyBytes)
 	}
-	return throughput(wl.size, elapsed), nil
+	return throughput(wl.size, elapsed, cpu), nil
 }
 
 // drainMaster reads f to its end. Linux reports the end of a PTY (the last
@@ -56,7 +58,13 @@ func drainMaster(f *os.File) (int64, error) {
 	}
 }
 
-// throughput turns bytes and elapsed time into a sample in MiB/s.
-func throughput(bytes int, elapsed time.Duration) sample {
-	return sample{value: float64(bytes) / (1 << 20) / elapsed.Seconds()}
+// throughput turns bytes, elapsed wall-clock time and the host process's
+// CPU time into a sample.
+func throughput(bytes int, elapsed, cpu time.Duration) sample {
+	mib := float64(bytes) / (1 << 20)
+	s := sample{value: mib / elapsed.Seconds()}
+	if cpu > 0 {
+		s.cpu = mib / cpu.Seconds()
+	}
+	return s
 }

@@ -14,7 +14,8 @@ import (
 // nodeHost runs bench/node/drain.js: node-pty spawns `cat FILE`, every chunk
 // goes into a headless xterm.js Terminal, and the clock stops when xterm.js
 // has parsed the last byte. drain.js times itself from just before the spawn,
-// so node's own start-up and module loading are not counted.
+// so node's own start-up and module loading are not counted; its CPU time is
+// node's process.cpuUsage() over the same span (all of node's threads).
 type nodeHost struct {
 	node   string
 	script string
@@ -53,6 +54,7 @@ func (h *nodeHost) run(ctx context.Context, cfg config, wl workload) (sample, er
 	}
 	var r struct {
 		ElapsedNS int64 `json:"elapsed_ns"`
+		CPUNS     int64 `json:"cpu_ns"`
 		Bytes     int   `json:"bytes"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -61,7 +63,7 @@ func (h *nodeHost) run(ctx context.Context, cfg config, wl workload) (sample, er
 	if r.Bytes != wl.ttyBytes {
 		return sample{}, fmt.Errorf("node: read %d bytes, want %d", r.Bytes, wl.ttyBytes)
 	}
-	return throughput(wl.size, time.Duration(r.ElapsedNS)), nil
+	return throughput(wl.size, time.Duration(r.ElapsedNS), time.Duration(r.CPUNS)), nil
 }
 
 // firstLines returns at most n lines of b, trimmed, for error messages.

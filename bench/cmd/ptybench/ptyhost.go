@@ -106,6 +106,7 @@ func stopSession(ctx context.Context, s *ptyhost.Session) error {
 func ptyhostCat(ctx context.Context, cfg config, wl workload, b ptyhost.Backend, nsubs int) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	cpu0 := selfCPU()
 	start := time.Now()
 	s, err := ptyhost.Spawn(spec(cfg, b, "cat", wl.path))
 	if err != nil {
@@ -132,10 +133,11 @@ func ptyhostCat(ctx context.Context, cfg config, wl workload, b ptyhost.Backend,
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := selfCPU() - cpu0
 	if err := errors.Join(errs...); err != nil {
 		return sample{}, err
 	}
-	return throughput(wl.size, elapsed), nil
+	return throughput(wl.size, elapsed, cpu), nil
 }
 
 // consume reads sub to its end and checks the Output byte count.

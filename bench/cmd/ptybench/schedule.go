@@ -162,6 +162,9 @@ func ratio(s, base sample) sample {
 	if base.p99 > 0 {
 		r.p99 = s.p99 / base.p99
 	}
+	if base.cpu > 0 {
+		r.cpu = s.cpu / base.cpu
+	}
 	return r
 }
 
@@ -169,5 +172,5 @@ func formatSample(k kind, s sample) string {
 	if k == latencyKind {
 		return fmt.Sprintf("p50 %.0f µs, p99 %.0f µs", s.value, s.p99)
 	}
-	return fmt.Sprintf("%.2f MiB/s", s.value)
+	return fmt.Sprintf("%.2f MiB/s, %.1f MiB/cpu-s", s.value, s.cpu)
 }

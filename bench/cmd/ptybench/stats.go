@@ -7,11 +7,15 @@ import (
 
 // sample is one measurement of one case.
 type sample struct {
-	// value is MiB/s for throughput cases and the p50 in µs for latency
-	// cases.
+	// value is MiB/s of wall-clock time for throughput cases and the p50
+	// in µs for latency cases.
 	value float64
 	// p99 is the p99 in µs for latency cases, 0 otherwise.
 	p99 float64
+	// cpu is, for throughput cases, MiB per CPU-second spent by the host
+	// process (the one that reads the PTY and emulates; not `cat`). It
+	// moves much less than wall time when the machine is shared.
+	cpu float64
 }
 
 // latencySample summarizes one batch of round trips.
@@ -51,10 +55,23 @@ func median(xs []float64) float64 {
 
 // medianSample takes the median of each field separately.
 func medianSample(ss []sample) sample {
-	v := make([]float64, len(ss))
-	p := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i], p[i] = s.value, s.p99
+	return sample{
+		value: median(values(ss, fieldValue)),
+		p99:   median(values(ss, fieldP99)),
+		cpu:   median(values(ss, fieldCPU)),
 	}
-	return sample{value: median(v), p99: median(p)}
+}
+
+// Field selectors for values.
+func fieldValue(s sample) float64 { return s.value }
+func fieldP99(s sample) float64   { return s.p99 }
+func fieldCPU(s sample) float64   { return s.cpu }
+
+// values picks one field out of every sample.
+func values(ss []sample, field func(sample) float64) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = field(s)
+	}
+	return out
 }

@@ -22,6 +22,7 @@ import (
 // the server has read and parsed into its grid everything cat wrote except
 // at most one PTY buffer (a few KiB). No client is attached, so nothing is
 // redrawn to a terminal: this is tmux's emulation cost, as ptyhost's is.
+// The CPU time is the server process's over the same span.
 type tmuxHost struct {
 	bin    string
 	socket string
@@ -67,6 +68,14 @@ func (t *tmuxHost) run(ctx context.Context, cfg config, wl workload) (sample, er
 	if err := t.tmux(ctx, "wait-for", "ready"); err != nil {
 		return sample{}, err
 	}
+	pid, err := t.serverPID(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	cpu0, err := procCPU(pid)
+	if err != nil {
+		return sample{}, err
+	}
 	start := time.Now()
 	if err := t.tmux(ctx, "wait-for", "-S", "go"); err != nil {
 		return sample{}, err
@@ -74,7 +83,21 @@ func (t *tmuxHost) run(ctx context.Context, cfg config, wl workload) (sample, er
 	if err := t.tmux(ctx, "wait-for", "done"); err != nil {
 		return sample{}, err
 	}
-	return throughput(wl.size, time.Since(start)), nil
+	elapsed := time.Since(start)
+	cpu1, err := procCPU(pid)
+	if err != nil {
+		return sample{}, err
+	}
+	return throughput(wl.size, elapsed, cpu1-cpu0), nil
+}
+
+// serverPID asks the private server for its process ID.
+func (t *tmuxHost) serverPID(ctx context.Context) (int, error) {
+	out, err := t.cmd(ctx, "display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		return 0, fmt.Errorf("tmux display-message: %w", err)
+	}
+	return strconv.Atoi(string(bytes.TrimSpace(out)))
 }
 
 // kill ends this harness's private tmux server, if it is running.

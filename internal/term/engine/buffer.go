@@ -23,14 +23,17 @@ type buffer struct {
 	cols, rows int
 	// scratch holds row headers while a scroll region is rotated.
 	scratch []line
+	// blank is a row of default blanks: clearing copies it (a memmove).
+	blank []cell
 }
 
 func newBuffer(cols, rows int) *buffer {
 	b := &buffer{cols: cols, rows: rows, lines: make([]line, rows), scratch: make([]line, rows)}
-	backing := make([]cell, cols*rows)
+	backing := make([]cell, cols*(rows+1))
 	for i := range backing {
 		backing[i] = cell{c: ' '}
 	}
+	b.blank = backing[cols*rows:]
 	for i := range b.lines {
 		b.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
 	}
@@ -56,10 +59,19 @@ func fill(cells []cell, c cell) {
 	}
 }
 
+// fillBlank blanks cells in background bg.
+func (b *buffer) fillBlank(cells []cell, bg attachwire.Color) {
+	if bg == 0 && len(cells) <= len(b.blank) {
+		copy(cells, b.blank)
+		return
+	}
+	fill(cells, blankCell(bg))
+}
+
 // clear blanks every row.
 func (b *buffer) clear(bg attachwire.Color) {
 	for i := range b.lines {
-		fill(b.lines[i].cells, blankCell(bg))
+		b.fillBlank(b.lines[i].cells, bg)
 		b.lines[i].wrapped = false
 	}
 }
@@ -91,7 +103,7 @@ func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
 	}
 	splitWide(row, from)
 	splitWide(row, to)
-	fill(row[from:to], blankCell(bg))
+	b.fillBlank(row[from:to], bg)
 }
 
 // scrollUp moves rows top..bot (inclusive) up by n, blanking the n rows
@@ -106,9 +118,9 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 		for range n {
 			l := &b.lines[b.top]
 			if sb != nil {
-				sb.push(l.cells, l.wrapped, ct)
+				l.cells = sb.push(l.cells, l.wrapped, ct)
 			}
-			fill(l.cells, blankCell(bg))
+			b.fillBlank(l.cells, bg)
 			l.wrapped = false
 			b.top++
 			if b.top == b.rows {
@@ -120,9 +132,9 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 	for i := range n {
 		l := b.line(top + i)
 		if sb != nil {
-			sb.push(l.cells, l.wrapped, ct)
+			l.cells = sb.push(l.cells, l.wrapped, ct)
 		}
-		fill(l.cells, blankCell(bg))
+		b.fillBlank(l.cells, bg)
 		l.wrapped = false
 	}
 	b.rotate(top, bot, n)
@@ -139,7 +151,7 @@ func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {
 	h := bot - top + 1
 	for i := range n {
 		l := b.line(bot - i)
-		fill(l.cells, blankCell(bg))
+		b.fillBlank(l.cells, bg)
 		l.wrapped = false
 	}
 	if top == 0 && bot == b.rows-1 {

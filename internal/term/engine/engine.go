@@ -77,12 +77,12 @@ type savedCursor struct {
 
 // modes are the terminal modes that do not travel with DECSC.
 type modes struct {
-	insert, autowrap, cursorVisible        bool
-	appCursor, appKeypad, bracketedPaste   bool
-	focus, cursorBlink, reverse, sync      bool
-	mouse                                  attachwire.MouseProto // tracking nibble, 0 off
-	mouseUTF8, mouseSGR, mouseURXVT        bool
-	cursorStyle                            int // DECSCUSR Ps, 0-6
+	insert, autowrap, cursorVisible      bool
+	appCursor, appKeypad, bracketedPaste bool
+	focus, cursorBlink, reverse, sync    bool
+	mouse                                attachwire.MouseProto // tracking nibble, 0 off
+	mouseUTF8, mouseSGR, mouseURXVT      bool
+	cursorStyle                          int // DECSCUSR Ps, 0-6
 }
 
 // New returns an engine of opts.Cols × opts.Rows (each at least 1 and

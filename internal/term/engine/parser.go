@@ -77,14 +77,56 @@ func (e *Engine) Write(b []byte) {
 	p := &e.p
 	for i := 0; i < len(b); {
 		c := b[i]
-		if p.state == stGround && p.utfNeed == 0 && c-0x20 < 0x5f {
-			j := i + 1
-			for j < len(b) && b[j]-0x20 < 0x5f {
-				j++
+		// Fast paths for the common cases; everything else takes byte.
+		switch p.state {
+		case stGround:
+			if p.utfNeed != 0 {
+				break
 			}
-			e.printASCII(b[i:j])
-			i = j
-			continue
+			if c-0x20 < 0x5f {
+				j := i + 1
+				for j < len(b) && b[j]-0x20 < 0x5f {
+					j++
+				}
+				e.printASCII(b[i:j])
+				i = j
+				continue
+			}
+			switch c {
+			case '\r':
+				e.cur.col = 0
+				e.cur.wrapPending = false
+				e.work++
+				i++
+				continue
+			case '\n':
+				e.cur.wrapPending = false
+				e.index()
+				e.work++
+				i++
+				continue
+			case 0x1B:
+				e.clearSeq(stEscape)
+				e.work++
+				i++
+				continue
+			}
+		case stEscape:
+			if c == '[' {
+				e.clearSeq(stCSIEntry)
+				e.work++
+				i++
+				continue
+			}
+		case stCSIParam:
+			if c-'0' < 10 && p.hasParam && p.seqLen < maxCSILen {
+				v := &p.params[p.nparams-1]
+				*v = min(*v*10+int32(c-'0'), maxParamVal)
+				p.seqLen++
+				e.work++
+				i++
+				continue
+			}
 		}
 		e.byte(c)
 		i++

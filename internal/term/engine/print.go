@@ -159,36 +159,40 @@ func (e *Engine) collectClusters() {
 	}
 	clear(t.index)
 	remap := make(map[uint32]uint32)
-	for _, b := range [...]*buffer{e.prim, e.alt} {
-		if b == nil {
-			continue
+	mark := func(cells []cell) {
+		e.work += uint64(len(cells))
+		for j := range cells {
+			c := &cells[j]
+			if c.c&clusterBit == 0 {
+				continue
+			}
+			k := c.c & runeMask
+			nk, ok := remap[k]
+			if !ok {
+				s := " "
+				if int(k) < len(old) {
+					s = old[k]
+				}
+				nk = uint32(len(t.strs))
+				t.strs = append(t.strs, s)
+				t.index[s] = nk
+				remap[k] = nk
+			}
+			c.c = c.c&^runeMask | nk
 		}
-		for i := range b.lines {
-			cells := b.lines[i].cells
-			e.work += uint64(len(cells))
-			for j := range cells {
-				c := &cells[j]
-				if c.c&clusterBit == 0 {
-					continue
-				}
-				k := c.c & runeMask
-				nk, ok := remap[k]
-				if !ok {
-					s := " "
-					if int(k) < len(old) {
-						s = old[k]
-					}
-					nk = uint32(len(t.strs))
-					t.strs = append(t.strs, s)
-					t.index[s] = nk
-					remap[k] = nk
-				}
-				c.c = c.c&^runeMask | nk
+	}
+	for _, b := range [...]*buffer{e.prim, e.alt} {
+		if b != nil {
+			for i := range b.lines {
+				mark(b.lines[i].cells)
 			}
 		}
+	}
+	for i := range e.sb.rawN {
+		mark(e.sb.raw[ringIndex(e.sb.rawStart, i, len(e.sb.raw))])
 	}
 	t.next = 2*len(t.strs) + e.clusterBudget()
 }
 
 // clusterBudget is the table growth allowed between collections.
-func (e *Engine) clusterBudget() int { return 256 + e.cols*e.rows/4 }
+func (e *Engine) clusterBudget() int { return 256 + e.cols*(e.rows+e.sb.rawMax())/4 }

@@ -63,7 +63,7 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 		}
 		for i := range excess {
 			l := old.line(i)
-			e.sb.push(l.cells, l.wrapped, &e.ct)
+			l.cells = e.sb.push(l.cells, l.wrapped, &e.ct)
 		}
 		shift = -excess
 	case rows > old.rows:
@@ -71,10 +71,14 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 	}
 	nb := newBuffer(cols, rows)
 	for i := range shift {
-		l, _ := e.sb.popNewest()
+		cells, enc, wrapped, _ := e.sb.popNewest()
 		dst := nb.line(shift - 1 - i)
-		e.cellsFromLine(dst.cells, l.b)
-		dst.wrapped = l.wrapped
+		if cells != nil {
+			copyRow(dst, &line{cells: cells, wrapped: wrapped})
+		} else {
+			e.cellsFromLine(dst.cells, enc)
+			dst.wrapped = wrapped
+		}
 	}
 	for r := range rows {
 		src := r - max(shift, 0) - min(shift, 0)

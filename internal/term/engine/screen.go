@@ -43,7 +43,20 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 	}
 	dst.Scrollback = dst.Scrollback[:n]
 	for i := range n {
-		dst.Scrollback[i] = decodeLine(dst.Scrollback[i][:0], e.sb.at(i).b)
+		cells, enc, _ := e.sb.line(i)
+		if cells == nil {
+			dst.Scrollback[i] = decodeLine(dst.Scrollback[i][:0], enc)
+			continue
+		}
+		end := len(cells)
+		for end > 0 && cells[end-1] == (cell{c: ' '}) {
+			end--
+		}
+		out := dst.Scrollback[i][:0]
+		for _, c := range cells[:end] {
+			out = append(out, e.screenCell(c, ""))
+		}
+		dst.Scrollback[i] = out
 	}
 }
 

@@ -28,71 +28,135 @@ type sbLine struct {
 	wrapped bool
 }
 
-// scrollback is a bounded ring of encoded lines, oldest first. Once full,
-// pushing reuses the oldest line's buffer.
+// rawLines is how many of the newest scrollback lines are kept as cells.
+// A line scrolling off the screen swaps its row buffer with the oldest
+// raw line's (O(1)); only lines older than this are encoded, so a host
+// with a short scrollback never encodes at all.
+const rawLines = 256
+
+// scrollback is a bounded ring of lines, oldest first: the newest (up to
+// rawLines) as cell rows, the older ones encoded. Buffers are reused once
+// the rings are full.
 type scrollback struct {
-	lines    []sbLine
-	start, n int
-	max      int
-	tmp      []byte
+	max int // lines kept in all
+
+	raw        [][]cell // ring of the newest lines
+	rawWrapped []bool
+	rawStart   int
+	rawN       int
+
+	enc      []sbLine // ring of the older lines, encoded
+	encStart int
+	encN     int
+
+	tmp []byte
 }
 
-func (s *scrollback) len() int { return s.n }
+func (s *scrollback) len() int { return s.encN + s.rawN }
 
-// at returns the i-th line, oldest first.
-func (s *scrollback) at(i int) *sbLine {
-	j := s.start + i
-	if j >= len(s.lines) {
-		j -= len(s.lines)
+func (s *scrollback) rawMax() int { return min(s.max, rawLines) }
+
+func ringIndex(start, i, n int) int {
+	j := start + i
+	if j >= n {
+		j -= n
 	}
-	return &s.lines[j]
+	return j
+}
+
+// line returns the i-th line, oldest first: either its cells or its
+// encoded bytes.
+func (s *scrollback) line(i int) (cells []cell, enc []byte, wrapped bool) {
+	if i < s.encN {
+		l := &s.enc[ringIndex(s.encStart, i, len(s.enc))]
+		return nil, l.b, l.wrapped
+	}
+	j := ringIndex(s.rawStart, i-s.encN, len(s.raw))
+	return s.raw[j], nil, s.rawWrapped[j]
 }
 
 func (s *scrollback) reset() {
-	for i := range s.lines {
-		s.lines[i].b = s.lines[i].b[:0]
+	for i := range s.enc {
+		s.enc[i].b = s.enc[i].b[:0]
 	}
-	s.start, s.n = 0, 0
+	s.encStart, s.encN = 0, 0
+	s.rawStart, s.rawN = 0, 0
 }
 
-// push appends a line, evicting the oldest one when full.
-func (s *scrollback) push(cells []cell, wrapped bool, ct *clusters) {
-	if s.max <= 0 {
+// push appends a screen row and returns the buffer the screen takes in
+// its place (same length, contents undefined): the row's own buffer when
+// nothing is kept, else a recycled or new one.
+func (s *scrollback) push(cells []cell, wrapped bool, ct *clusters) []cell {
+	rm := s.rawMax()
+	if rm <= 0 {
+		return cells
+	}
+	var slot int
+	switch {
+	case s.rawN < len(s.raw):
+		slot = ringIndex(s.rawStart, s.rawN, len(s.raw))
+		s.rawN++
+	case s.rawN < rm:
+		s.raw = append(s.raw, nil)
+		s.rawWrapped = append(s.rawWrapped, false)
+		slot = len(s.raw) - 1
+		s.rawN++
+	default:
+		// Full: the oldest raw line is encoded (or dropped) and its
+		// buffer recycled.
+		slot = s.rawStart
+		s.pushEncoded(s.raw[slot], s.rawWrapped[slot], ct)
+		s.rawStart = ringIndex(s.rawStart, 1, len(s.raw))
+	}
+	old := s.raw[slot]
+	s.raw[slot], s.rawWrapped[slot] = cells, wrapped
+	if len(old) != len(cells) {
+		old = make([]cell, len(cells))
+	}
+	return old
+}
+
+// pushEncoded appends an encoded line to the older ring, evicting the
+// oldest when full.
+func (s *scrollback) pushEncoded(cells []cell, wrapped bool, ct *clusters) {
+	em := s.max - s.rawMax()
+	if em <= 0 {
 		return
 	}
 	s.tmp = encodeLine(s.tmp[:0], cells, ct)
-	var slot *sbLine
+	var l *sbLine
 	switch {
-	case s.n < len(s.lines):
-		slot = s.at(s.n)
-		s.n++
-	case s.n < s.max:
-		s.lines = append(s.lines, sbLine{})
-		slot = &s.lines[len(s.lines)-1]
-		s.n++
+	case s.encN < len(s.enc):
+		l = &s.enc[ringIndex(s.encStart, s.encN, len(s.enc))]
+		s.encN++
+	case s.encN < em:
+		s.enc = append(s.enc, sbLine{})
+		l = &s.enc[len(s.enc)-1]
+		s.encN++
 	default:
-		slot = &s.lines[s.start]
-		s.start++
-		if s.start == len(s.lines) {
-			s.start = 0
-		}
+		l = &s.enc[s.encStart]
+		s.encStart = ringIndex(s.encStart, 1, len(s.enc))
 	}
-	if cap(slot.b) < len(s.tmp) {
-		// Round up so that a reused slot rarely has to grow again.
-		slot.b = make([]byte, 0, (len(s.tmp)+31)&^31)
+	if cap(l.b) < len(s.tmp) {
+		l.b = make([]byte, 0, len(s.tmp))
 	}
-	slot.b = append(slot.b[:0], s.tmp...)
-	slot.wrapped = wrapped
+	l.b = append(l.b[:0], s.tmp...)
+	l.wrapped = wrapped
 }
 
-// popNewest removes and returns the newest line's bytes (valid until the
-// next push) for a resize that pulls history back onto the screen.
-func (s *scrollback) popNewest() (sbLine, bool) {
-	if s.n == 0 {
-		return sbLine{}, false
+// popNewest removes the newest line and returns it (valid until the next
+// push), for a resize that pulls history back onto the screen.
+func (s *scrollback) popNewest() (cells []cell, enc []byte, wrapped bool, ok bool) {
+	if s.len() == 0 {
+		return nil, nil, false, false
 	}
-	s.n--
-	return *s.at(s.n), true
+	cells, enc, wrapped = s.line(s.len() - 1)
+	if s.rawN > 0 {
+		s.rawN--
+	} else {
+		s.encN--
+	}
+	return cells, enc, wrapped, true
 }
 
 func appendColor(dst []byte, c attachwire.Color) []byte {

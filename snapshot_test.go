@@ -1,0 +1,171 @@
+package ptyhost
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+func TestInputResizeMarker(t *testing.T) {
+	for _, bc := range backends(t) {
+		t.Run(bc.name, func(t *testing.T) {
+			s := start(t, Spec{Command: []string{"sh", "-c", "stty size; read x; stty size"}, Cols: 90, Rows: 20}, bc.newTerm)
+			sub, err := s.Subscribe(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitOutput(t, sub, "20 90")
+			seq, err := s.Resize(100, 30, 800, 600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cols, rows := s.Size(); cols != 100 || rows != 30 {
+				t.Errorf("Size = %dx%d after Resize", cols, rows)
+			}
+			mseq, err := s.EmitMarker("mark \xff")
+			if err != nil || mseq != seq+1 {
+				t.Fatalf("EmitMarker = %d, %v; want seq %d", mseq, err, seq+1)
+			}
+			if _, err := s.EmitMarker(strings.Repeat("x", MaxMarkerLabel+1)); err == nil {
+				t.Error("EmitMarker accepted an oversized label")
+			}
+			for _, bad := range [][4]int{{0, 30, 0, 0}, {100, 0, 0, 0}, {MaxCols + 1, 30, 0, 0}, {100, MaxRows + 1, 0, 0}, {100, 30, -1, 0}, {100, 30, 0, MaxPixels + 1}} {
+				if _, err := s.Resize(bad[0], bad[1], bad[2], bad[3]); !errors.Is(err, ErrBadGeometry) {
+					t.Errorf("Resize%v: %v, want ErrBadGeometry", bad, err)
+				}
+			}
+			if _, err := s.WriteInput([]byte("\n")); err != nil {
+				t.Fatal(err)
+			}
+			var resize, marker bool
+			frames := collect(t, sub)
+			if out := output(frames); !strings.Contains(string(out), "30 100") {
+				t.Errorf("child did not see the new size: %q", out)
+			}
+			for _, f := range frames {
+				switch {
+				case f.Seq == seq:
+					r, err := attachwire.DecodeResize(f.Payload)
+					resize = err == nil && f.Type == attachwire.TypeResize && r == attachwire.Resize{Cols: 100, Rows: 30, PxWidth: 800, PxHeight: 600}
+				case f.Seq == mseq:
+					m, err := attachwire.DecodeMarker(f.Payload)
+					marker = err == nil && f.Type == attachwire.TypeMarker && m.Label == "mark \uFFFD"
+				}
+			}
+			if !resize || !marker {
+				t.Errorf("resize frame ok=%v, marker frame ok=%v", resize, marker)
+			}
+			scr, _, _ := s.Snapshot()
+			if scr.Cols != 100 || scr.Rows != 30 {
+				t.Errorf("final screen %dx%d", scr.Cols, scr.Rows)
+			}
+		})
+	}
+}
+
+func TestSnapshotEchoAndEpoch(t *testing.T) {
+	s := start(t, Spec{Command: []string{"sh", "-c", "read x; stty -echo; echo off; read x"}, Epoch: 42}, newFakeTerm)
+	scr, _, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scr.Echo != attachwire.EchoOn || scr.Epoch != 42 {
+		t.Fatalf("echo %v epoch %d, want on and 42", scr.Echo, scr.Epoch)
+	}
+	sub, err := s.Subscribe(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WriteInput([]byte("\n"))
+	waitOutput(t, sub, "off")
+	if scr, _, _ = s.Snapshot(); scr.Echo != attachwire.EchoOff {
+		t.Fatalf("echo %v after stty -echo, want off", scr.Echo)
+	}
+}
+
+func TestEmitSnapshotSeqs(t *testing.T) {
+	for _, bc := range backends(t) {
+		t.Run(bc.name, func(t *testing.T) {
+			s := start(t, Spec{Command: []string{"sh", "-c", "printf 'hello\\033[31m red'; read x"}, Epoch: 7}, bc.newTerm)
+			sub, err := s.Subscribe(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitOutput(t, sub, "red")
+			f, err := s.EmitSnapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := decodeSnapshot(t, f)
+			if f.Seq == 0 || snap.AtSeq != f.Seq-1 {
+				t.Fatalf("in-stream snapshot seq %d atSeq %d", f.Seq, snap.AtSeq)
+			}
+			scr, at, _ := s.Snapshot()
+			if at != f.Seq {
+				t.Fatalf("Snapshot atSeq %d, want %d (the snapshot frame)", at, f.Seq)
+			}
+			if bc.name != "fake" && !strings.Contains(screenText(scr), "hello red") {
+				t.Errorf("screen text %q lacks the output", screenText(scr))
+			}
+			s.WriteInput([]byte("\n"))
+			frames := collect(t, sub)
+			exitSeq := frames[len(frames)-1].Seq
+			post, err := s.EmitSnapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			psnap := decodeSnapshot(t, post)
+			if post.Seq != 0 || post.RelTime != 0 || psnap.AtSeq != exitSeq {
+				t.Fatalf("post-exit snapshot seq %d rel %d atSeq %d, want 0 0 %d", post.Seq, post.RelTime, psnap.AtSeq, exitSeq)
+			}
+			if _, _, _, head := s.ring.stats(); head != exitSeq {
+				t.Fatalf("post-exit snapshot went into the ring: head %d, exit %d", head, exitSeq)
+			}
+			pscr, err := psnap.DecodeScreen()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pscr.Epoch != 7 {
+				t.Errorf("epoch %d", pscr.Epoch)
+			}
+			if _, at, _ := s.Snapshot(); at != exitSeq {
+				t.Errorf("Snapshot after exit atSeq %d, want %d", at, exitSeq)
+			}
+			// Resync building block: snapshot at N, subscription from N+1.
+			_, at, rsub, err := s.snapshotAndSubscribe()
+			if err != nil || at != exitSeq || rsub.NextSeq() != exitSeq+1 {
+				t.Fatalf("snapshotAndSubscribe = %d, %v", at, err)
+			}
+			if _, err := rsub.Next(context.Background()); err == nil {
+				t.Fatal("resync subscription after exit yielded a frame")
+			}
+		})
+	}
+}
+
+func decodeSnapshot(tb testing.TB, f attachwire.Frame) attachwire.Snapshot {
+	tb.Helper()
+	if f.Type != attachwire.TypeSnapshot {
+		tb.Fatalf("frame type %v, want Snapshot", f.Type)
+	}
+	snap, err := attachwire.DecodeSnapshot(f.Payload)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return snap
+}
+
+// screenText returns the primary grid's text, rows joined by newlines.
+func screenText(scr attachwire.Screen) string {
+	var b strings.Builder
+	for i, c := range scr.Primary {
+		if i > 0 && i%scr.Cols == 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.Content)
+	}
+	return b.String()
+}
