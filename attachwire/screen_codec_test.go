@@ -212,43 +212,54 @@ func randScreen(r *rand.Rand, cols, rows, scrollback int) *Screen {
 	if s.Modes&ModeMouse != 0 {
 		s.Mouse = MouseProto(1+r.IntN(4)) | MouseProto(r.IntN(3))<<4
 	}
-	s.Primary = randCells(r, rows*cols)
+	s.Primary = randGrid(r, cols, rows)
 	s.SavedCursorRow, s.SavedCursorCol = s.CursorRow, s.CursorCol
 	if r.IntN(2) == 1 {
-		s.Alt = randCells(r, rows*cols)
+		s.Alt = randGrid(r, cols, rows)
 		if r.IntN(2) == 1 {
 			s.Active = BufferAlternate
 			s.SavedCursorRow, s.SavedCursorCol = r.IntN(rows), r.IntN(cols)
 		}
 	}
 	for range scrollback {
-		s.Scrollback = append(s.Scrollback, randCells(r, r.IntN(cols*2)))
+		s.Scrollback = append(s.Scrollback, randCells(r, r.IntN(cols*2), cols))
 	}
 	return s
 }
 
-var sampleGlyphs = []string{"a", "Z", " ", "~", "é", "Ü", "😀", "中", "e\u0301", "👩\u200d💻", "\ufffd"}
+// Sample glyphs: the first wideGlyphs are two columns wide in terminals.
+var sampleGlyphs = []string{"中", "😀", "👩\u200d💻", "a", "Z", " ", "~", "é", "Ü", "e\u0301", "\ufffd"}
 
-// randCells returns n valid cells; wide glyphs get a continuation cell
-// when there is room.
-func randCells(r *rand.Rand, n int) []Cell {
+const wideGlyphs = 3
+
+// randCells returns n valid cells; a wide glyph is followed by its
+// continuation cell, and is replaced by a narrow one where that would
+// cross a multiple of cols.
+func randCells(r *rand.Rand, n, cols int) []Cell {
 	if n == 0 {
 		return nil
 	}
 	cells := make([]Cell, n)
 	for i := 0; i < n; i++ {
-		c := Cell{Content: sampleGlyphs[r.IntN(len(sampleGlyphs))], Style: Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
+		g := r.IntN(len(sampleGlyphs))
+		if g < wideGlyphs && (i+1 == n || (i+1)%cols == 0) {
+			g = wideGlyphs + r.IntN(len(sampleGlyphs)-wideGlyphs)
+		}
+		c := Cell{Content: sampleGlyphs[g], Style: Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
 		if r.IntN(3) == 0 {
-			c = Cell{Content: " "}
+			c, g = BlankCell, wideGlyphs
 		}
 		cells[i] = c
-		if (c.Content == "中" || c.Content == "😀") && i+1 < n {
+		if g < wideGlyphs {
 			i++
 			cells[i] = Cell{Style: StyleWideCont, Fg: c.Fg, Bg: c.Bg}
 		}
 	}
 	return cells
 }
+
+// randGrid returns a valid random grid.
+func randGrid(r *rand.Rand, cols, rows int) []Cell { return randCells(r, cols*rows, cols) }
 
 func randColor(r *rand.Rand) Color {
 	switch r.IntN(3) {

@@ -1,0 +1,345 @@
+package attachwire
+
+import "strconv"
+
+// RepaintOptions selects what Screen.AppendANSI paints beyond the visible
+// screen. The zero value paints the screen, cursor and display modes only.
+type RepaintOptions struct {
+	// Scrollback paints the scrollback lines first and scrolls them off the
+	// top, so that they land in the terminal's own scrollback above the
+	// screen. Lines longer than Cols are split into rows of Cols columns.
+	// Default false: the terminal's scrollback is left alone.
+	Scrollback bool
+	// InputModes also restores the input-generating modes for a terminal
+	// whose input goes to the program: bracketed paste (?2004),
+	// application cursor keys (?1), focus reporting (?1004) and mouse
+	// tracking (?1000/?1002/?1003 with ?1005/?1006). These are
+	// Driver-profile sequences: a Viewer-profile sanitizer drops the mouse,
+	// focus and paste ones. Highlight tracking (?1001) needs replies the
+	// sanitizer never passes and is restored as ?1000. Default false.
+	InputModes bool
+}
+
+// AppendANSI appends a repaint of s: escape sequences that, written to a
+// terminal of s's size, show what s holds: every cell's text, wide glyphs,
+// attributes and colors, the alternate screen over the primary when it is
+// active, the cursor's position (including the pending-wrap state),
+// visibility and shape, and, per opts, the scrollback and input modes.
+//
+// The output uses only what a Viewer-profile sanitizer passes unchanged
+// (see attachwire/sanitize): printable text, CR, LF, SGR with ';'
+// parameters, CUP, CHA, ED 2, DECSTBM reset, IRM reset, DEC modes 6, 7,
+// 25 and 1049 and DECSCUSR, plus the Driver-profile input modes when
+// opts.InputModes is set. It starts by leaving the alternate screen,
+// resetting margins, insert and origin modes and clearing the screen, so
+// a repaint also replaces a previous one. The pen is left at the default
+// (SGR 0): the Screen does not record the program's current pen.
+//
+// Every row is addressed with CUP, so nothing is printed while the cursor
+// sits in the pending-wrap state and the bottom-right cell never scrolls
+// the screen. Trailing blank cells are skipped, runs of blanks are jumped
+// over with CHA, and the column is re-synchronised with CHA after every
+// non-ASCII glyph, so a terminal that disagrees with s about a glyph's
+// width misplaces at most that glyph. Cell contents that are not
+// printable UTF-8 (only an invalid Screen has them) are painted as U+FFFD.
+// AppendANSI does not modify s and tolerates an invalid Screen.
+func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
+	if s.Cols <= 0 || s.Rows <= 0 {
+		return dst
+	}
+	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7h\x1b[H\x1b[2J"...)
+	p := painter{dst: dst, cols: s.Cols, pen: BlankCell}
+	if opts.Scrollback && len(s.Scrollback) > 0 {
+		p.scrollback(s.Scrollback, s.Rows)
+	}
+	p.grid(s.Primary, s.Rows)
+	if s.Active == BufferAlternate {
+		p.sgr(BlankCell)
+		p.cup(s.SavedCursorRow, s.SavedCursorCol)
+		p.dst = append(p.dst, "\x1b[?1049h\x1b[H\x1b[2J"...)
+		p.grid(s.Alt, s.Rows)
+	}
+	p.sgr(BlankCell)
+	if opts.InputModes {
+		p.dst = appendInputModes(p.dst, s.Modes, s.Mouse)
+	}
+	p.dst = append(p.dst, "\x1b["...)
+	p.dst = strconv.AppendInt(p.dst, int64(decscusr(s.CursorShape)), 10)
+	p.dst = append(p.dst, " q"...)
+	if s.CursorVisible {
+		p.dst = append(p.dst, "\x1b[?25h"...)
+	}
+	p.cursor(s)
+	return p.dst
+}
+
+// painter appends the cells of one screen, tracking the pen.
+type painter struct {
+	dst  []byte
+	cols int
+	pen  Cell // Content unused: the current SGR state
+}
+
+// grid paints rows of a row-major grid, one CUP per row with content.
+func (p *painter) grid(cells []Cell, rows int) {
+	for y := range rows {
+		lo := min(y*p.cols, len(cells))
+		hi := min(lo+p.cols, len(cells))
+		row := cells[lo:hi]
+		if end := trimBlanks(row); end > 0 {
+			p.cup(y, 0)
+			p.row(row[:end])
+		}
+	}
+}
+
+// scrollback paints lines row by row with CRLF from the top, then scrolls
+// what is still on screen into the terminal's scrollback and clears.
+func (p *painter) scrollback(lines [][]Cell, rows int) {
+	emitted := 0
+	for _, line := range lines {
+		for {
+			n := chunkLen(line, p.cols)
+			if end := trimBlanks(line[:n]); end > 0 {
+				p.row(line[:end])
+			}
+			p.sgr(BlankCell)
+			p.dst = append(p.dst, "\r\n"...)
+			emitted++
+			line = line[n:]
+			if len(line) == 0 {
+				break
+			}
+		}
+	}
+	if k := min(emitted, rows-1); k > 0 {
+		p.cup(rows-1, 0)
+		for range k {
+			p.dst = append(p.dst, '\n')
+		}
+	}
+	p.dst = append(p.dst, "\x1b[H\x1b[2J"...)
+}
+
+// chunkLen returns how many cells of line fit one row of cols columns
+// without separating a wide glyph from its continuation cells (at least 1).
+func chunkLen(line []Cell, cols int) int {
+	if len(line) <= cols {
+		return len(line)
+	}
+	n := cols
+	for n > 1 && line[n].Content == "" {
+		n--
+	}
+	return n
+}
+
+// trimBlanks returns the length of row without its trailing blank cells.
+func trimBlanks(row []Cell) int {
+	end := len(row)
+	for end > 0 && row[end-1] == BlankCell {
+		end--
+	}
+	return end
+}
+
+// row paints cells from the cursor's column, which is column 0 of the row.
+func (p *painter) row(cells []Cell) {
+	sync := false // the terminal's column may differ from x
+	for x := 0; x < len(cells); x++ {
+		c := cells[x]
+		if c.Content == "" { // continuation: the base glyph covered it
+			sync = true
+			continue
+		}
+		if c == BlankCell {
+			run := x + 1
+			for run < len(cells) && cells[run] == BlankCell {
+				run++
+			}
+			if run-x >= 4 || p.pen != BlankCell {
+				x = run - 1
+				sync = true
+				continue
+			}
+		}
+		if sync {
+			p.cha(x)
+			sync = false
+		}
+		p.sgr(c)
+		sync = p.text(c.Content)
+	}
+}
+
+// text writes one cell's content and reports whether it was anything but
+// a single ASCII character.
+func (p *painter) text(s string) (nonASCII bool) {
+	if len(s) == 1 && s[0] >= 0x20 && s[0] < 0x7F {
+		p.dst = append(p.dst, s[0])
+		return false
+	}
+	if validContentString(s) {
+		p.dst = append(p.dst, s...)
+	} else {
+		p.dst = append(p.dst, "\uFFFD"...)
+	}
+	return true
+}
+
+// cursor places the cursor last. In the pending-wrap state it repaints
+// the glyph in the last column, which leaves the terminal in that state
+// too; nothing is printed after it.
+func (p *painter) cursor(s *Screen) {
+	if s.Modes&ModePendingWrap == 0 || s.CursorCol != s.Cols-1 {
+		p.cup(s.CursorRow, s.CursorCol)
+		return
+	}
+	grid := s.Primary
+	if s.Active == BufferAlternate {
+		grid = s.Alt
+	}
+	x := s.CursorCol
+	i := s.CursorRow*s.Cols + x
+	for x > 0 && i < len(grid) && grid[i].Content == "" {
+		x--
+		i--
+	}
+	c := BlankCell
+	if i < len(grid) && grid[i].Content != "" {
+		c = grid[i]
+	}
+	p.cup(s.CursorRow, x)
+	p.sgr(c)
+	p.text(c.Content)
+	p.sgr(BlankCell)
+}
+
+// cup moves the cursor to 0-based (row, col).
+func (p *painter) cup(row, col int) {
+	p.dst = append(p.dst, "\x1b["...)
+	p.dst = strconv.AppendInt(p.dst, int64(row+1), 10)
+	if col > 0 {
+		p.dst = append(p.dst, ';')
+		p.dst = strconv.AppendInt(p.dst, int64(col+1), 10)
+	}
+	p.dst = append(p.dst, 'H')
+}
+
+// cha moves the cursor to 0-based column col of its row.
+func (p *painter) cha(col int) {
+	p.dst = append(p.dst, "\x1b["...)
+	p.dst = strconv.AppendInt(p.dst, int64(col+1), 10)
+	p.dst = append(p.dst, 'G')
+}
+
+// sgr switches the pen to c's style and colors, if it differs.
+func (p *painter) sgr(c Cell) {
+	c.Content = BlankCell.Content
+	if c == p.pen {
+		return
+	}
+	p.pen = c
+	p.dst = append(p.dst, "\x1b[0"...)
+	for _, a := range [...]struct {
+		bit Style
+		sgr string
+	}{
+		{StyleBold, ";1"}, {StyleDim, ";2"}, {StyleItalic, ";3"}, {StyleUnderline, ";4"},
+		{StyleReverse, ";7"}, {StyleStrikethrough, ";9"},
+	} {
+		if c.Style&a.bit != 0 {
+			p.dst = append(p.dst, a.sgr...)
+		}
+	}
+	p.dst = appendSGRColor(p.dst, c.Fg, 30)
+	p.dst = appendSGRColor(p.dst, c.Bg, 40)
+	p.dst = append(p.dst, 'm')
+}
+
+// appendSGRColor appends ";" and the SGR parameters of c as a foreground
+// (base 30) or background (base 40) color; nothing for the default.
+func appendSGRColor(dst []byte, c Color, base int) []byte {
+	switch c.Kind() {
+	case ColorIndexed:
+		i := int(c.Index())
+		dst = append(dst, ';')
+		switch {
+		case i < 8:
+			return strconv.AppendInt(dst, int64(base+i), 10)
+		case i < 16:
+			return strconv.AppendInt(dst, int64(base+60+i-8), 10)
+		}
+		dst = strconv.AppendInt(dst, int64(base+8), 10)
+		dst = append(dst, ";5;"...)
+		return strconv.AppendInt(dst, int64(i), 10)
+	case ColorRGB:
+		r, g, b := c.RGB()
+		dst = append(dst, ';')
+		dst = strconv.AppendInt(dst, int64(base+8), 10)
+		dst = append(dst, ";2;"...)
+		dst = strconv.AppendInt(dst, int64(r), 10)
+		dst = append(dst, ';')
+		dst = strconv.AppendInt(dst, int64(g), 10)
+		dst = append(dst, ';')
+		return strconv.AppendInt(dst, int64(b), 10)
+	}
+	return dst
+}
+
+// decscusr returns the DECSCUSR parameter of a shape (steady variants).
+func decscusr(s CursorShape) int {
+	switch s {
+	case CursorBlock:
+		return 2
+	case CursorUnderline:
+		return 4
+	case CursorBar:
+		return 6
+	}
+	return 0
+}
+
+// appendInputModes resets every input mode the repaint manages, then sets
+// those m and mouse record.
+func appendInputModes(dst []byte, m Modes, mouse MouseProto) []byte {
+	dst = append(dst, "\x1b[?1;2004;1004;1000;1002;1003;1005;1006l"...)
+	var set []byte
+	add := func(mode string) {
+		if len(set) > 0 {
+			set = append(set, ';')
+		}
+		set = append(set, mode...)
+	}
+	if m&ModeAppCursorKeys != 0 {
+		add("1")
+	}
+	if m&ModeBracketedPaste != 0 {
+		add("2004")
+	}
+	if m&ModeFocus != 0 {
+		add("1004")
+	}
+	if m&ModeMouse != 0 {
+		switch mouse.Tracking() {
+		case MouseX10, MouseHighlight:
+			add("1000")
+		case MouseButton:
+			add("1002")
+		case MouseAny:
+			add("1003")
+		}
+		switch mouse.Encoding() {
+		case MouseEncUTF8:
+			add("1005")
+		case MouseEncSGR:
+			add("1006")
+		}
+	}
+	if len(set) == 0 {
+		return dst
+	}
+	dst = append(dst, "\x1b[?"...)
+	dst = append(dst, set...)
+	return append(dst, 'h')
+}
