@@ -4,10 +4,11 @@
 //   node drain.js --file F --cols C --rows R --scrollback S --expect N
 //
 // spawns `cat F` under node-pty at C×R, writes every chunk into a headless
-// xterm.js Terminal, and once the child has exited and N bytes (the file
-// after the tty's ONLCR) have arrived, waits for xterm.js to finish parsing
-// them and prints {"elapsed_ns": …, "bytes": …} on stdout. The clock runs
-// from just before the spawn, after node and both modules have loaded.
+// xterm.js Terminal, and once xterm.js has parsed N bytes (the file after
+// the tty's ONLCR), prints {"elapsed_ns": …, "cpu_ns": …, "bytes": …} on
+// stdout. The clock runs from just before the spawn, after node and both
+// modules have loaded; cpu_ns is process.cpuUsage() (user + system, all
+// threads) over the same span.
 //
 //   node drain.js --probe
 //
@@ -52,6 +53,7 @@ function measure(a) {
   let got = 0; // bytes received from node-pty
   let parsed = 0; // bytes xterm.js has finished parsing
   let finished = false;
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   // The child stays alive after cat: node-pty 1.1.0 drops the output still
   // in the PTY when a child exits while node is busy (seen here with 2 MiB:
@@ -64,8 +66,9 @@ function measure(a) {
     if (finished || parsed < a.expect) return;
     finished = true;
     const ns = process.hrtime.bigint() - start;
+    const cpu = process.cpuUsage(cpu0);
     child.kill('SIGKILL');
-    process.stdout.write(JSON.stringify({ elapsed_ns: Number(ns), bytes: parsed }) + '\n');
+    process.stdout.write(JSON.stringify({ elapsed_ns: Number(ns), cpu_ns: (cpu.user + cpu.system) * 1000, bytes: parsed }) + '\n');
     term.dispose();
     process.exit(0);
   };

@@ -43,7 +43,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	sizeMiB := fs.Float64("size-mib", 8, "workload file size in MiB (the same file for every throughput case)")
 	fs.StringVar(&cfg.content, "content", "mixed", "workload: mixed (colored logs, progress bars, redraws, wide glyphs, emoji) or ascii")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "streamgen seed")
-	fs.IntVar(&cfg.rounds, "rounds", 5, "measured rounds")
+	fs.IntVar(&cfg.rounds, "rounds", 7, "measured rounds")
 	fs.IntVar(&cfg.warmup, "warmup", 1, "warm-up rounds (run, then discarded)")
 	fs.IntVar(&cfg.bareReps, "bare-reps", 3, "bare reader runs per pair (median is the pair's baseline)")
 	fs.IntVar(&cfg.rtIters, "rt-iters", 2000, "keystroke round trips per latency sample")
