@@ -14,8 +14,9 @@ import (
 // ParseCapture turns the output of tmux capture-pane -p -e -N for a
 // cols×rows pane into a Grid (cursor unknown). It understands the SGR
 // sequences tmux writes (attributes, 30-37/90-97/38;5/38;2 and the
-// background forms, in ';' or ':' notation) and skips any other escape
-// sequence. A glyph of width 2 is followed by a continuation cell;
+// background forms, in ';' or ':' notation), maps the ASCII tmux writes
+// between SO and SI for line-drawing cells to the Unicode glyphs, and skips
+// any other escape sequence. A glyph of width 2 is followed by a continuation cell;
 // zero-width code points join the previous cell.
 func ParseCapture(cols, rows int, capture []byte) (Grid, error) {
 	g := NewGrid(cols, rows)
@@ -23,17 +24,26 @@ func ParseCapture(cols, rows int, capture []byte) (Grid, error) {
 	if len(lines) > rows {
 		return g, fmt.Errorf("termtest: capture has %d lines for %d rows", len(lines), rows)
 	}
+	g.Extent = make([]int, rows)
 	var pen Cell
+	acs := false // between SO and SI: tmux writes line-drawing cells as ASCII
 	for r, line := range lines {
 		col := 0
 		for i := 0; i < len(line); {
-			if line[i] == 0x1b {
-				n := applyEscape(line[i:], &pen)
-				i += n
+			switch line[i] {
+			case 0x1b:
+				i += applyEscape(line[i:], &pen)
+				continue
+			case 0x0e, 0x0f:
+				acs = line[i] == 0x0e
+				i++
 				continue
 			}
 			ru, size := utf8.DecodeRune(line[i:])
 			i += size
+			if acs && ru >= 0x5f && ru <= 0x7e {
+				ru = decGraphics[ru-0x5f]
+			}
 			w := ansi.StringWidth(string(ru))
 			if w == 0 {
 				if col > 0 {
@@ -54,8 +64,15 @@ func ParseCapture(cols, rows int, capture []byte) (Grid, error) {
 			}
 			col += w
 		}
+		g.Extent[r] = col
 	}
 	return g, nil
+}
+
+// decGraphics maps 0x5f-0x7e of the DEC Special Graphics set to Unicode.
+var decGraphics = [...]rune{
+	' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼',
+	'⎺', '⎻', '─', '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
 }
 
 // applyEscape applies the escape sequence at the start of p to pen if it

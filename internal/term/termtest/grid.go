@@ -32,6 +32,34 @@ type Grid struct {
 	Cells []Cell
 	// CursorRow and CursorCol are 0-based; -1 when unknown.
 	CursorRow, CursorCol int
+	// Extent, when not nil, holds per row the number of leading cells the
+	// source reported; the cells past it are blanks whose attributes are
+	// unknown. tmux's capture-pane stops at a line's last written cell, so
+	// cells erased after it (with a background color, by EL or ECH) are
+	// not in it.
+	Extent []int
+	// Wrap tells whether the cursor waits past the last column (the next
+	// printable character wraps first).
+	Wrap WrapState
+}
+
+// WrapState is the pending-wrap state of a Grid's cursor.
+type WrapState uint8
+
+// Pending-wrap states.
+const (
+	WrapUnknown WrapState = iota
+	WrapNone
+	WrapPending
+)
+
+// SetTmuxCursor sets the cursor from tmux's cursor_x and cursor_y: a
+// cursor_x past the last column is tmux's pending wrap.
+func (g *Grid) SetTmuxCursor(x, y int) {
+	g.CursorCol, g.CursorRow, g.Wrap = x, y, WrapNone
+	if x >= g.Cols {
+		g.CursorCol, g.Wrap = g.Cols-1, WrapPending
+	}
 }
 
 // NewGrid returns a blank grid with an unknown cursor.
@@ -66,7 +94,10 @@ func FromScreen(s *attachwire.Screen) Grid {
 	if s.Active == attachwire.BufferAlternate && s.Alt != nil {
 		cells = s.Alt
 	}
-	g := Grid{Cols: s.Cols, Rows: s.Rows, Cells: make([]Cell, len(cells)), CursorRow: s.CursorRow, CursorCol: s.CursorCol}
+	g := Grid{Cols: s.Cols, Rows: s.Rows, Cells: make([]Cell, len(cells)), CursorRow: s.CursorRow, CursorCol: s.CursorCol, Wrap: WrapNone}
+	if s.Modes&attachwire.ModePendingWrap != 0 {
+		g.Wrap = WrapPending
+	}
 	for i, c := range cells {
 		if c.Style&attachwire.StyleWideCont != 0 {
 			g.Cells[i] = Cell{Fg: c.Fg, Bg: c.Bg}
@@ -95,7 +126,10 @@ const MaxDiffs = 20
 //   - colors compare as kind and value: an indexed color is the same
 //     whether it was set with SGR 31, 91 or 38;5;n (the parsers map all
 //     of them to an index), the default color is distinct from index 0;
-//   - the cursor compares only when both grids know it.
+//   - past a row's Extent (in either grid) only the text compares;
+//   - the cursor and its pending-wrap state compare only when both grids
+//     know them (tmux reports a pending wrap as a cursor one column past
+//     the last; TmuxScreen and DecodeGolden turn that into WrapPending).
 func Diff(want, got Grid) []string {
 	if want.Cols != got.Cols || want.Rows != got.Rows || len(want.Cells) != len(got.Cells) {
 		return []string{fmt.Sprintf("size: want %dx%d, got %dx%d", want.Cols, want.Rows, got.Cols, got.Rows)}
@@ -110,8 +144,18 @@ func Diff(want, got Grid) []string {
 	if want.CursorRow >= 0 && got.CursorRow >= 0 && (want.CursorRow != got.CursorRow || want.CursorCol != got.CursorCol) {
 		add(fmt.Sprintf("cursor: want row %d col %d, got row %d col %d", want.CursorRow, want.CursorCol, got.CursorRow, got.CursorCol))
 	}
+	if want.Wrap != WrapUnknown && got.Wrap != WrapUnknown && want.Wrap != got.Wrap {
+		add(fmt.Sprintf("pending wrap: want %v, got %v", want.Wrap == WrapPending, got.Wrap == WrapPending))
+	}
 	for i := range want.Cells {
 		w, g := want.Cells[i], got.Cells[i]
+		r, c := i/want.Cols, i%want.Cols
+		if c >= want.extent(r) || c >= got.extent(r) {
+			if w.Text != g.Text {
+				add(fmt.Sprintf("r%dc%d: want %q, got %q (text only past the reported extent)", r, c, w.Text, g.Text))
+			}
+			continue
+		}
 		if !SameCell(w, g) {
 			add(fmt.Sprintf("r%dc%d: want %s, got %s", i/want.Cols, i%want.Cols, w, g))
 		}
@@ -120,6 +164,13 @@ func Diff(want, got Grid) []string {
 		out = append(out, fmt.Sprintf("... and %d more", n-MaxDiffs))
 	}
 	return out
+}
+
+func (g *Grid) extent(r int) int {
+	if g.Extent == nil {
+		return g.Cols
+	}
+	return g.Extent[r]
 }
 
 // SameCell reports whether two cells compare equal under Diff's rules.

@@ -103,6 +103,53 @@ var scenarios = []scenario{
 	},
 }
 
+// sequences are made-up byte streams, each aimed at one behaviour, whose
+// golden screens come from tmux: small (20×6) so a difference is easy to
+// read. Their names start with "seq-".
+var sequences = []struct {
+	name string
+	data string
+}{
+	{"rep", "x\x1b[5b\r\nab\x1b[3b"},
+	{"rep-huge", "x\x1b[1000000000b"},
+	{"ech-bce", "\x1b[44mhello world\x1b[8D\x1b[3X\x1b[0m"},
+	{"el-bce", "abcdef\x1b[3D\x1b[41m\x1b[K\x1b[0m\r\n\x1b[42m\x1b[2K\x1b[0mx"},
+	{"wide", "\u4e2d\u6587 ok \U0001F44D!"},
+	{"wide-last-col", "0123456789abcdefghi\u4e2dz"},
+	{"wide-overwrite", "\u4e2d\u6587\x1b[1;2Hx"},
+	{"combining", "e\u0301 a\u0308 n\u0303"},
+	{"tabs", "a\tb\tc\r\n\x1b[3g\x1b[5G\x1bH\rx\ty"},
+	{"scroll-region", "1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[2;4r\x1b[4;1H\n\nX\x1b[r"},
+	{"insert-delete", "abcdefgh\x1b[1;3H\x1b[2@XY\x1b[1;8H\x1b[2P"},
+	{"il-dl", "1\r\n2\r\n3\r\n4\x1b[2;1H\x1b[L\x1b[4;1H\x1b[M"},
+	{"autowrap-off", "\x1b[?7l0123456789abcdefghijklmnop\x1b[?7h"},
+	{"pending-wrap", "0123456789abcdefghij\x1b[1mX"},
+	{"pending-wrap-cr", "0123456789abcdefghij\rY"},
+	{"pending-wrap-end", "0123456789abcdefghij"},
+	{"pending-wrap-sgr-end", "\x1b[3;5H0123456789abcdef\x1b[1m\x1b]0;t\x07"},
+	{"pending-wrap-two-lines", "\x1b[2;11H0123456789abcdefghijklmnopqrstuvwxyz!?"},
+	{"pending-wrap-wide-end", "0123456789abcdefgh\u4e2d"},
+	{"no-wrap-last-col", "0123456789abcdefghi"},
+	{"origin-mode", "\x1b[3;5r\x1b[?6h\x1b[1;1HO\x1b[9;9HP\x1b[?6l\x1b[r"},
+	{"alt-screen-1049", "main\x1b[?1049halt\x1b[2;2Hscreen"},
+	{"alt-screen-back", "main\x1b[?1049halt\x1b[?1049l!"},
+	{"alt-screen-47", "main\x1b[?47halt"},
+	{"sgr", "\x1b[1;2;3;4;7;9mall\x1b[0m \x1b[38;5;196mi\x1b[48;2;1;2;3mrgb\x1b[0m \x1b[91;102mbr\x1b[m \x1b[38:2::9:8:7mc\x1b[m"},
+	{"sgr-reset-parts", "\x1b[1;3;4;7;9mA\x1b[22mB\x1b[23mC\x1b[24mD\x1b[27mE\x1b[29mF"},
+	{"dec-graphics", "\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B ok"},
+	{"reverse-index", "a\r\nb\x1b[H\x1bMtop"},
+	{"cup-overflow", "\x1b[999;999Hz\x1b[4294967302;2Hw"},
+	{"cursor-moves", "\x1b[3;3Hx\x1b[2Ay\x1b[5Bz\x1b[3Dw\x1b[2Cv\x1b[Eu\x1b[Ft\x1b[7Gs\x1b[2ar\x1b[1eq\x1b[4dp\x1b[10`o"},
+	{"decsc-decrc", "\x1b[2;2H\x1b[1mA\x1b7\x1b[5;5H\x1b[0mB\x1b8C"},
+	{"irm", "abcdef\x1b[1;2H\x1b[4hXY\x1b[4l"},
+	{"lnm", "\x1b[20habc\ndef\x1b[20l"},
+	{"ed", "aaaa\r\nbbbb\r\ncccc\x1b[2;2H\x1b[1J\x1b[3;3H\x1b[0J"},
+	{"c1-in-text", "a\u009bb\u0085c"},
+	{"scroll-up-down", "1\r\n2\r\n3\r\n4\x1b[2S\x1b[1T"},
+	{"decaln", "\x1b#8"},
+	{"hidden-cursor-shape", "\x1b[?25l\x1b[4 qx"},
+}
+
 func writeFile(tb testing.TB, dir, name, content string) {
 	tb.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -128,6 +175,24 @@ func TestRecord(t *testing.T) {
 	termtest.NeedTool(t, "script")
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) { record(t, sc) })
+	}
+	for _, seq := range sequences {
+		t.Run("seq-"+seq.name, func(t *testing.T) {
+			rec := termtest.Recording{Name: "seq-" + seq.name, Cols: 20, Rows: 6, Data: []byte(seq.data)}
+			capture, col, row := termtest.TmuxCapture(t, rec.Cols, rec.Rows, rec.Data)
+			save(t, rec, termtest.EncodeGolden(capture, col, row))
+		})
+	}
+}
+
+func save(tb testing.TB, rec termtest.Recording, golden []byte) {
+	tb.Helper()
+	base := filepath.Join(termtest.Dir(), rec.Name)
+	if err := os.WriteFile(base+".rec", termtest.EncodeRecording(rec), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(base+".golden", golden, 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -172,13 +237,7 @@ func record(t *testing.T, sc scenario) {
 	if d := termtest.Diff(want, termtest.TmuxScreen(t, sc.cols, sc.rows, data)); len(d) > 0 {
 		t.Fatalf("replaying the recording into a fresh tmux does not reproduce the capture:\n%s", strings.Join(d, "\n"))
 	}
-	base := filepath.Join(termtest.Dir(), sc.name)
-	if err := os.WriteFile(base+".rec", termtest.EncodeRecording(rec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".golden", golden, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	save(t, rec, golden)
 	t.Logf("%s: %d bytes", sc.name, len(data))
 }
 

@@ -77,7 +77,7 @@ func DecodeGolden(cols, rows int, file []byte) (Grid, error) {
 		return Grid{}, fmt.Errorf("termtest: golden cursor line: %w", err)
 	}
 	g, err := ParseCapture(cols, rows, capture)
-	g.CursorCol, g.CursorRow = col, row
+	g.SetTmuxCursor(col, row)
 	return g, err
 }
 

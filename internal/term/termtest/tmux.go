@@ -121,6 +121,19 @@ func (t *Tmux) Capture() (capture []byte, cursorCol, cursorRow int) {
 // It skips the test when tmux is missing (fails with PTYHOST_REQUIRE_TOOLS=1).
 func TmuxScreen(tb testing.TB, cols, rows int, data []byte) Grid {
 	tb.Helper()
+	capture, col, row := TmuxCapture(tb, cols, rows, data)
+	g, err := ParseCapture(cols, rows, capture)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g.SetTmuxCursor(col, row)
+	return g
+}
+
+// TmuxCapture is TmuxScreen's first half: it returns the raw capture-pane
+// -p -e -N output and the cursor.
+func TmuxCapture(tb testing.TB, cols, rows int, data []byte) (capture []byte, cursorCol, cursorRow int) {
+	tb.Helper()
 	NeedTool(tb, "tmux")
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])
@@ -139,11 +152,5 @@ func TmuxScreen(tb testing.TB, cols, rows int, data []byte) Grid {
 	}
 	t := StartTmux(tb, cols, rows, nil, "stty raw -echo; cat "+file+"; exec sleep 1000")
 	t.WaitTitle(marker, 20*time.Second)
-	capture, col, row := t.Capture()
-	g, err := ParseCapture(cols, rows, capture)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g.CursorCol, g.CursorRow = col, row
-	return g
+	return t.Capture()
 }

@@ -1,0 +1,62 @@
+package xvt
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term/termtest"
+)
+
+// divergences lists the recordings where this backend's screen differs
+// from tmux's, with the reason. Every other recording must match tmux
+// under termtest.Diff, and every recording listed here must still differ
+// (fix one, and the test asks for its line to go).
+var divergences = map[string]string{
+	"seq-alt-screen-1049":       "x/vt homes the cursor when it enters the alternate screen; xterm and tmux leave it in place",
+	"seq-alt-screen-47":         "x/vt does not implement ?47 (alternate screen without the cursor save)",
+	"seq-cup-overflow":          "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
+	"seq-cursor-moves":          "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
+	"seq-decaln":                "x/vt does not implement DECALN (ESC # 8)",
+	"seq-ed":                    "x/vt's ED 1 erases the cursor's whole row instead of stopping at the cursor",
+	"seq-irm":                   "x/vt does not implement insert mode (IRM, CSI 4 h)",
+	"seq-lnm":                   "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
+	"seq-pending-wrap-wide-end": "x/vt does not enter pending wrap after a wide glyph that ends in the last column",
+	"seq-rep-huge":              "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
+	"seq-wide-last-col":         "x/vt does not wrap a wide glyph that would start in the last column; xterm and tmux move it to the next row",
+	"seq-wide-overwrite":        "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
+}
+
+// TestRecordingsAgainstTmux feeds every committed recording to the backend
+// and compares its screen with tmux's golden capture.
+func TestRecordingsAgainstTmux(t *testing.T) {
+	seen := map[string]bool{}
+	for _, rec := range termtest.LoadRecordings(t) {
+		seen[rec.Name] = true
+		t.Run(rec.Name, func(t *testing.T) {
+			if rec.Golden == nil {
+				t.Fatal("recording has no golden screen")
+			}
+			vt := newTerm(t, rec.Cols, rec.Rows, nil)
+			feed(t, vt, string(rec.Data))
+			var s attachwire.Screen
+			vt.Screen(&s)
+			got := termtest.FromScreen(&s)
+			d := termtest.Diff(*rec.Golden, got)
+			why, listed := divergences[rec.Name]
+			switch {
+			case listed && len(d) == 0:
+				t.Errorf("listed as divergent (%s) but matches tmux: remove it from the table", why)
+			case !listed && len(d) > 0:
+				t.Errorf("x/vt differs from tmux:\n%s\nx/vt text:\n%s", strings.Join(d, "\n"), got.Text())
+			case listed:
+				t.Logf("expected divergence (%s): %d differences", why, len(d))
+			}
+		})
+	}
+	for name := range divergences {
+		if !seen[name] {
+			t.Errorf("divergence listed for %s, which is not a recording", name)
+		}
+	}
+}
