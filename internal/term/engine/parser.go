@@ -84,12 +84,7 @@ func (e *Engine) Write(b []byte) {
 				break
 			}
 			if c-0x20 < 0x5f {
-				j := i + 1
-				for j < len(b) && b[j]-0x20 < 0x5f {
-					j++
-				}
-				e.printASCII(b[i:j])
-				i = j
+				i += e.printASCII(b[i:])
 				continue
 			}
 			switch c {
@@ -118,15 +113,36 @@ func (e *Engine) Write(b []byte) {
 				i++
 				continue
 			}
-		case stCSIParam:
-			if c-'0' < 10 && p.hasParam && p.seqLen < maxCSILen {
+		case stCSIEntry, stCSIParam:
+			if p.seqLen >= maxCSILen || p.badInter {
+				break
+			}
+			switch {
+			case c-'0' < 10:
+				if !p.hasParam {
+					p.hasParam, p.nparams, p.params[0] = true, 1, 0
+				}
 				v := &p.params[p.nparams-1]
 				*v = min(*v*10+int32(c-'0'), maxParamVal)
-				p.seqLen++
+			case c == ';' && p.hasParam && p.nparams < maxParams:
+				p.params[p.nparams] = 0
+				p.nparams++
+			case c >= 0x40 && c < 0x7F:
+				p.state = stGround
 				e.work++
+				i++
+				e.csiDispatch(c)
+				continue
+			default:
+				e.byte(c)
 				i++
 				continue
 			}
+			p.state = stCSIParam
+			p.seqLen++
+			e.work++
+			i++
+			continue
 		}
 		e.byte(c)
 		i++

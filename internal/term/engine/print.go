@@ -1,50 +1,97 @@
 package engine
 
-// printASCII prints a run of printable ASCII bytes: the hot path. Runs
-// that need per-character care (a non-ASCII charset, insert mode, a
+import "encoding/binary"
+
+// printASCII prints the run of printable ASCII bytes b starts with and
+// returns its length: the hot path, which scans and stores in one pass.
+// Runs that need per-character care (a non-ASCII charset, insert mode, a
 // pending joiner) go through printRune.
-func (e *Engine) printASCII(s []byte) {
-	e.work += uint64(len(s))
+func (e *Engine) printASCII(b []byte) int {
 	if e.mode.insert || e.joinNext || e.cur.charsets[e.cur.gl] != charsetASCII {
-		for _, c := range s {
-			e.printRune(rune(c))
+		i := 0
+		for ; i < len(b) && b[i]-0x20 < 0x5f; i++ {
+			e.printRune(rune(b[i]))
 		}
-		return
+		return i
 	}
-	e.lastRune = rune(s[len(s)-1])
 	cols := e.cols
 	base := e.cur.pen.cellFor(0)
-	for len(s) > 0 {
+	i := 0
+	for {
 		if e.cur.wrapPending {
 			e.wrapOrStay()
 		}
 		row := e.scr.row(e.cur.row)
 		col := e.cur.col
-		n := min(len(s), cols-col)
+		src := b[i:min(len(b), i+cols-col)]
 		splitWide(row, col)
-		splitWide(row, col+n)
-		dst := row[col : col+n]
-		for k, ch := range s[:n] {
-			dst[k] = cell{c: base.c | uint32(ch), fg: base.fg, bg: base.bg}
+		dst := row[col : col+len(src)]
+		k := storeASCII(dst, src, base)
+		if end := col + k; end < cols && row[end].isCont() {
+			row[end] = blankCell(row[end].bg) // its base was overwritten
 		}
-		s = s[n:]
-		col += n
+		i += k
+		e.work += uint64(k)
+		col += k
 		if col < cols {
 			e.cur.col = col
-			continue
+			break // a non-printable byte or the end of b
 		}
 		e.cur.col = cols - 1
 		if e.mode.autowrap {
 			e.cur.wrapPending = true
-		} else if len(s) > 0 {
-			// Without autowrap the rest overwrites the last column; only
-			// its last character remains.
-			splitWide(row, cols-1)
-			row[cols-1] = cell{c: base.c | uint32(s[len(s)-1]), fg: base.fg, bg: base.bg}
-			e.work += uint64(len(s))
-			s = nil
+			if i == len(b) || b[i]-0x20 >= 0x5f {
+				break
+			}
+			continue
 		}
+		// Without autowrap the rest of the run overwrites the last
+		// column; only its last character remains.
+		j := i
+		for j < len(b) && b[j]-0x20 < 0x5f {
+			j++
+		}
+		e.work += uint64(j - i)
+		if j > i {
+			row[cols-1] = cell{c: base.c | uint32(b[j-1]), fg: base.fg, bg: base.bg}
+		}
+		i = j
+		break
 	}
+	e.lastRune = rune(b[i-1])
+	return i
+}
+
+// storeASCII stores the leading printable bytes of src into dst (as long
+// as src) and returns how many it stored. Eight bytes at a time are
+// checked with one word test.
+func storeASCII(dst []cell, src []byte, base cell) int {
+	c, fg, bg := base.c, base.fg, base.bg
+	k := 0
+	for ; k+8 <= len(src) && k+8 <= len(dst); k += 8 {
+		w := binary.LittleEndian.Uint64(src[k:])
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		if (w-0x20*ones)&^w&highs != 0 || (w+ones|w)&highs != 0 {
+			break // a byte below 0x20 or at/above 0x7F
+		}
+		d := dst[k : k+8 : k+8]
+		d[0] = cell{c | uint32(byte(w)), fg, bg}
+		d[1] = cell{c | uint32(byte(w>>8)), fg, bg}
+		d[2] = cell{c | uint32(byte(w>>16)), fg, bg}
+		d[3] = cell{c | uint32(byte(w>>24)), fg, bg}
+		d[4] = cell{c | uint32(byte(w>>32)), fg, bg}
+		d[5] = cell{c | uint32(byte(w>>40)), fg, bg}
+		d[6] = cell{c | uint32(byte(w>>48)), fg, bg}
+		d[7] = cell{c | uint32(byte(w>>56)), fg, bg}
+	}
+	for ; k < len(src) && k < len(dst); k++ {
+		ch := src[k]
+		if ch-0x20 >= 0x5f {
+			break
+		}
+		dst[k] = cell{c | uint32(ch), fg, bg}
+	}
+	return k
 }
 
 // wrapOrStay resolves a pending wrap before printing: it moves to the
