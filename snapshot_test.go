@@ -158,10 +158,14 @@ func decodeSnapshot(tb testing.TB, f attachwire.Frame) attachwire.Snapshot {
 	return snap
 }
 
-// screenText returns the primary grid's text, rows joined by newlines.
+// screenText returns the active grid's text, rows joined by newlines.
 func screenText(scr attachwire.Screen) string {
 	var b strings.Builder
-	for i, c := range scr.Primary {
+	grid := scr.Primary
+	if scr.Active == attachwire.BufferAlternate {
+		grid = scr.Alt
+	}
+	for i, c := range grid {
 		if i > 0 && i%scr.Cols == 0 {
 			b.WriteByte('\n')
 		}

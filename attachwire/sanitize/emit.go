@@ -5,8 +5,11 @@ package sanitize
 
 // appendUint appends v in decimal without leading zeros.
 func appendUint(dst []byte, v int32) []byte {
-	if v < 10 {
+	switch {
+	case v < 10:
 		return append(dst, byte('0'+v))
+	case v < 100:
+		return append(dst, byte('0'+v/10), byte('0'+v%10))
 	}
 	var b [10]byte
 	i := len(b)

@@ -44,13 +44,14 @@ const (
 func (s *Sanitizer) Append(dst, p []byte) []byte {
 	for len(p) > 0 {
 		if s.state == stGround && s.u8.need == 0 {
-			if n := textRun(p); n > 0 {
-				dst = append(dst, p[:n]...)
-				s.lastBEL = false
-				p = p[n:]
-				continue
-			}
-			if len(p) > 2 && p[0] == esc && p[1] == '[' {
+			if p[0] != esc {
+				if n := textRun(p); n > 0 {
+					dst = append(dst, p[:n]...)
+					s.lastBEL = false
+					p = p[n:]
+					continue
+				}
+			} else if len(p) > 2 && p[1] == '[' {
 				var n int
 				if dst, n = s.csiRun(dst, p); n > 0 {
 					p = p[n:]
@@ -69,44 +70,45 @@ func (s *Sanitizer) Append(dst, p []byte) []byte {
 // marker, parameter bytes, at most one intermediate byte and a final byte,
 // within the caps. It parses and dispatches the sequence exactly as the
 // byte-at-a-time path would, and returns the bytes consumed, or 0 (with
-// nothing changed but scratch fields enterCSI resets) for anything else.
+// only scratch fields changed) for anything else.
 func (s *Sanitizer) csiRun(dst, p []byte) ([]byte, int) {
-	s.enterCSI()
-	s.state = stGround
 	end := min(len(p), s.opt.MaxCSIBytes)
 	i := 2
-	if i < end && p[i] >= '<' && p[i] <= '?' {
-		s.prefix = p[i]
+	var prefix, inter byte
+	if p[i] >= '<' && p[i] <= '?' {
+		prefix = p[i]
 		i++
 	}
+	fields, seps := s.fields, s.seps
+	n, v, colon := 0, int32(-1), false // fields so far, current value
 	for ; i < end; i++ {
 		b := p[i]
 		switch {
-		case b >= '0' && b <= '9':
-			if s.nfield == 0 {
-				s.nfield, s.fields[0] = 1, -1
+		case b-'0' <= 9 && inter == 0:
+			v = min(max(v, 0)*10+int32(b-'0'), 99999)
+			n = max(n, 1)
+		case (b == ';' || b == ':') && inter == 0:
+			n = max(n, 1)
+			if n == len(fields) {
+				return dst, 0 // too many parameters
 			}
-			v := max(s.fields[s.nfield-1], 0)*10 + int32(b-'0')
-			s.fields[s.nfield-1] = min(v, 99999)
-		case b == ';' || b == ':':
-			if s.nfield == 0 {
-				s.nfield, s.fields[0] = 1, -1
-			}
-			if s.nfield == len(s.fields) {
-				return dst, 0
-			}
-			s.fields[s.nfield], s.seps[s.nfield] = -1, b
-			s.nfield++
-			s.colon = s.colon || b == ':'
-		case b >= 0x20 && b < 0x30 && s.ninter == 0:
-			s.inter, s.ninter = b, 1
+			fields[n-1], seps[n] = v, b
+			n, v = n+1, -1
+			colon = colon || b == ':'
+		case b >= 0x20 && b < 0x30 && inter == 0:
+			inter = b
 		case b >= 0x40 && b < del:
+			if n > 0 {
+				fields[n-1] = v
+			}
+			s.prefix, s.inter, s.colon, s.nfield = prefix, inter, colon, n
+			s.ninter = 0
+			if inter != 0 {
+				s.ninter = 1
+			}
 			return s.csiDispatch(dst, b), i + 1
 		default:
 			return dst, 0
-		}
-		if s.ninter > 0 && b >= 0x30 {
-			return dst, 0 // parameter byte after an intermediate
 		}
 	}
 	return dst, 0 // incomplete here, or over the length cap

@@ -83,32 +83,33 @@ func unsafeLanes(x uint64) uint64 {
 
 // textRun returns the length of the longest prefix of p that is text the
 // Viewer profile passes unchanged: printable ASCII, BS, HT, LF, CR, and
-// complete valid UTF-8 runes of U+00A0 and above. Printable ASCII is
-// scanned eight bytes at a time.
+// complete valid UTF-8 runes of U+00A0 and above. Runs of printable ASCII
+// are scanned 32, then eight bytes at a time.
 func textRun(p []byte) int {
 	i := 0
 	for i < len(p) {
-		for i+16 <= len(p) {
-			q := p[i : i+16]
-			a, b := binary.LittleEndian.Uint64(q), binary.LittleEndian.Uint64(q[8:])
-			if unsafeLanes(a)|unsafeLanes(b) != 0 {
-				break
-			}
-			i += 16
-		}
-		for i+8 <= len(p) {
-			m := unsafeLanes(binary.LittleEndian.Uint64(p[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		if i == len(p) {
-			break
-		}
 		switch b := p[i]; {
-		case b >= 0x20 && b < del, b == '\n', b == '\r', b == '\t', b == '\b':
+		case b >= 0x20 && b < del:
+			i++
+			for i+32 <= len(p) {
+				q := p[i : i+32]
+				m := unsafeLanes(binary.LittleEndian.Uint64(q)) |
+					unsafeLanes(binary.LittleEndian.Uint64(q[8:])) |
+					unsafeLanes(binary.LittleEndian.Uint64(q[16:])) |
+					unsafeLanes(binary.LittleEndian.Uint64(q[24:]))
+				if m != 0 {
+					break
+				}
+				i += 32
+			}
+			for i+8 <= len(p) {
+				if m := unsafeLanes(binary.LittleEndian.Uint64(p[i:])); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				i += 8
+			}
+		case b == '\n', b == '\r', b == '\t', b == '\b':
 			i++
 		case b >= 0xc2 && b <= 0xf4:
 			r, n := utf8.DecodeRune(p[i:])

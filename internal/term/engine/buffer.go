@@ -10,6 +10,10 @@ const wideBit = 1 << 22
 // line is one row of a buffer.
 type line struct {
 	cells []cell
+	// n is how many leading cells are stored: cells[n:] are default
+	// blanks whatever they hold, so clearing a line or scrolling a fresh
+	// one in is O(1). row materializes a line before random access.
+	n int
 	// wrapped is set when printing wrapped from this line onto the next
 	// (a soft wrap); it travels with the line into scrollback.
 	wrapped bool
@@ -51,7 +55,39 @@ func (b *buffer) phys(i int) int {
 
 func (b *buffer) line(i int) *line { return &b.lines[b.phys(i)] }
 
-func (b *buffer) row(i int) []cell { return b.lines[b.phys(i)].cells }
+// row returns the cells of logical row i, materialized for random access.
+func (b *buffer) row(i int) []cell {
+	l := &b.lines[b.phys(i)]
+	b.materialize(l)
+	return l.cells
+}
+
+// materialize stores the implicit blanks of l.
+func (b *buffer) materialize(l *line) {
+	if l.n < len(l.cells) {
+		fillBlanksFrom(l.cells[l.n:], b.blank)
+		l.n = len(l.cells)
+	}
+}
+
+func fillBlanksFrom(dst, blank []cell) {
+	if len(dst) <= len(blank) {
+		copy(dst, blank)
+		return
+	}
+	fill(dst, cell{c: ' '})
+}
+
+// clearLine blanks a whole line: O(1) in the default background.
+func (b *buffer) clearLine(l *line, bg attachwire.Color) {
+	l.wrapped = false
+	if bg == 0 {
+		l.n = 0
+		return
+	}
+	fill(l.cells, blankCell(bg))
+	l.n = len(l.cells)
+}
 
 func fill(cells []cell, c cell) {
 	for i := range cells {
@@ -61,8 +97,8 @@ func fill(cells []cell, c cell) {
 
 // fillBlank blanks cells in background bg.
 func (b *buffer) fillBlank(cells []cell, bg attachwire.Color) {
-	if bg == 0 && len(cells) <= len(b.blank) {
-		copy(cells, b.blank)
+	if bg == 0 {
+		fillBlanksFrom(cells, b.blank)
 		return
 	}
 	fill(cells, blankCell(bg))
@@ -71,8 +107,7 @@ func (b *buffer) fillBlank(cells []cell, bg attachwire.Color) {
 // clear blanks every row.
 func (b *buffer) clear(bg attachwire.Color) {
 	for i := range b.lines {
-		b.fillBlank(b.lines[i].cells, bg)
-		b.lines[i].wrapped = false
+		b.clearLine(&b.lines[i], bg)
 	}
 }
 
@@ -96,11 +131,20 @@ func fixLastCell(row []cell) {
 
 // eraseCells blanks cells [from, to) of row r.
 func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
-	row := b.row(r)
 	from, to = max(from, 0), min(to, b.cols)
 	if from >= to {
 		return
 	}
+	if l := b.line(r); bg == 0 && to == b.cols {
+		// Erasing to the end in the default background only shortens
+		// the stored part.
+		if from < l.n {
+			splitWide(l.cells, from)
+			l.n = from
+		}
+		return
+	}
+	row := b.row(r)
 	splitWide(row, from)
 	splitWide(row, to)
 	b.fillBlank(row[from:to], bg)
@@ -118,10 +162,9 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 		for range n {
 			l := &b.lines[b.top]
 			if sb != nil {
-				l.cells = sb.push(l.cells, l.wrapped, ct)
+				sb.push(l, ct)
 			}
-			b.fillBlank(l.cells, bg)
-			l.wrapped = false
+			b.clearLine(l, bg)
 			b.top++
 			if b.top == b.rows {
 				b.top = 0
@@ -132,10 +175,9 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 	for i := range n {
 		l := b.line(top + i)
 		if sb != nil {
-			l.cells = sb.push(l.cells, l.wrapped, ct)
+			sb.push(l, ct)
 		}
-		b.fillBlank(l.cells, bg)
-		l.wrapped = false
+		b.clearLine(l, bg)
 	}
 	b.rotate(top, bot, n)
 	return n*b.cols + bot - top
@@ -150,9 +192,7 @@ func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {
 	}
 	h := bot - top + 1
 	for i := range n {
-		l := b.line(bot - i)
-		b.fillBlank(l.cells, bg)
-		l.wrapped = false
+		b.clearLine(b.line(bot-i), bg)
 	}
 	if top == 0 && bot == b.rows-1 {
 		b.top = (b.top + b.rows - n) % b.rows

@@ -21,14 +21,23 @@ func (e *Engine) printASCII(b []byte) int {
 		if e.cur.wrapPending {
 			e.wrapOrStay()
 		}
-		row := e.scr.row(e.cur.row)
+		l := e.scr.line(e.cur.row)
+		row := l.cells
 		col := e.cur.col
+		if col > l.n {
+			fillBlanksFrom(row[l.n:col], e.scr.blank)
+			l.n = col
+		}
 		src := b[i:min(len(b), i+cols-col)]
-		splitWide(row, col)
+		if col < l.n {
+			splitWide(row, col)
+		}
 		dst := row[col : col+len(src)]
 		k := storeASCII(dst, src, base)
-		if end := col + k; end < cols && row[end].isCont() {
+		if end := col + k; end < l.n && row[end].isCont() {
 			row[end] = blankCell(row[end].bg) // its base was overwritten
+		} else if end > l.n {
+			l.n = end
 		}
 		i += k
 		e.work += uint64(k)
@@ -231,12 +240,13 @@ func (e *Engine) collectClusters() {
 	for _, b := range [...]*buffer{e.prim, e.alt} {
 		if b != nil {
 			for i := range b.lines {
-				mark(b.lines[i].cells)
+				mark(b.lines[i].cells[:b.lines[i].n])
 			}
 		}
 	}
 	for i := range e.sb.rawN {
-		mark(e.sb.raw[ringIndex(e.sb.rawStart, i, len(e.sb.raw))])
+		l := &e.sb.raw[ringIndex(e.sb.rawStart, i, len(e.sb.raw))]
+		mark(l.cells[:l.n])
 	}
 	t.next = 2*len(t.strs) + e.clusterBudget()
 }

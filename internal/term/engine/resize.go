@@ -62,8 +62,7 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 			excess--
 		}
 		for i := range excess {
-			l := old.line(i)
-			l.cells = e.sb.push(l.cells, l.wrapped, &e.ct)
+			e.sb.push(old.line(i), &e.ct)
 		}
 		shift = -excess
 	case rows > old.rows:
@@ -74,9 +73,10 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 		cells, enc, wrapped, _ := e.sb.popNewest()
 		dst := nb.line(shift - 1 - i)
 		if cells != nil {
-			copyRow(dst, &line{cells: cells, wrapped: wrapped})
+			copyRow(dst, &line{cells: cells, n: len(cells), wrapped: wrapped})
 		} else {
 			e.cellsFromLine(dst.cells, enc)
+			dst.n = len(dst.cells)
 			dst.wrapped = wrapped
 		}
 	}
@@ -85,6 +85,7 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 		if r < shift || src < 0 || src >= old.rows {
 			continue
 		}
+		old.row(src) // materialize
 		copyRow(nb.line(r), old.line(src))
 	}
 	e.prim = nb
@@ -95,16 +96,18 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 func (e *Engine) resized(old *buffer, cols, rows int, shift int) *buffer {
 	nb := newBuffer(cols, rows)
 	for r := range min(rows, old.rows) {
+		old.row(r + shift) // materialize
 		copyRow(nb.line(r), old.line(r+shift))
 	}
 	return nb
 }
 
 func copyRow(dst, src *line) {
-	n := copy(dst.cells, src.cells)
-	if n < len(src.cells) {
+	n := copy(dst.cells, src.cells[:src.n])
+	if n < src.n {
 		fixLastCell(dst.cells[:n])
 	}
+	dst.n = len(dst.cells) // the rest was blank already
 	dst.wrapped = src.wrapped && n == len(src.cells)
 }
 

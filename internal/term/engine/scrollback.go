@@ -40,10 +40,9 @@ const rawLines = 256
 type scrollback struct {
 	max int // lines kept in all
 
-	raw        [][]cell // ring of the newest lines
-	rawWrapped []bool
-	rawStart   int
-	rawN       int
+	raw      []line // ring of the newest lines
+	rawStart int
+	rawN     int
 
 	enc      []sbLine // ring of the older lines, encoded
 	encStart int
@@ -71,8 +70,8 @@ func (s *scrollback) line(i int) (cells []cell, enc []byte, wrapped bool) {
 		l := &s.enc[ringIndex(s.encStart, i, len(s.enc))]
 		return nil, l.b, l.wrapped
 	}
-	j := ringIndex(s.rawStart, i-s.encN, len(s.raw))
-	return s.raw[j], nil, s.rawWrapped[j]
+	l := &s.raw[ringIndex(s.rawStart, i-s.encN, len(s.raw))]
+	return l.cells[:l.n], nil, l.wrapped
 }
 
 func (s *scrollback) reset() {
@@ -83,13 +82,13 @@ func (s *scrollback) reset() {
 	s.rawStart, s.rawN = 0, 0
 }
 
-// push appends a screen row and returns the buffer the screen takes in
-// its place (same length, contents undefined): the row's own buffer when
-// nothing is kept, else a recycled or new one.
-func (s *scrollback) push(cells []cell, wrapped bool, ct *clusters) []cell {
+// push moves a screen line into the ring and gives the screen a
+// recycled buffer of the same length in its place, holding no stored
+// cells (n = 0). Without scrollback the line just stays.
+func (s *scrollback) push(l *line, ct *clusters) {
 	rm := s.rawMax()
 	if rm <= 0 {
-		return cells
+		return
 	}
 	var slot int
 	switch {
@@ -97,23 +96,23 @@ func (s *scrollback) push(cells []cell, wrapped bool, ct *clusters) []cell {
 		slot = ringIndex(s.rawStart, s.rawN, len(s.raw))
 		s.rawN++
 	case s.rawN < rm:
-		s.raw = append(s.raw, nil)
-		s.rawWrapped = append(s.rawWrapped, false)
+		s.raw = append(s.raw, line{})
 		slot = len(s.raw) - 1
 		s.rawN++
 	default:
 		// Full: the oldest raw line is encoded (or dropped) and its
 		// buffer recycled.
 		slot = s.rawStart
-		s.pushEncoded(s.raw[slot], s.rawWrapped[slot], ct)
+		old := &s.raw[slot]
+		s.pushEncoded(old.cells[:old.n], old.wrapped, ct)
 		s.rawStart = ringIndex(s.rawStart, 1, len(s.raw))
 	}
-	old := s.raw[slot]
-	s.raw[slot], s.rawWrapped[slot] = cells, wrapped
-	if len(old) != len(cells) {
-		old = make([]cell, len(cells))
+	old := s.raw[slot].cells
+	s.raw[slot] = *l
+	if len(old) != len(l.cells) {
+		old = make([]cell, len(l.cells))
 	}
-	return old
+	*l = line{cells: old}
 }
 
 // pushEncoded appends an encoded line to the older ring, evicting the

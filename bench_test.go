@@ -1,0 +1,215 @@
+package ptyhost
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/streamgen"
+)
+
+// benchBackends are the terminals the process benchmarks run with: the
+// default backend, and the fake one to show the host's own cost.
+func benchBackends(b *testing.B) []backendCase {
+	cases := []backendCase{{"fake", newFakeTerm}}
+	if ctor, err := BackendDefault.constructor(); err == nil {
+		cases = append(cases, backendCase{"xvt", ctor})
+	}
+	return cases
+}
+
+// BenchmarkFirehose: a child cats a fixed 16 MiB realistic file (120×40,
+// 200 lines of scrollback) and one subscriber consumes every frame.
+func BenchmarkFirehose(b *testing.B) {
+	const size = 16 << 20
+	path := filepath.Join(b.TempDir(), "firehose.txt")
+	if err := os.WriteFile(path, streamgen.Mixed(1, size), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range benchBackends(b) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				s, err := spawn(Spec{Command: []string{"cat", path}, Cols: 120, Rows: 40}, bc.newTerm)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sub, _ := s.Subscribe(0)
+				n := 0
+				for {
+					f, err := sub.Next(context.Background())
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += len(f.Payload)
+				}
+				total += time.Since(start)
+				s.Stop(context.Background())
+			}
+			b.ReportMetric(float64(b.N)*size/(1<<20)/total.Seconds(), "MiB/s")
+		})
+	}
+}
+
+// BenchmarkRoundTrip: one byte written to a raw echo child comes back as
+// an Output frame; reports the latency percentiles.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, bc := range benchBackends(b) {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := spawn(helperSpec("echo"), bc.newTerm)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Stop(context.Background())
+			sub, _ := s.Subscribe(0)
+			waitOutput(b, sub, "ready")
+			ctx := context.Background()
+			lat := make([]time.Duration, 0, 1024)
+			for b.Loop() {
+				start := time.Now()
+				if _, err := s.WriteInput([]byte("x")); err != nil {
+					b.Fatal(err)
+				}
+				for got := false; !got; {
+					f, err := sub.Next(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					got = f.Type == attachwire.TypeOutput && bytes.Contains(f.Payload, []byte("x"))
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// BenchmarkSnapshot: Snapshot of a 120×40 screen with 200 lines of
+// scrollback, and its encoding as a Snapshot payload.
+func BenchmarkSnapshot(b *testing.B) {
+	newTerm := realBackend(b)
+	spec := helperSpec("gen", "PTYHOST_TEST_N=262144", "PTYHOST_TEST_SEED=5")
+	spec.Cols, spec.Rows = 120, 40
+	s, err := spawn(spec, newTerm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	waitDone(b, s)
+	scr, _, _ := s.Snapshot()
+	if len(scr.Scrollback) != DefaultScrollback {
+		b.Fatalf("scrollback holds %d lines, want %d", len(scr.Scrollback), DefaultScrollback)
+	}
+	b.Run("after-exit", func(b *testing.B) {
+		for b.Loop() {
+			s.Snapshot()
+		}
+	})
+	b.Run("after-exit+encode", func(b *testing.B) {
+		for b.Loop() {
+			scr, at, _ := s.Snapshot()
+			if _, err := snapshotPayload(&scr, at); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The live path: extraction from the emulator, under the lock.
+	live, err := spawn(Spec{Command: []string{"sh", "-c", "cat \"$0\"; read x", fileOf(b, streamgen.Mixed(5, 256<<10))}, Cols: 120, Rows: 40}, newTerm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer live.Stop(context.Background())
+	sub, _ := live.Subscribe(0)
+	waitFed(b, live, sub)
+	b.Run("live-120x40+200", func(b *testing.B) {
+		for b.Loop() {
+			live.Snapshot()
+		}
+	})
+}
+
+// fileOf writes p to a temporary file and returns its path.
+func fileOf(tb testing.TB, p []byte) string {
+	path := filepath.Join(tb.TempDir(), "data")
+	if err := os.WriteFile(path, p, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// waitFed waits until the output has been quiet for a while.
+func waitFed(tb testing.TB, s *Session, sub interface {
+	Next(context.Context) (attachwire.Frame, error)
+}) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err := sub.Next(ctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPublish: the cost of publishing one 1 KiB frame with 1, 10 and
+// 100 subscriptions following live (each woken by the broadcast), and with
+// 100 stalled ones (which cost nothing).
+func BenchmarkPublish(b *testing.B) {
+	payload := make([]byte, 1024)
+	for _, tc := range []struct {
+		subs    int
+		stalled bool
+	}{{0, false}, {1, false}, {10, false}, {100, false}, {100, true}} {
+		name := fmt.Sprintf("subs=%d", tc.subs)
+		if tc.stalled {
+			name += "-stalled"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := newSession(Spec{RingBytes: 8 << 20})
+			s.term = nil
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			for range tc.subs {
+				sub, _ := s.Subscribe(0)
+				if tc.stalled {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						if _, err := sub.Next(ctx); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			b.SetBytes(int64(len(payload)))
+			for b.Loop() {
+				s.publishTest(attachwire.TypeOutput, payload)
+			}
+			b.StopTimer()
+			cancel()
+			wg.Wait()
+		})
+	}
+}
