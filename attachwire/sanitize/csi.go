@@ -6,6 +6,8 @@ package sanitize
 // (mode lists) and clamped.
 func (s *Sanitizer) csiDispatch(dst []byte, final byte) []byte {
 	switch {
+	case final == 'm' && s.prefix == 0 && s.ninter == 0: // SGR, with ':' forms
+		return s.emitCSI(dst, maxCount, final)
 	case s.prefix == 0 && s.ninter == 0:
 		return s.csiPlain(dst, final)
 	case s.prefix == '?' && s.ninter == 0 && (final == 'h' || final == 'l'):
@@ -22,12 +24,10 @@ func (s *Sanitizer) csiDispatch(dst []byte, final byte) []byte {
 	return dst
 }
 
-// csiPlain handles sequences without private marker or intermediate.
+// csiPlain handles sequences without private marker or intermediate,
+// other than SGR.
 func (s *Sanitizer) csiPlain(dst []byte, final byte) []byte {
-	if final == 'm' { // SGR keeps ':' sub-parameters
-		return s.emitCSI(dst, maxCount, final)
-	}
-	if s.colon {
+	if s.colon { // only SGR (dispatched above) has sub-parameters
 		return dst
 	}
 	arity, limit := 1, int32(maxCount)
