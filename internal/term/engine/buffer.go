@@ -29,6 +29,8 @@ type buffer struct {
 	scratch []line
 	// blank is a row of default blanks: clearing copies it (a memmove).
 	blank []cell
+	// work counts cells touched, for the engine's work bound.
+	work uint64
 }
 
 func newBuffer(cols, rows int) *buffer {
@@ -65,6 +67,7 @@ func (b *buffer) row(i int) []cell {
 // materialize stores the implicit blanks of l.
 func (b *buffer) materialize(l *line) {
 	if l.n < len(l.cells) {
+		b.work += uint64(len(l.cells) - l.n)
 		fillBlanksFrom(l.cells[l.n:], b.blank)
 		l.n = len(l.cells)
 	}
@@ -85,6 +88,7 @@ func (b *buffer) clearLine(l *line, bg attachwire.Color) {
 		l.n = 0
 		return
 	}
+	b.work += uint64(len(l.cells))
 	fill(l.cells, blankCell(bg))
 	l.n = len(l.cells)
 }
@@ -147,6 +151,7 @@ func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
 	row := b.row(r)
 	splitWide(row, from)
 	splitWide(row, to)
+	b.work += uint64(to - from)
 	b.fillBlank(row[from:to], bg)
 }
 
@@ -206,6 +211,7 @@ func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {
 // top.
 func (b *buffer) rotate(top, bot, n int) {
 	h := bot - top + 1
+	b.work += uint64(2 * h)
 	s := b.scratch[:h]
 	for i := range h {
 		s[i] = *b.line(top + i)

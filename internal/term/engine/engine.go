@@ -126,6 +126,17 @@ func (e *Engine) reset() {
 	e.ct.next = e.clusterBudget()
 }
 
+// steps returns the work done so far: inner-loop steps of the parser,
+// the buffers and scrollback (a buffer replaced by a resize takes its
+// count with it; tests measure between resizes).
+func (e *Engine) steps() uint64 {
+	n := e.work + e.prim.work + e.sb.work
+	if e.alt != nil {
+		n += e.alt.work
+	}
+	return n
+}
+
 // Size returns the grid size.
 func (e *Engine) Size() (cols, rows int) { return e.cols, e.rows }
 

@@ -104,6 +104,10 @@ func (e *Engine) Write(b []byte) {
 				e.clearSeq(stEscape)
 				e.work++
 				i++
+				if i < len(b) && b[i] == '[' {
+					p.state = stCSIEntry
+					i = e.csiFast(b, i+1)
+				}
 				continue
 			}
 		case stEscape:
@@ -147,6 +151,41 @@ func (e *Engine) Write(b []byte) {
 		e.byte(c)
 		i++
 	}
+}
+
+// csiFast parses the plain-parameter part of a CSI sequence starting at
+// b[i] in one loop and dispatches it when its final byte follows. It
+// stops (leaving the state machine to carry on) at anything else: a
+// private marker, an intermediate, a control, the end of b.
+func (e *Engine) csiFast(b []byte, i int) int {
+	p := &e.p
+	start := i
+	for ; i < len(b) && i-start < maxCSILen; i++ {
+		c := b[i]
+		switch {
+		case c-'0' < 10:
+			if !p.hasParam {
+				p.hasParam, p.nparams, p.params[0] = true, 1, 0
+			}
+			v := &p.params[p.nparams-1]
+			*v = min(*v*10+int32(c-'0'), maxParamVal)
+		case c == ';' && p.hasParam && p.nparams < maxParams:
+			p.params[p.nparams] = 0
+			p.nparams++
+		case c >= 0x40 && c < 0x7F && c != '[':
+			p.state = stGround
+			e.work += uint64(i + 1 - start)
+			e.csiDispatch(c)
+			return i + 1
+		default:
+			goto out
+		}
+		p.state = stCSIParam
+	}
+out:
+	p.seqLen = i - start
+	e.work += uint64(i - start)
+	return i
 }
 
 // byte runs one byte through the UTF-8 decoder and the state machine.

@@ -49,6 +49,8 @@ type scrollback struct {
 	encN     int
 
 	tmp []byte
+	// work counts cells encoded, for the engine's work bound.
+	work uint64
 }
 
 func (s *scrollback) len() int { return s.encN + s.rawN }
@@ -123,6 +125,7 @@ func (s *scrollback) pushEncoded(cells []cell, wrapped bool, ct *clusters) {
 		return
 	}
 	s.tmp = encodeLine(s.tmp[:0], cells, ct)
+	s.work += uint64(len(cells))
 	var l *sbLine
 	switch {
 	case s.encN < len(s.enc):
