@@ -2,6 +2,7 @@ package attachwire
 
 import (
 	"encoding"
+	"encoding/binary"
 	"slices"
 	"unicode/utf8"
 )
@@ -242,55 +243,93 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller
-// then asks Validate which one).
+// then asks Validate which one). It writes by index into spare capacity,
+// growing it when a cell might not fit; a printable ASCII cell in default
+// colors, the common case, costs one check and five stores.
 func appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+	// The encoded colors of the last cell, as one little-endian word:
+	// neighbouring cells mostly share their colors.
+	var lastFg, lastBg Color
+	var colors [8]byte
+	colorWord, colorLen := uint64(0), 2
+	n := len(dst)
 	for i := range cells {
 		c := &cells[i]
-		switch {
-		case len(c.Content) == 1 && c.Content[0] >= 0x20 && c.Content[0] < 0x7F:
-			if c.Style&(StyleWideCont|styleReserved) != 0 {
-				return dst, false
-			}
-			dst = append(dst, 1, c.Content[0], byte(c.Style))
-		case c.Content == "":
-			if c.Style != StyleWideCont {
-				return dst, false
-			}
-			dst = append(dst, 0, byte(c.Style))
-		default:
-			if c.Style&(StyleWideCont|styleReserved) != 0 || !validContentString(c.Content) {
-				return dst, false
-			}
-			dst = appendUvarint(dst, uint64(len(c.Content)))
-			dst = append(dst, c.Content...)
-			dst = append(dst, byte(c.Style))
+		// Longest cell: runeLen (10), content, style, two RGB colors (8);
+		// the color word may store 8 bytes past the style.
+		if need := 19 + len(c.Content); cap(dst)-n < need {
+			dst = slices.Grow(dst[:n], need+5*(len(cells)-i))
 		}
-		if c.Fg == DefaultColor && c.Bg == DefaultColor {
-			dst = append(dst, 0, 0)
+		b := dst[n:cap(dst)]
+		if len(c.Content) == 1 && c.Content[0]-0x20 < 0x7F-0x20 && c.Style&(StyleWideCont|styleReserved) == 0 && len(b) >= 11 {
+			if c.Fg != lastFg || c.Bg != lastBg {
+				m, ok := putColors(colors[:], 0, c)
+				if !ok {
+					return dst[:n], false
+				}
+				lastFg, lastBg = c.Fg, c.Bg
+				colorWord, colorLen = binary.LittleEndian.Uint64(colors[:]), m
+			}
+			b[0], b[1], b[2] = 1, c.Content[0], byte(c.Style)
+			binary.LittleEndian.PutUint64(b[3:], colorWord)
+			n += 3 + colorLen
 			continue
 		}
-		if dst, ok = appendColor(dst, c.Fg); !ok {
-			return dst, false
+		m, ok := putCell(b, c)
+		if !ok {
+			return dst[:n], false
 		}
-		if dst, ok = appendColor(dst, c.Bg); !ok {
-			return dst, false
-		}
+		n += m
 	}
-	return dst, true
+	return dst[:n], true
 }
 
-// appendColor appends one color; ok is false if c is malformed.
-func appendColor(dst []byte, c Color) (_ []byte, ok bool) {
+// putCell writes any cell at the start of b (which has room for it) and
+// returns its length; ok is false if c is invalid.
+func putCell(b []byte, c *Cell) (_ int, ok bool) {
+	var n int
+	if c.Content == "" {
+		if c.Style != StyleWideCont {
+			return 0, false
+		}
+		b[0], b[1] = 0, byte(c.Style)
+		n = 2
+	} else {
+		if c.Style&(StyleWideCont|styleReserved) != 0 || !validContentString(c.Content) {
+			return 0, false
+		}
+		n = len(appendUvarint(b[:0], uint64(len(c.Content))))
+		n += copy(b[n:], c.Content)
+		b[n] = byte(c.Style)
+		n++
+	}
+	return putColors(b, n, c)
+}
+
+// putColors writes c's colors at b[n:] and returns the new length.
+func putColors(b []byte, n int, c *Cell) (_ int, ok bool) {
+	if n, ok = putColor(b, n, c.Fg); !ok {
+		return 0, false
+	}
+	return putColor(b, n, c.Bg)
+}
+
+// putColor writes c at dst[n:] (which has room for 4 bytes) and returns
+// the new length; ok is false if c is malformed.
+func putColor(dst []byte, n int, c Color) (_ int, ok bool) {
 	switch c.Kind() {
 	case ColorDefault:
-		return append(dst, 0x00), c == DefaultColor
+		dst[n] = 0x00
+		return n + 1, c == DefaultColor
 	case ColorIndexed:
-		return append(dst, 0x01, c.Index()), c&colorValueMask <= 0xFF
+		dst[n], dst[n+1] = 0x01, c.Index()
+		return n + 2, c&colorValueMask <= 0xFF
 	case ColorRGB:
 		r, g, b := c.RGB()
-		return append(dst, 0x02, r, g, b), true
+		dst[n], dst[n+1], dst[n+2], dst[n+3] = 0x02, r, g, b
+		return n + 4, true
 	}
-	return dst, false
+	return n, false
 }
 
 func b2u8(b bool) byte {
@@ -406,7 +445,10 @@ func (d *decoder) cells(what string, n uint64) []Cell {
 				d.fail(framingf("%s: cell content %q is not printable UTF-8", what, b))
 				return nil
 			}
-			c.Content = string(b)
+			if string(b) != d.lastGlyph { // reuse repeats: box drawing, CJK runs
+				d.lastGlyph = string(b)
+			}
+			c.Content = d.lastGlyph
 			p = p[k+int(l):]
 		}
 		if len(p) < 3 { // style, fg, bg at least

@@ -44,8 +44,9 @@ func uvarint(p []byte) (v uint64, n int) {
 // later reads return zero values, so a codec can read a whole structure and
 // check err once. A decoder lives on its caller's stack.
 type decoder struct {
-	p   []byte // remaining input
-	err error
+	p         []byte // remaining input
+	err       error
+	lastGlyph string // the last multi-byte cell content, shared by repeats
 }
 
 // fail records err unless an earlier error is already recorded.
