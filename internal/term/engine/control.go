@@ -20,20 +20,6 @@ func (e *Engine) execute(c byte) {
 	}
 }
 
-// execC1 runs the C1 controls that are not sequence introducers.
-func (e *Engine) execC1(c byte) {
-	switch c {
-	case 0x84: // IND
-		e.escDispatch('D')
-	case 0x85: // NEL
-		e.escDispatch('E')
-	case 0x88: // HTS
-		e.escDispatch('H')
-	case 0x8D: // RI
-		e.escDispatch('M')
-	}
-}
-
 // escDispatch runs a complete escape sequence ESC [inter] final.
 func (e *Engine) escDispatch(final byte) {
 	p := &e.p

@@ -2,11 +2,17 @@ package engine
 
 // The parser is the VT500-style state machine (DEC's, as Paul Williams
 // described it) with the sanitizer's structure rules: UTF-8 is decoded
-// statefully before C1 classification; raw and UTF-8-encoded C1 controls
-// act as controls; ESC inside any sequence or string ends it; CAN and SUB
-// abort; a non-ASCII character inside a CSI or escape sequence makes it
-// invalid; parameters saturate instead of wrapping; buffered strings are
-// capped and an over-long one is dropped whole at its terminator.
+// statefully, across writes, before anything else looks at a byte above
+// 0x7F; ESC inside any sequence or string ends it; CAN and SUB abort; C0
+// controls inside a sequence are executed and the sequence goes on;
+// parameters saturate instead of wrapping and one past 2^31-1 discards
+// its sequence; buffered strings are capped and an over-long one is
+// dropped whole at its terminator.
+//
+// Where a terminal, not a sanitizer, has to choose, the engine does what
+// tmux and xterm do in UTF-8 mode: C1 controls (raw bytes, which are not
+// valid UTF-8, or UTF-8-encoded) are not acted on, invalid UTF-8 is
+// dropped, and a non-ASCII character inside a sequence is ignored.
 
 const (
 	maxParams   = 32
@@ -52,6 +58,10 @@ type parser struct {
 	// sub-parameter of the one before).
 	colons   uint32
 	hasParam bool
+	// raw accumulates the current parameter's true value, to notice one
+	// past 2^31-1: tmux discards such a sequence, and so does the engine
+	// (parameters themselves saturate at maxParamVal).
+	raw      uint64
 	prefix   byte // private marker: < = > ?
 	inter    [2]byte
 	ninter   int
@@ -123,14 +133,11 @@ func (e *Engine) Write(b []byte) {
 			}
 			switch {
 			case c-'0' < 10:
-				if !p.hasParam {
-					p.hasParam, p.nparams, p.params[0] = true, 1, 0
-				}
-				v := &p.params[p.nparams-1]
-				*v = min(*v*10+int32(c-'0'), maxParamVal)
+				p.digit(c)
 			case c == ';' && p.hasParam && p.nparams < maxParams:
 				p.params[p.nparams] = 0
 				p.nparams++
+				p.raw = 0
 			case c >= 0x40 && c < 0x7F:
 				p.state = stGround
 				e.work++
@@ -164,14 +171,11 @@ func (e *Engine) csiFast(b []byte, i int) int {
 		c := b[i]
 		switch {
 		case c-'0' < 10:
-			if !p.hasParam {
-				p.hasParam, p.nparams, p.params[0] = true, 1, 0
-			}
-			v := &p.params[p.nparams-1]
-			*v = min(*v*10+int32(c-'0'), maxParamVal)
+			p.digit(c)
 		case c == ';' && p.hasParam && p.nparams < maxParams:
 			p.params[p.nparams] = 0
 			p.nparams++
+			p.raw = 0
 		case c >= 0x40 && c < 0x7F && c != '[':
 			p.state = stGround
 			e.work += uint64(i + 1 - start)
@@ -194,9 +198,8 @@ func (e *Engine) byte(c byte) {
 	e.work++
 	if p.utfNeed > 0 {
 		if c&0xC0 != 0x80 {
-			// A broken sequence: replace it, then handle c afresh.
+			// A broken sequence is dropped; c is handled afresh.
 			p.utfNeed = 0
-			e.char(0xFFFD)
 			e.byte(c)
 			return
 		}
@@ -205,13 +208,9 @@ func (e *Engine) byte(c byte) {
 		if p.utfNeed > 0 {
 			return
 		}
-		r := p.utfAcc
-		switch {
-		case r < p.utfMin, r > 0x10FFFF, r >= 0xD800 && r <= 0xDFFF:
-			e.char(0xFFFD)
-		case r < 0xA0:
-			e.c1(byte(r))
-		default:
+		// Overlong forms, surrogates and UTF-8-encoded C1 controls are
+		// dropped, as tmux does.
+		if r := p.utfAcc; r >= p.utfMin && r <= 0x10FFFF && (r < 0xD800 || r > 0xDFFF) && r >= 0xA0 {
 			e.char(r)
 		}
 		return
@@ -219,33 +218,25 @@ func (e *Engine) byte(c byte) {
 	switch {
 	case c < 0x80:
 		e.ascii(c)
-	case c < 0xA0:
-		e.c1(c) // a raw C1 byte outside any UTF-8 sequence
 	case c < 0xC2:
-		e.char(0xFFFD)
+		// A raw C1 byte or a stray continuation byte: not valid UTF-8,
+		// dropped (tmux and xterm in UTF-8 mode do not act on them).
 	case c < 0xE0:
 		p.utfNeed, p.utfAcc, p.utfMin = 1, rune(c&0x1F), 0x80
 	case c < 0xF0:
 		p.utfNeed, p.utfAcc, p.utfMin = 2, rune(c&0x0F), 0x800
 	case c < 0xF5:
 		p.utfNeed, p.utfAcc, p.utfMin = 3, rune(c&0x07), 0x10000
-	default:
-		e.char(0xFFFD)
 	}
 }
 
-// char handles a decoded non-ASCII, non-C1 character.
+// char handles a decoded non-ASCII character: printed in ground, data in
+// an OSC or DCS string, ignored inside a sequence (which goes on, as in
+// tmux).
 func (e *Engine) char(r rune) {
-	p := &e.p
-	switch p.state {
+	switch e.p.state {
 	case stGround:
 		e.printRune(r)
-	case stEscape, stEscInter, stStrEsc:
-		p.state = stGround
-	case stCSIEntry, stCSIParam, stCSIInter:
-		p.state = stCSIIgnore
-	case stDCSEntry, stDCSParam, stDCSInter:
-		p.state = stDCSIgnore
 	case stOSC, stDCSPass:
 		var buf [4]byte
 		n := encodeRune(buf[:], r)
@@ -267,34 +258,6 @@ func encodeRune(dst []byte, r rune) int {
 	default:
 		dst[0], dst[1], dst[2], dst[3] = 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F
 		return 4
-	}
-}
-
-// c1 handles a C1 control, raw or UTF-8 encoded, in any state.
-func (e *Engine) c1(c byte) {
-	p := &e.p
-	if c == 0x9C { // ST
-		switch p.state {
-		case stOSC:
-			e.oscDispatch(false)
-		case stDCSPass:
-			e.dcsDispatch()
-		}
-		p.state = stGround
-		return
-	}
-	p.state = stGround
-	switch c {
-	case 0x9B:
-		e.clearSeq(stCSIEntry)
-	case 0x9D:
-		e.clearStr(stOSC)
-	case 0x90:
-		e.clearSeq(stDCSEntry)
-	case 0x98, 0x9E, 0x9F:
-		p.state = stSOS
-	default:
-		e.execC1(c)
 	}
 }
 
@@ -498,11 +461,11 @@ func (e *Engine) collect(c byte) {
 func (e *Engine) param(c byte) {
 	p := &e.p
 	if !p.hasParam {
-		p.hasParam = true
-		p.nparams = 1
+		p.hasParam, p.nparams, p.params[0], p.raw = true, 1, 0, 0
 	}
 	switch c {
 	case ';', ':':
+		p.raw = 0
 		if p.nparams < maxParams {
 			if c == ':' {
 				p.colons |= 1 << p.nparams
@@ -513,9 +476,20 @@ func (e *Engine) param(c byte) {
 			p.badInter = true // too many parameters: ignore the sequence
 		}
 	default:
-		v := &p.params[p.nparams-1]
-		*v = min(*v*10+int32(c-'0'), maxParamVal)
+		p.digit(c)
 	}
+}
+
+// digit adds a decimal digit to the current parameter.
+func (p *parser) digit(c byte) {
+	if !p.hasParam {
+		p.hasParam, p.nparams, p.params[0], p.raw = true, 1, 0, 0
+	}
+	p.raw = min(p.raw*10+uint64(c-'0'), 1<<40)
+	if p.raw > 1<<31-1 {
+		p.badInter = true // overflow: the whole sequence is discarded
+	}
+	p.params[p.nparams-1] = int32(min(p.raw, maxParamVal))
 }
 
 // strPut appends string data, switching to discard past the cap.

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/termtest"
+	"github.com/ptyhost/ptyhost/internal/term/xvt"
+)
+
+// divergences lists the recordings where this engine's screen differs
+// from tmux's, with the reason. Every other recording must match tmux
+// under termtest.Diff, and every recording listed here must still differ.
+var divergences = map[string]string{
+	"seq-cursor-moves":   "tmux does not implement HPR (CSI a) and VPR (CSI e); the engine does, as xterm and x/vt do",
+	"seq-wide-overwrite": "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; the engine blanks the glyph as xterm and x/vt do",
+}
+
+// xvtScreen feeds data to the x/vt backend and returns its grid.
+func xvtScreen(tb testing.TB, cols, rows int, data []byte) termtest.Grid {
+	tb.Helper()
+	vt, err := xvt.New(term.Options{Cols: cols, Rows: rows, Scrollback: 100})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer vt.Close()
+	vt.Write(data)
+	var s attachwire.Screen
+	vt.Screen(&s)
+	return termtest.FromScreen(&s)
+}
+
+func engineScreen(tb testing.TB, cols, rows int, data []byte) termtest.Grid {
+	tb.Helper()
+	e, _ := newTest(tb, cols, rows, 100)
+	e.Write(data)
+	s := screenOf(e)
+	checkInvariants(tb, s)
+	return termtest.FromScreen(s)
+}
+
+// TestRecordingsAgainstTmux feeds every committed recording to this
+// engine and to x/vt and compares both with tmux's golden capture: the
+// engine must match wherever x/vt does, and everywhere not listed in
+// divergences.
+func TestRecordingsAgainstTmux(t *testing.T) {
+	seen := map[string]bool{}
+	for _, rec := range termtest.LoadRecordings(t) {
+		seen[rec.Name] = true
+		t.Run(rec.Name, func(t *testing.T) {
+			if rec.Golden == nil {
+				t.Fatal("recording has no golden screen")
+			}
+			got := engineScreen(t, rec.Cols, rec.Rows, rec.Data)
+			d := termtest.Diff(*rec.Golden, got)
+			xd := termtest.Diff(*rec.Golden, xvtScreen(t, rec.Cols, rec.Rows, rec.Data))
+			why, listed := divergences[rec.Name]
+			switch {
+			case len(d) > 0 && len(xd) == 0:
+				t.Errorf("engine differs from tmux where x/vt matches:\n%s\nengine text:\n%s", strings.Join(d, "\n"), got.Text())
+			case listed && len(d) == 0:
+				t.Errorf("listed as divergent (%s) but matches tmux: remove it from the table", why)
+			case !listed && len(d) > 0:
+				t.Errorf("engine differs from tmux:\n%s\nengine text:\n%s", strings.Join(d, "\n"), got.Text())
+			case listed:
+				t.Logf("expected divergence (%s): %d differences", why, len(d))
+			}
+		})
+	}
+	for name := range divergences {
+		if !seen[name] {
+			t.Errorf("divergence listed for %s, which is not a recording", name)
+		}
+	}
+}
