@@ -34,8 +34,9 @@ func splits(in []byte) map[string][][]byte {
 	m["bytewise"] = bytewise
 	for i := 1; i < len(in); i++ {
 		// Inputs longer than 512 bytes are the cap cases, whose middles are
-		// long runs of one byte: there, every 7th offset stands for the rest.
-		if len(in) > 512 && i > 256 && i < len(in)-256 && i%7 != 0 {
+		// long runs of one byte: there, 64 offsets spread over the middle
+		// stand for the rest.
+		if mid := len(in) - 512; mid > 0 && i > 256 && i < len(in)-256 && (i-256)%(mid/64+1) != 0 {
 			continue
 		}
 		m["at"+strconv.Itoa(i)] = [][]byte{in[:i], in[i:]}
