@@ -18,12 +18,13 @@ type answerer struct {
 	w       io.Writer
 	queue   chan []byte
 	quit    chan struct{}
+	stopped chan struct{} // closed when run returns
 	stop    sync.Once
 	dropped atomic.Uint64
 }
 
 func newAnswerer(w io.Writer, n int) *answerer {
-	return &answerer{w: w, queue: make(chan []byte, n), quit: make(chan struct{})}
+	return &answerer{w: w, queue: make(chan []byte, n), quit: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 // push queues a copy of p, or drops it when the queue is full. It is the
@@ -40,6 +41,7 @@ func (a *answerer) push(p []byte) {
 // the slave gone) is not fatal: the answers are discarded until close.
 func (a *answerer) run(wg *sync.WaitGroup) {
 	defer wg.Done()
+	defer close(a.stopped)
 	for {
 		select {
 		case p := <-a.queue:
@@ -50,6 +52,9 @@ func (a *answerer) run(wg *sync.WaitGroup) {
 	}
 }
 
-// close ends run. A write blocked on the master is released by closing the
-// master first.
-func (a *answerer) close() { a.stop.Do(func() { close(a.quit) }) }
+// close ends run and waits for it to return. A write blocked on the master
+// is released by closing the master first.
+func (a *answerer) close() {
+	a.stop.Do(func() { close(a.quit) })
+	<-a.stopped
+}

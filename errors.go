@@ -17,6 +17,10 @@ var (
 	// ErrBadGeometry is matched by a *GeometryError.
 	ErrBadGeometry = errors.New("ptyhost: bad geometry")
 
+	// ErrReadOnly is returned by the driving methods of a read-only
+	// attach: only the driver may send input or resize.
+	ErrReadOnly = errors.New("ptyhost: attach is read-only")
+
 	// ErrSubscriptionClosed is returned by Subscription.Next after Close.
 	ErrSubscriptionClosed = errors.New("ptyhost: subscription closed")
 

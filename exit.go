@@ -31,7 +31,8 @@ func exitPayload(ps *os.ProcessState) attachwire.Exit {
 // lifecycle owns the end of a session: it waits for the child, lets the
 // read loop drain the master (bounded by DrainGrace), publishes the Exit
 // frame as the last frame, then releases the master, the terminal and the
-// answer writer, and closes done.
+// answer writer, and closes done: by then the read loop and the writer have
+// returned.
 func (s *Session) lifecycle() {
 	defer s.wg.Done()
 	err := s.cmd.Wait()
@@ -40,6 +41,9 @@ func (s *Session) lifecycle() {
 		s.log.Error("ptyhost: wait for child", "err", err)
 	}
 	s.drain()
+	// While the group has members its ID cannot be reused, so this is the
+	// moment to learn whether Stop has leftovers to kill.
+	s.leftovers.Store(killGroup(s.pid, 0) == nil)
 	s.publishExit(ex)
 
 	// Closing the master releases an answer write blocked on a child that

@@ -35,6 +35,9 @@ type Session struct {
 	answers *answerer
 	ring    *ring
 	exited  atomic.Bool // set under mu together with the Exit frame
+	// leftovers is set at exit when processes of the child's group
+	// outlived it (background jobs); Stop kills them.
+	leftovers atomic.Bool
 
 	// mu is the session lock (invariant 1): the terminal feed, seq
 	// allocation, ring appends and subscription wake-ups happen under it.
@@ -70,7 +73,8 @@ func newSession(spec Spec) *Session {
 func (s *Session) PID() int { return s.pid }
 
 // Done returns a channel closed once the Exit frame is published and the
-// session has released the PTY; by then Exit reports true.
+// session has released the PTY and its terminal; by then Exit reports true
+// and only the goroutine closing Done is left, returning.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Exit returns the child's exit payload and true once the Exit frame has

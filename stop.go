@@ -17,12 +17,13 @@ const killWait = 5 * time.Second
 
 // Stop ends the session: SIGTERM to the child's process group, SIGKILL when
 // StopGrace or ctx runs out, then it waits for the Exit frame and for the
-// session's goroutines. Once the session has exited, Stop also sends
-// SIGKILL to whatever is left in the process group (a background job that
-// outlived the leader). Stop is idempotent and safe to call concurrently;
-// it returns nil once the session is over. It is bounded: it returns an
-// error only if the child survives SIGKILL for longer than a few seconds
-// (a process stuck in the kernel), after closing the master.
+// session's goroutines (the master is closed by then). Processes of the
+// group that outlived the child (a background job ignoring SIGHUP, which a
+// session leaves running at exit as a closed terminal would) get SIGKILL
+// too. Stop is idempotent and safe to call concurrently; it returns nil
+// once the session is over. It is bounded: StopGrace (or ctx), then at
+// most a few seconds after SIGKILL, after which it closes the master and
+// returns an error (a child stuck in the kernel).
 func (s *Session) Stop(ctx context.Context) error {
 	if !s.ended() {
 		s.signal(syscall.SIGTERM)
@@ -45,7 +46,9 @@ func (s *Session) Stop(ctx context.Context) error {
 			return fmt.Errorf("ptyhost: stop: child %d survived SIGKILL", s.pid)
 		}
 	}
-	s.signal(syscall.SIGKILL) // leftovers of the group, if any
+	if s.leftovers.Load() {
+		s.signal(syscall.SIGKILL) // background jobs that outlived the child
+	}
 	s.wg.Wait()
 	return nil
 }

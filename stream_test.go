@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -293,7 +292,10 @@ func TestNoLeaks(t *testing.T) {
 // (net/url and net/netip come in through x/vt's ANSI parser for
 // hyperlinks; they parse strings and open nothing).
 func TestNoNetImport(t *testing.T) {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list dependencies: %v", err)
+	}
 	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)

@@ -12,16 +12,18 @@
 // AppendMarker/DecodeMarker, AppendExit/DecodeExit,
 // AppendSnapshot/DecodeSnapshot and AppendControl/DecodeControl; Output
 // payloads are raw bytes (NewOutputFrame). Payload types have a Frame
-// method that wraps them in a frame.
+// method that wraps them in a frame; ControlFrame wraps a control.
 //
 // A Screen is the snapshot model (format 0x01): grids of Cells, the cursor,
 // modes and scrollback. AppendScreen and DecodeScreen encode it;
 // Screen.AppendANSI repaints it on a terminal with only the escape
 // sequences a Viewer-profile sanitizer passes. Controls are JSON messages
-// typed by Go structs (Subscribe, PenState, ...), with the error-code
-// registry as ErrorCode constants. FileWriter and FileReader carry frames
-// in a frames file. SignalName, ExitForSignal and ExitFromWaitStatus build
-// Exit payloads.
+// typed by Go structs (Subscribe, PenState, ...) behind the sealed Control
+// interface (MarshalControl/ParseControl for the bare JSON), with the
+// error-code registry as ErrorCode constants. FileWriter and FileReader
+// carry frames in a frames file ("PTYHFRM" header, then uvarint-length
+// records). SignalName, ExitForSignal, ExitFromProcessState and
+// ExitFromWaitStatus build Exit payloads.
 //
 // Decoders never panic on any input and report every defect as a
 // *FramingError (errors.As), whose Err is io.ErrUnexpectedEOF when input

@@ -84,6 +84,17 @@ func (f *filter) scan(p []byte) (int, event) {
 			}
 			continue
 		}
+		if f.inRun && f.state == parser.GroundState && b >= 0x20 && b < 0x7f {
+			// Fast path: a run of printable ASCII continuing a text run.
+			j := i + 1
+			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+				j++
+			}
+			f.out = append(f.out, p[i:j]...)
+			f.runN += j - i
+			i = j - 1
+			continue
+		}
 		next, action := parser.Table.Transition(f.state, b)
 		if action == parser.PrintAction || next == parser.Utf8State {
 			if !f.inRun {

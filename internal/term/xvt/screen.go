@@ -95,9 +95,13 @@ func (t *Terminal) scrollback(dst [][]attachwire.Cell) [][]attachwire.Cell {
 		return dst
 	}
 	n := sb.Len()
+	old := dst[:cap(dst)] // reuse the line buffers of an earlier snapshot
 	for i := max(n-t.opts.Scrollback, 0); i < n; i++ {
 		line := sb.Line(i)
-		cells := make([]attachwire.Cell, 0, len(line))
+		var cells []attachwire.Cell
+		if k := len(dst); k < len(old) {
+			cells = old[k][:0]
+		}
 		wide := 0
 		var base attachwire.Cell
 		for x := range line {

@@ -351,3 +351,23 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenReuse: a Screen refilled after more output equals a fresh one.
+func TestScreenReuse(t *testing.T) {
+	vt := newTerm(t, 20, 6, nil)
+	feed(t, vt, lines(12))
+	var reused attachwire.Screen
+	vt.Screen(&reused)
+	feed(t, vt, "\r\n\x1b[31mred\x1b[0m\r\n"+lines(3))
+	vt.Screen(&reused)
+	var fresh attachwire.Screen
+	vt.Screen(&fresh)
+	if d := screenDiff(&fresh, &reused); d != "" {
+		t.Fatal(d)
+	}
+	for i := range fresh.Scrollback {
+		if fmt.Sprint(fresh.Scrollback[i]) != fmt.Sprint(reused.Scrollback[i]) {
+			t.Errorf("scrollback line %d: %v vs %v", i, reused.Scrollback[i], fresh.Scrollback[i])
+		}
+	}
+}
