@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// Recording is the output of a real program, byte for byte as its terminal
-// received it, at the size it ran at.
+// Recording is the output of a real program (or a made-up sequence), byte
+// for byte as its terminal received it, at the size it ran at. It is a
+// plain value; LoadRecordings returns fresh ones to each caller.
 type Recording struct {
 	Name       string
 	Cols, Rows int

@@ -332,6 +332,12 @@ func TestResize(t *testing.T) {
 	if len(s.Primary) != 30 || len(s.Alt) != 30 || row(s.Primary, 10, 0) != "main" {
 		t.Errorf("primary %d cells %q, alt %d cells", len(s.Primary), row(s.Primary, 10, 0), len(s.Alt))
 	}
+	vt.Resize(100, 30, 1000, 600)
+	r.buf.Reset()
+	feed(t, vt, "\x1b[14t\x1b[16t\x1b[18t")
+	if got, want := r.buf.String(), "\x1b[4;600;1000t\x1b[6;20;10t\x1b[8;30;100t"; got != want {
+		t.Errorf("window reports %q, want %q", got, want)
+	}
 }
 
 func TestSanitize(t *testing.T) {
