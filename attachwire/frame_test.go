@@ -113,6 +113,21 @@ func TestFrameRoundTrip(t *testing.T) {
 	}
 }
 
+func TestFrameAppendDoesNotAllocate(t *testing.T) {
+	f := NewOutputFrame(1<<40, 1<<50, make([]byte, 4096))
+	dst := make([]byte, 0, 8192)
+	enc, _ := f.MarshalBinary()
+	allocs := testing.AllocsPerRun(50, func() {
+		dst, _ = f.AppendBinary(dst[:0])
+		if _, err := DecodeFrame(enc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("AppendBinary+DecodeFrame allocate %v times", allocs)
+	}
+}
+
 func TestNewOutputFrame(t *testing.T) {
 	p := []byte("out")
 	f := NewOutputFrame(9, 10, p)

@@ -79,6 +79,7 @@ func TestFramesFileRoundTrip(t *testing.T) {
 		{"half", func() io.Reader { return iotest.HalfReader(bytes.NewReader(file)) }},
 		{"data with EOF", func() io.Reader { return iotest.DataErrReader(bytes.NewReader(file)) }},
 		{"bufio", func() io.Reader { return bufio.NewReaderSize(bytes.NewReader(file), 16) }},
+		{"random chunks", func() io.Reader { return &chunkReader{p: file, r: rand.New(rand.NewPCG(15, 16))} }},
 	}
 	for _, rd := range readers {
 		t.Run(rd.name, func(t *testing.T) {
@@ -179,4 +180,19 @@ func TestFileWriterErrors(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Fatalf("rejected frames wrote %d bytes", buf.Len())
 	}
+}
+
+// chunkReader returns its bytes in seeded random chunk sizes (0 to 40).
+type chunkReader struct {
+	p []byte
+	r *rand.Rand
+}
+
+func (c *chunkReader) Read(b []byte) (int, error) {
+	if len(c.p) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b[:min(len(b), c.r.IntN(41))], c.p)
+	c.p = c.p[n:]
+	return n, nil
 }

@@ -34,8 +34,9 @@ var (
 //   - Echo one of EchoOff, EchoOn, EchoUnknown; Active one of the two
 //     buffers; CursorShape at most CursorBar;
 //   - the cursor and the saved cursor inside the grid: 0 <= row < Rows and
-//     0 <= col < Cols (a cursor in the pending-wrap state sits on the last
-//     column, with ModePendingWrap set);
+//     0 <= col < Cols. A cursor in the pending-wrap state sits on the last
+//     column with ModePendingWrap set; the bit is not checked against the
+//     column, and AppendANSI ignores it elsewhere;
 //   - no reserved Modes bit; Mouse 0 unless ModeMouse is set, and then a
 //     tracking nibble in 1-4 and an encoding of X10, UTF-8 or SGR;
 //   - valid cells: see Cell.
