@@ -24,9 +24,16 @@
 // observer hooks, for DECRQSS), the cursor shape (tracked from DECSCUSR,
 // global as in xterm), the primary screen and its cursor while the
 // alternate screen is active (copied on the switch), and the pending-wrap
-// flag (derived from the run of text since the cursor last moved; runs
-// containing non-ASCII text report it as unset).
+// flag (derived from the run of text since the cursor last moved: exact
+// for ASCII runs, reported unset for runs with other characters). Not
+// derived: the pen saved by DECSC (DECRQSS m after DECRC reports the pen
+// before it) and left/right margins (a CPR in origin mode is relative to
+// the top margin only).
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
-// scrolls costs O(rows×cols) per line; REP is clamped to rows×cols.
+// scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as
+// much as that many characters. x/vt ends a grapheme cluster at the end of
+// each Write, so a combining mark written apart from its base lands in a
+// cell of its own. Each emulator allocates a 4 MiB buffer for OSC and DCS
+// payloads; longer ones are truncated by x/vt.
 package xvt

@@ -3,6 +3,7 @@ package xvt
 import (
 	"strconv"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
 
@@ -39,6 +40,12 @@ type filter struct {
 	inRun    bool
 	runASCII bool
 	runN     int
+
+	// irm is insert mode (CSI 4 h), which x/vt does not implement: the
+	// filter inserts blanks (ICH) before each printed character instead.
+	// u8 holds a UTF-8 character until its width is known.
+	irm bool
+	u8  []byte
 }
 
 // maxParam is the largest CSI parameter value passed to x/vt, as in xterm.
@@ -78,13 +85,18 @@ func (f *filter) scan(p []byte) (int, event) {
 	for i := 0; i < len(p); i++ {
 		b := p[i]
 		if f.state == parser.Utf8State {
-			f.out = append(f.out, b)
+			if f.irm {
+				f.u8 = append(f.u8, b)
+			} else {
+				f.out = append(f.out, b)
+			}
 			if f.utf8--; f.utf8 == 0 {
 				f.state = parser.GroundState
+				f.insertRune()
 			}
 			continue
 		}
-		if f.inRun && f.state == parser.GroundState && b >= 0x20 && b < 0x7f {
+		if f.inRun && !f.irm && f.state == parser.GroundState && b >= 0x20 && b < 0x7f {
 			// Fast path: a run of printable ASCII continuing a text run.
 			j := i + 1
 			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
@@ -122,7 +134,11 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		// A lead byte: x/vt collects the rest blindly (an aborted CSI is
 		// dropped, as x/vt drops it).
 		f.utf8 = utf8Len(b) - 1
-		f.out = append(f.out, b)
+		if f.irm {
+			f.u8 = append(f.u8[:0], b)
+		} else {
+			f.out = append(f.out, b)
+		}
 		return evNone
 	case next == parser.CsiEntryState && action == parser.ClearAction:
 		f.csi = csiSeq{}
@@ -141,6 +157,9 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		f.inRun = false
 		return evNone
 	}
+	if f.irm && action == parser.PrintAction {
+		f.out = append(f.out, "\x1b[@"...)
+	}
 	f.out = append(f.out, b)
 	switch {
 	case next == parser.OscStringState && prev != parser.OscStringState:
@@ -157,6 +176,9 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		// designations come from EscapeIntermediateState.
 		if b != '=' && b != '>' && b != '7' && b != '\\' {
 			f.inRun = false
+		}
+		if b == 'c' {
+			f.irm = false // RIS
 		}
 	}
 	return evNone
@@ -230,6 +252,13 @@ func (f *filter) dispatchCSI(final byte) {
 	c := &f.csi
 	if c.prefix == 0 && c.inter == 0 {
 		f.clamp(final)
+	}
+	if c.prefix == 0 && c.inter == 0 && (final == 'h' || final == 'l') {
+		for i := range min(c.n, maxParams) {
+			if c.present&(1<<i) != 0 && c.val[i] == 4 {
+				f.irm = final == 'h'
+			}
+		}
 	}
 	if c.prefix == '?' && c.inter == 0 && (final == 'h' || final == 'l') {
 		f.dropParam(2048)
@@ -318,6 +347,22 @@ func (f *filter) dropParam(v uint32) {
 		kept.present |= (c.present >> i & 1) << j
 	}
 	*c = kept
+}
+
+// insertRune writes the UTF-8 character held in insert mode, after as
+// many blanks (ICH) as it is wide; a zero-width character joins the
+// previous one.
+func (f *filter) insertRune() {
+	if !f.irm {
+		return
+	}
+	if w := ansi.StringWidth(string(f.u8)); w > 0 {
+		f.out = append(f.out, "\x1b["...)
+		f.out = strconv.AppendInt(f.out, int64(w), 10)
+		f.out = append(f.out, '@')
+	}
+	f.out = append(f.out, f.u8...)
+	f.u8 = f.u8[:0]
 }
 
 func utf8Len(b byte) int {

@@ -54,6 +54,10 @@ func TestFilter(t *testing.T) {
 		{"OSC passes", "\x1b]0;title\a\x1b]11;?\x1b\\", "\x1b]0;title\a\x1b]11;?\x1b\\"},
 		{"DCS passes", "\x1bP$qm\x1b\\", "\x1bP$qm\x1b\\"},
 		{"ESC in UTF-8 is a continuation byte for x/vt", "\xe4\x1b[5n", "\xe4\x1b[5n"},
+		{"insert mode inserts before each character", "\x1b[4hab\x1b[4lc", "\x1b[4h\x1b[@a\x1b[@b\x1b[4lc"},
+		{"insert mode with wide and combining characters", "\x1b[4h\u4e2de\u0301", "\x1b[4h\x1b[2@\u4e2d\x1b[@e\u0301"},
+		{"insert mode ends with RIS", "\x1b[4h\x1bca", "\x1b[4h\x1bca"},
+		{"private mode 4 is not insert mode", "\x1b[?4ha", "\x1b[?4ha"},
 		{"more than 32 parameters", "\x1b[" + strings.Repeat("1;", 40) + "m", "\x1b[" + strings.Repeat("1;", 31) + "1m"},
 	}
 	for _, tt := range tests {

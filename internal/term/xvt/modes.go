@@ -24,6 +24,7 @@ var implemented = map[modeKey]bool{
 	{true, 1004}: false, {true, 1006}: false,
 	{true, 1047}: false, {true, 1048}: false, {true, 1049}: false,
 	{true, 2004}: false, {false, 20}: false,
+	{false, 4}: false, // emulated by the filter
 }
 
 // modeSet mirrors x/vt's mode table, which it does not export, from its
