@@ -83,4 +83,7 @@ func (s *Session) publishExit(ex attachwire.Exit) {
 	s.exit = ex
 	s.exited.Store(true) // before the frame is visible to subscribers
 	s.exitSeq = s.publishLocked(attachwire.TypeExit, payload).Seq
+	if s.rec != nil {
+		s.rec.finish(s.relTime)
+	}
 }

@@ -34,6 +34,8 @@ type Session struct {
 
 	answers *answerer
 	ring    *ring
+	roles   attachRoles // which LocalAttach drives
+	rec     *recorder   // nil unless Spec.RecordPath; used under mu
 	exited  atomic.Bool // set under mu together with the Exit frame
 	// leftovers is set at exit when processes of the child's group
 	// outlived it (background jobs); Stop kills them.
@@ -167,5 +169,8 @@ func (s *Session) publishLocked(typ attachwire.FrameType, payload []byte) attach
 	}
 	f := attachwire.Frame{Type: typ, Seq: s.seq, RelTime: s.relTime, Payload: payload}
 	s.ring.append(f)
+	if s.rec != nil {
+		s.rec.record(f)
+	}
 	return f
 }

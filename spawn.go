@@ -75,8 +75,10 @@ type Spec struct {
 	Epoch uint64
 
 	// RecordPath, when set, names an asciinema v2 cast file to write in
-	// parallel with the frames. Not implemented yet: Spawn rejects a
-	// non-empty RecordPath.
+	// parallel with the frames: output, resize and marker events timed by
+	// the frames' rel_time, flushed and synced at Exit. The file is created
+	// (or truncated) before the child starts, so a path that cannot be
+	// written fails Spawn. Empty means no recording.
 	RecordPath string
 
 	// Logger receives the session's diagnostics; nil discards them.
@@ -121,9 +123,6 @@ func (s Spec) normalize() (Spec, error) {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return s, specError("env entry %q is not KEY=VALUE", kv)
 		}
-	}
-	if s.RecordPath != "" {
-		return s, specError("RecordPath: the cast recorder is not available yet")
 	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
@@ -242,7 +241,15 @@ func spawn(spec Spec, newTerm func(term.Options) (term.Terminal, error)) (*Sessi
 		}
 	}
 	s := newSession(spec)
+	if spec.RecordPath != "" {
+		if s.rec, err = openRecorder(spec, env, time.Now()); err != nil {
+			return nil, fmt.Errorf("ptyhost: spawn: %w", err)
+		}
+	}
 	if err := s.start(path, env, newTerm); err != nil {
+		if s.rec != nil {
+			s.rec.abandon()
+		}
 		return nil, fmt.Errorf("ptyhost: spawn %s: %w", spec.Command[0], err)
 	}
 	return s, nil

@@ -36,7 +36,7 @@ func TestSpawnRejects(t *testing.T) {
 		{"negative ring", Spec{Command: []string{"true"}, RingBytes: -1}, ErrInvalidSpec, false},
 		{"absurd scrollback", Spec{Command: []string{"true"}, Scrollback: MaxScrollback + 1}, ErrInvalidSpec, false},
 		{"bad env", Spec{Command: []string{"true"}, Env: []string{"NOEQUALS"}}, ErrInvalidSpec, false},
-		{"record path", Spec{Command: []string{"true"}, RecordPath: filepath.Join(dir, "x.cast")}, ErrInvalidSpec, false},
+		{"unwritable record path", Spec{Command: []string{"true"}, RecordPath: filepath.Join(dir, "no-such-dir", "x.cast")}, fs.ErrNotExist, false},
 		{"engine backend", Spec{Command: []string{"true"}, Backend: BackendEngine}, ErrUnsupported, false},
 		{"unknown backend", Spec{Command: []string{"true"}, Backend: 99}, ErrInvalidSpec, false},
 		{"bad dir", Spec{Command: []string{"true"}, Dir: filepath.Join(dir, "nope")}, fs.ErrNotExist, true},
