@@ -10,14 +10,8 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
 )
 
-var (
-	// ErrReadOnly is returned by the driving methods of a LocalAttach that
-	// is not the session's driver.
-	ErrReadOnly = errors.New("ptyhost: local attach is read-only")
-
-	// ErrAttachClosed is returned by a LocalAttach after Close.
-	ErrAttachClosed = errors.New("ptyhost: local attach closed")
-)
+// ErrAttachClosed is returned by a LocalAttach after Close.
+var ErrAttachClosed = errors.New("ptyhost: local attach closed")
 
 // LocalAttachOptions configures AttachLocal. The zero value joins with a
 // snapshot.
