@@ -2,13 +2,13 @@ package engine
 
 // execute runs a C0 control.
 func (e *Engine) execute(c byte) {
+	e.lastRune = -1
 	switch c {
 	case 0x08: // BS
 		e.backspace()
 	case 0x09: // HT
 		e.tabForward(1)
-	case 0x0A, 0x0B, 0x0C: // LF, VT, FF
-		e.cur.wrapPending = false
+	case 0x0A, 0x0B, 0x0C: // LF, VT, FF (a pending wrap stays, as in tmux)
 		e.index()
 	case 0x0D: // CR
 		e.cur.col = 0
@@ -23,6 +23,7 @@ func (e *Engine) execute(c byte) {
 // escDispatch runs a complete escape sequence ESC [inter] final.
 func (e *Engine) escDispatch(final byte) {
 	p := &e.p
+	e.lastRune = -1
 	if p.badInter {
 		return
 	}
@@ -48,7 +49,6 @@ func (e *Engine) escDispatch(final byte) {
 	case '8':
 		e.restoreCursor()
 	case 'D': // IND
-		e.cur.wrapPending = false
 		e.index()
 	case 'E': // NEL
 		e.cur.wrapPending = false
@@ -57,7 +57,6 @@ func (e *Engine) escDispatch(final byte) {
 	case 'H': // HTS
 		e.tabs[e.cur.col] = true
 	case 'M': // RI
-		e.cur.wrapPending = false
 		e.reverseIndex()
 	case 'c': // RIS
 		e.reset()

@@ -5,6 +5,7 @@ package engine
 func (e *Engine) csiDispatch(final byte) {
 	p := &e.p
 	if p.badInter {
+		e.lastRune = -1
 		return
 	}
 	if p.prefix != 0 || p.ninter != 0 {
@@ -12,9 +13,13 @@ func (e *Engine) csiDispatch(final byte) {
 		return
 	}
 	n := p.arg(0, 1)
+	last := e.lastRune
+	e.lastRune = -1 // REP repeats only a character printed right before it
 	switch final {
-	case '@': // ICH
-		e.cur.wrapPending = false
+	case '@': // ICH (with a pending wrap the cursor is past the line: no-op)
+		if e.cur.wrapPending {
+			break
+		}
 		e.insertCells(e.scr.row(e.cur.row), e.cur.col, min(n, e.cols))
 	case 'A': // CUU
 		e.moveRows(-min(n, e.rows))
@@ -45,7 +50,9 @@ func (e *Engine) csiDispatch(final byte) {
 	case 'M': // DL
 		e.deleteLines(n)
 	case 'P': // DCH
-		e.cur.wrapPending = false
+		if e.cur.wrapPending {
+			break
+		}
 		e.deleteCells(min(n, e.cols))
 	case 'S': // SU
 		if p.nparams <= 1 {
@@ -56,19 +63,24 @@ func (e *Engine) csiDispatch(final byte) {
 			e.scrollDown(min(n, e.rows))
 		}
 	case 'X': // ECH
-		e.cur.wrapPending = false
+		if e.cur.wrapPending {
+			break
+		}
 		e.scr.eraseCells(e.cur.row, e.cur.col, e.cur.col+min(n, e.cols), e.cur.pen.bg)
 		e.work += uint64(min(n, e.cols))
 	case 'Z': // CBT
 		e.tabBackward(n)
 	case 'b': // REP
-		e.repeat(n)
+		e.repeat(last, n)
+		e.lastRune = -1
 	case 'c': // DA1
 		if p.arg0(0) == 0 {
 			e.answer(append(e.answerBuf, daPrimary...))
 		}
-	case 'd': // VPA
+	case 'd': // VPA: the column, and a pending wrap, stay (as in tmux)
+		pending := e.cur.wrapPending
 		e.moveToOrigin(min(n, e.rows)-1, e.cur.col)
+		e.cur.wrapPending = pending
 	case 'g': // TBC
 		e.clearTabs(p.arg0(0))
 	case 'h', 'l': // SM, RM
@@ -91,6 +103,7 @@ func (e *Engine) csiDispatch(final byte) {
 // csiPrivate runs the sequences with a private marker or intermediates.
 func (e *Engine) csiPrivate(final byte) {
 	p := &e.p
+	e.lastRune = -1
 	var inter byte
 	if p.ninter == 1 {
 		inter = p.inter[0]
@@ -132,10 +145,19 @@ func (e *Engine) csiPrivate(final byte) {
 	}
 }
 
+// effCol is the cursor column erase operations start from: one past the
+// last column while a wrap is pending (tmux's model, where the cursor
+// really sits there).
+func (e *Engine) effCol() int {
+	if e.cur.wrapPending {
+		return e.cols
+	}
+	return e.cur.col
+}
+
 func (e *Engine) eraseDisplay(mode int) {
-	e.cur.wrapPending = false
 	bg := e.cur.pen.bg
-	row, col := e.cur.row, e.cur.col
+	row, col := e.cur.row, e.effCol()
 	switch mode {
 	case 0:
 		e.scr.eraseCells(row, col, e.cols, bg)
@@ -165,14 +187,13 @@ func (e *Engine) eraseDisplay(mode int) {
 }
 
 func (e *Engine) eraseLine(mode int) {
-	e.cur.wrapPending = false
 	bg := e.cur.pen.bg
 	switch mode {
 	case 0:
-		e.scr.eraseCells(e.cur.row, e.cur.col, e.cols, bg)
+		e.scr.eraseCells(e.cur.row, e.effCol(), e.cols, bg)
 		e.scr.line(e.cur.row).wrapped = false
 	case 1:
-		e.scr.eraseCells(e.cur.row, 0, e.cur.col+1, bg)
+		e.scr.eraseCells(e.cur.row, 0, e.effCol()+1, bg)
 	case 2:
 		e.scr.eraseCells(e.cur.row, 0, e.cols, bg)
 		e.scr.line(e.cur.row).wrapped = false
@@ -206,33 +227,30 @@ func (e *Engine) deleteCells(n int) {
 	e.work += uint64(e.cols - col)
 }
 
-// insertLines is IL: inside the scroll region only.
+// insertLines is IL: inside the scroll region only (outside it xterm
+// ignores it and tmux is erratic). The cursor does not move, as in tmux.
 func (e *Engine) insertLines(n int) {
 	if e.cur.row < e.top || e.cur.row > e.bot {
 		return
 	}
 	e.work += uint64(e.scr.scrollDown(e.cur.row, e.bot, min(n, e.rows), e.cur.pen.bg))
-	e.moveTo(e.cur.row, 0)
 }
 
-// deleteLines is DL: inside the scroll region only; nothing goes to
-// scrollback.
+// deleteLines is DL (see insertLines); nothing goes to scrollback.
 func (e *Engine) deleteLines(n int) {
 	if e.cur.row < e.top || e.cur.row > e.bot {
 		return
 	}
 	e.work += uint64(e.scr.scrollUp(e.cur.row, e.bot, min(n, e.rows), e.cur.pen.bg, nil, &e.ct))
-	e.moveTo(e.cur.row, 0)
 }
 
-// repeat is REP: the last printed character n more times, clamped (as
-// tmux does) to the cells left on the line.
-func (e *Engine) repeat(n int) {
-	if e.lastRune < 0 {
+// repeat is REP: the character printed just before it (r, -1 for none)
+// n more times, clamped (as tmux does) to the cells left on the line.
+func (e *Engine) repeat(r rune, n int) {
+	if r < 0 {
 		return
 	}
 	n = min(n, e.cols-e.cur.col)
-	r := e.lastRune
 	for range n {
 		if r < 0x80 && e.cur.charsets[e.cur.gl] == charsetASCII && !e.mode.insert && !e.joinNext {
 			b := [1]byte{byte(r)}
@@ -266,5 +284,5 @@ func (e *Engine) softReset() {
 	e.cur.charsets = [2]charset{}
 	e.cur.gl = 0
 	e.cur.wrapPending = false
-	e.saved[e.bufIndex()] = savedCursor{}
+	e.saved = savedCursor{}
 }

@@ -64,9 +64,12 @@ func (e *Engine) scrollDown(n int) {
 	e.work += uint64(e.scr.scrollDown(e.top, e.bot, n, e.cur.pen.bg))
 }
 
+// backspace moves left; from a pending wrap it only cancels the wrap (the
+// cursor was past the last column, as tmux sees it).
 func (e *Engine) backspace() {
 	if e.cur.wrapPending {
 		e.cur.wrapPending = false
+		return
 	}
 	if e.cur.col > 0 {
 		e.cur.col--
@@ -74,29 +77,28 @@ func (e *Engine) backspace() {
 }
 
 // saveCursor is DECSC: position, pen, pending wrap, origin mode and
-// charsets go into the active buffer's slot.
+// charsets go into the one save slot, shared by both screens (tmux keeps
+// it with the parser, not the screen).
 func (e *Engine) saveCursor() {
-	e.saved[e.bufIndex()] = savedCursor{cursor: e.cur, valid: true}
+	e.saved = savedCursor{cursor: e.cur, valid: true}
 }
 
 // restoreCursor is DECRC; without a saved state it homes the cursor and
-// resets the pen, as xterm does.
+// resets the pen.
 func (e *Engine) restoreCursor() {
-	s := e.saved[e.bufIndex()]
+	e.restoreFrom(e.saved)
+}
+
+func (e *Engine) restoreFrom(s savedCursor) {
 	if !s.valid {
 		e.cur.pen = pen{}
 		e.cur.origin = false
+		e.cur.charsets, e.cur.gl = [2]charset{}, 0
 		e.moveTo(0, 0)
 		return
 	}
 	e.cur = s.cursor
 	e.cur.row = min(e.cur.row, e.rows-1)
 	e.cur.col = min(e.cur.col, e.cols-1)
-}
-
-func (e *Engine) bufIndex() int {
-	if e.altActive {
-		return 1
-	}
-	return 0
+	e.cur.wrapPending = false // tmux restores onto the last column
 }

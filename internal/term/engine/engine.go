@@ -34,8 +34,8 @@ type Engine struct {
 	ct        clusters
 
 	cur cursor
-	// saved holds the DECSC slot of each buffer (0 primary, 1 alternate).
-	saved [2]savedCursor
+	// saved is the DECSC slot; altSaved the one ?1049 uses.
+	saved, altSaved savedCursor
 	// altReturn is where the primary cursor goes back to when the
 	// alternate screen is left: the Screen's saved cursor while it is
 	// active.
@@ -113,7 +113,7 @@ func (e *Engine) reset() {
 	}
 	e.prim.clear(0)
 	e.cur = cursor{}
-	e.saved = [2]savedCursor{}
+	e.saved, e.altSaved = savedCursor{}, savedCursor{}
 	e.top, e.bot = 0, e.rows-1
 	e.mode = modes{autowrap: true, cursorVisible: true}
 	e.resetTabs()

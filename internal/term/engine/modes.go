@@ -77,35 +77,35 @@ func (e *Engine) setDECMode(mode int, on bool) {
 }
 
 // switchScreen enters or leaves the alternate screen. Entering clears it
-// (tmux does for 47, 1047 and 1049 alike); 1049 also saves the cursor on
-// entry and restores it on exit.
+// in the default background (tmux does, for 47, 1047 and 1049 alike);
+// with saveCursor (1049) the cursor is saved on entry into its own slot
+// and restored on exit, even when the alternate screen was not active,
+// as xterm and tmux do.
 func (e *Engine) switchScreen(on, saveCursor bool) {
 	if on == e.altActive {
+		if !on && saveCursor && e.altSaved.valid {
+			e.restoreFrom(e.altSaved)
+		}
 		return
 	}
 	if on {
 		if saveCursor {
-			e.saveCursor()
+			e.altSaved = savedCursor{cursor: e.cur, valid: true}
 		}
 		e.altReturnRow, e.altReturnCol = e.cur.row, e.cur.col
-		if saved := e.saved[0]; saveCursor && saved.valid {
-			e.altReturnRow, e.altReturnCol = saved.row, saved.col
-		}
 		if e.alt == nil {
 			e.alt = newBuffer(e.cols, e.rows)
 		}
 		e.alt.top = 0
-		e.alt.clear(e.cur.pen.bg)
-		e.work += uint64(e.rows * e.cols)
+		e.alt.clear(0)
 		e.scr = e.alt
 		e.altActive = true
-		e.saved[1] = savedCursor{}
 		return
 	}
 	e.scr = e.prim
 	e.altActive = false
-	if saveCursor {
-		e.restoreCursor()
+	if saveCursor && e.altSaved.valid {
+		e.restoreFrom(e.altSaved)
 	}
 }
 

@@ -13,6 +13,7 @@ const maxTitle = 1024
 // (answers use the same terminator).
 func (e *Engine) oscDispatch(bel bool) {
 	p := &e.p
+	e.lastRune = -1
 	if p.strOver {
 		return
 	}

@@ -101,11 +101,12 @@ func (e *Engine) Write(b []byte) {
 			case '\r':
 				e.cur.col = 0
 				e.cur.wrapPending = false
+				e.lastRune = -1
 				e.work++
 				i++
 				continue
 			case '\n':
-				e.cur.wrapPending = false
+				e.lastRune = -1
 				e.index()
 				e.work++
 				i++

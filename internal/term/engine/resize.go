@@ -28,9 +28,9 @@ func (e *Engine) Resize(cols, rows, pxWidth, pxHeight int) {
 		e.alt = nil
 		e.scr = e.prim
 	}
-	for i := range e.saved {
-		e.saved[i].row = min(max(e.saved[i].row+shift*(1-i), 0), rows-1)
-		e.saved[i].col = min(e.saved[i].col, cols-1)
+	for _, s := range [...]*savedCursor{&e.saved, &e.altSaved} {
+		s.row = min(max(s.row+shift, 0), rows-1)
+		s.col = min(s.col, cols-1)
 	}
 	e.cols, e.rows = cols, rows
 	e.cur.row = min(max(e.cur.row, 0), rows-1)

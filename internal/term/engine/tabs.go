@@ -13,7 +13,9 @@ func (e *Engine) resetTabs() {
 // tabForward moves to the n-th next tab stop (or the last column); n is
 // clamped to the width so the scan is O(cols).
 func (e *Engine) tabForward(n int) {
-	e.cur.wrapPending = false
+	if e.cur.wrapPending {
+		return // past the last column already, as tmux sees it
+	}
 	col := e.cur.col
 	for n = min(n, e.cols); n > 0 && col < e.cols-1; n-- {
 		col++
