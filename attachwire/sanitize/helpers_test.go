@@ -33,10 +33,10 @@ func splits(in []byte) map[string][][]byte {
 	}
 	m["bytewise"] = bytewise
 	for i := 1; i < len(in); i++ {
-		// Inputs longer than 512 bytes are the cap cases, whose middles are
-		// long runs of one byte: there, 64 offsets spread over the middle
+		// Inputs longer than 256 bytes are the cap cases, whose middles are
+		// long runs of one byte: there, 32 offsets spread over the middle
 		// stand for the rest.
-		if mid := len(in) - 512; mid > 0 && i > 256 && i < len(in)-256 && (i-256)%(mid/64+1) != 0 {
+		if mid := len(in) - 256; mid > 0 && i > 128 && i < len(in)-128 && (i-128)%(mid/32+1) != 0 {
 			continue
 		}
 		m["at"+strconv.Itoa(i)] = [][]byte{in[:i], in[i:]}

@@ -43,6 +43,12 @@ const (
 // string first needs buffer space.
 func (s *Sanitizer) Append(dst, p []byte) []byte {
 	for len(p) > 0 {
+		if s.skipping() {
+			if n := stringRun(p, s.state == stOSC); n > 0 {
+				p = p[n:]
+				continue
+			}
+		}
 		if s.state == stGround && s.u8.need == 0 {
 			if p[0] != esc {
 				if n := textRun(p); n > 0 {
@@ -63,6 +69,30 @@ func (s *Sanitizer) Append(dst, p []byte) []byte {
 		p = p[1:]
 	}
 	return dst
+}
+
+// skipping reports whether the parser is in a string it discards whole,
+// between characters, where 7-bit data bytes have no effect.
+func (s *Sanitizer) skipping() bool {
+	switch s.state {
+	case stDCSPass, stDCSIgnore, stSOS:
+		return s.u8.need == 0
+	case stOSC:
+		return s.osc == oscDiscard && s.u8.need == 0
+	}
+	return false
+}
+
+// stringRun returns the length of the prefix of p that a discarded string
+// consumes without effect: 7-bit bytes other than ESC, CAN, SUB and, in an
+// OSC, BEL.
+func stringRun(p []byte, osc bool) int {
+	for i, b := range p {
+		if b >= 0x80 || b == esc || b == can || b == sub || b == bel && osc {
+			return i
+		}
+	}
+	return len(p)
 }
 
 // csiRun is a fast path for the common case of a complete, plain control

@@ -1,0 +1,122 @@
+package sanitize_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+)
+
+// newEmulator returns an 80×24 emulator whose replies to queries are
+// drained, so Write never blocks, and closed when the test ends.
+func newEmulator(t testing.TB) *vt.Emulator {
+	t.Helper()
+	emu := vt.NewEmulator(80, 24)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		io.Copy(io.Discard, emu)
+	}()
+	t.Cleanup(func() {
+		// Closing the reply pipe's write end ends the drain. Emulator.Close
+		// would do it too, but it sets a field Read reads without a lock.
+		if c, ok := emu.InputPipe().(io.Closer); ok {
+			c.Close()
+		}
+		<-drained
+	})
+	return emu
+}
+
+// screenDiff describes the first difference between two screens, or
+// returns "" if every cell (text, colors, attributes, link) and the cursor
+// match.
+func screenDiff(a, b *vt.Emulator) string {
+	for y := range a.Height() {
+		for x := range a.Width() {
+			ca, cb := a.CellAt(x, y), b.CellAt(x, y)
+			if ca == nil || cb == nil {
+				if (ca == nil) != (cb == nil) {
+					return fmt.Sprintf("cell %d,%d: %v vs %v", x, y, ca, cb)
+				}
+				continue
+			}
+			if !ca.Equal(cb) {
+				return fmt.Sprintf("cell %d,%d: %q %+v vs %q %+v", x, y, ca.Content, ca.Style, cb.Content, cb.Style)
+			}
+		}
+	}
+	if pa, pb := a.CursorPosition(), b.CursorPosition(); pa != pb {
+		return fmt.Sprintf("cursor %v vs %v", pa, pb)
+	}
+	if a.IsAltScreen() != b.IsAltScreen() {
+		return "alternate screen differs"
+	}
+	return ""
+}
+
+// TestRealStreams replays recorded output of real programs (see
+// record_test.go) into two emulators, one fed the raw bytes and one the
+// sanitized bytes, in 512-byte reads, and requires the same screen after
+// every read: sanitizing removes queries and side effects, never visible
+// content or styling. The titles the raw stream sets must reach OnTitle.
+func TestRealStreams(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.raw"))
+	if len(files) < 4 {
+		t.Fatalf("found %d recorded streams, want at least 4", len(files))
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rawTitles, gotTitles []string
+			plain, clean := newEmulator(t), newEmulator(t)
+			plain.SetCallbacks(vt.Callbacks{Title: func(s string) { rawTitles = append(rawTitles, s) }})
+			s := sanitize.New(sanitize.Options{OnTitle: func(s string) { gotTitles = append(gotTitles, s) }})
+			var out []byte
+			for off := 0; off < len(raw); off += 512 {
+				chunk := raw[off:min(off+512, len(raw))]
+				out = s.Append(out[:0], chunk)
+				checkSafe(t, out)
+				plain.Write(chunk)
+				clean.Write(out)
+				if d := screenDiff(plain, clean); d != "" {
+					t.Fatalf("after %d bytes: %s\nraw screen:\n%s\nsanitized screen:\n%s", off+len(chunk), d, plain.String(), clean.String())
+				}
+			}
+			whole := run(sanitize.Options{}, raw)
+			for how, chunks := range map[string][][]byte{"bytewise": splits(raw)["bytewise"], "seed1": randomChunks(raw, 1)} {
+				if got := run(sanitize.Options{}, chunks...); string(got) != string(whole) {
+					t.Errorf("%s output differs from whole", how)
+				}
+			}
+			if again := run(sanitize.Options{}, whole); string(again) != string(whole) {
+				t.Errorf("not idempotent")
+			}
+			if !equal(rawTitles, gotTitles) {
+				t.Errorf("titles %q, want %q", gotTitles, rawTitles)
+			}
+			if blank(clean) {
+				t.Errorf("final screen is blank")
+			}
+		})
+	}
+}
+
+func blank(e *vt.Emulator) bool {
+	for y := range e.Height() {
+		for x := range e.Width() {
+			if c := e.CellAt(x, y); c != nil && c.Content != "" && c.Content != " " {
+				return false
+			}
+		}
+	}
+	return true
+}
