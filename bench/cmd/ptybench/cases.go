@@ -39,6 +39,7 @@ func buildCases(cfg config, wl workload) suite {
 	}
 	probe := new(backendProbe)
 	s.cases = append(s.cases, ptyhostCases(cfg, wl, probe)...)
+	s.cases = append(s.cases, emulatorCases(cfg, wl)...)
 
 	var tm *tmuxHost
 	s.cases = append(s.cases, &benchCase{
