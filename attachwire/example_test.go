@@ -75,7 +75,7 @@ func ExampleNewSnapshot() {
 	fmt.Printf("%q\n", view.AppendANSI(nil, attachwire.RepaintOptions{}))
 	// Output:
 	// atSeq 41 size 3 x 1
-	// "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7h\x1b[H\x1b[2J\x1b[1H\x1b[0;1;32mo\x1b[0mk\x1b[0 q\x1b[?25h\x1b[1;3H"
+	// "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J\x1b[1H\x1b[0;1;32mo\x1b[0mk\x1b[0 q\x1b[?25h\x1b[?7h\x1b[1;3H"
 }
 
 // Controls are JSON documents; an unknown type is a soft error a receiver

@@ -35,9 +35,12 @@ type RepaintOptions struct {
 // a repaint also replaces a previous one. The pen is left at the default
 // (SGR 0): the Screen does not record the program's current pen.
 //
-// Every row is addressed with CUP, so nothing is printed while the cursor
-// sits in the pending-wrap state and the bottom-right cell never scrolls
-// the screen. Trailing blank cells are skipped, runs of blanks are jumped
+// Cells are painted with autowrap off and every row is addressed with
+// CUP, so the bottom-right cell never scrolls the screen, even on a
+// terminal that thinks the glyph there is wider than s does; autowrap is
+// switched back on before the cursor is placed. Row and column counts
+// above 1000 are clamped by the sanitizer, so larger screens do not
+// survive a sanitizer pass unchanged. Trailing blank cells are skipped, runs of blanks are jumped
 // over with CHA, and the column is re-synchronised with CHA after every
 // non-ASCII glyph, so a terminal that disagrees with s about a glyph's
 // width misplaces at most that glyph. Cell contents that are not
@@ -47,7 +50,7 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 	if s.Cols <= 0 || s.Rows <= 0 {
 		return dst
 	}
-	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7h\x1b[H\x1b[2J"...)
+	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"...)
 	p := painter{dst: dst, cols: s.Cols, pen: BlankCell}
 	if opts.Scrollback && len(s.Scrollback) > 0 {
 		p.scrollback(s.Scrollback, s.Rows)
@@ -69,6 +72,7 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 	if s.CursorVisible {
 		p.dst = append(p.dst, "\x1b[?25h"...)
 	}
+	p.dst = append(p.dst, "\x1b[?7h"...)
 	p.cursor(s)
 	return p.dst
 }

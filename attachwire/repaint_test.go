@@ -17,7 +17,7 @@ func TestRepaintGolden(t *testing.T) {
 	s := goldenScreen()
 	s.Modes |= ModeMouse
 	s.Mouse = MouseAny | MouseEncSGR
-	const preamble = "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7h\x1b[H\x1b[2J"
+	const preamble = "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"
 	tests := []struct {
 		name string
 		opts RepaintOptions
@@ -26,12 +26,12 @@ func TestRepaintGolden(t *testing.T) {
 		{"screen only", RepaintOptions{}, preamble +
 			"\x1b[1H\x1b[0;1;38;2;255;0;128m中" + // row 1: bold pink wide glyph
 			"\x1b[3G\x1b[0;38;5;196;44mx" + // re-sync after it, idx 196 on idx 4
-			"\x1b[0m\x1b[6 q\x1b[?25h\x1b[1;3H"}, // bar cursor, visible, at (0,2)
+			"\x1b[0m\x1b[6 q\x1b[?25h\x1b[?7h\x1b[1;3H"}, // bar cursor, visible, at (0,2)
 		{"scrollback and input modes", RepaintOptions{Scrollback: true, InputModes: true}, preamble +
 			"a\r\n\x1b[H\x1b[2J" + // one line, scrolled off the one-row screen by its LF
 			"\x1b[1H\x1b[0;1;38;2;255;0;128m中\x1b[3G\x1b[0;38;5;196;44mx\x1b[0m" +
 			"\x1b[?1;2004;1004;1000;1002;1003;1005;1006l\x1b[?2004;1003;1006h" +
-			"\x1b[6 q\x1b[?25h\x1b[1;3H"},
+			"\x1b[6 q\x1b[?25h\x1b[?7h\x1b[1;3H"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,6 +263,14 @@ func TestRepaintFullScreenDoesNotScroll(t *testing.T) {
 	checkGrid(t, "full screen", e, s.Primary)
 	if n := e.ScrollbackLen(); n != 0 {
 		t.Fatalf("repaint scrolled %d lines into the scrollback", n)
+	}
+	// A glyph the terminal finds wider than the Screen says, in the
+	// bottom-right cell, does not wrap either.
+	s.Primary[cols*rows-1] = Cell{Content: "中"}
+	e = emulate(t, s, RepaintOptions{})
+	checkGrid(t, "first rows", e, s.Primary[:cols*(rows-1)])
+	if n := e.ScrollbackLen(); n != 0 {
+		t.Fatalf("a wide bottom-right glyph scrolled %d lines into the scrollback", n)
 	}
 }
 
