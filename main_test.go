@@ -45,6 +45,8 @@ func runHelper(name string) int {
 		return helperEcho()
 	case "gen":
 		return helperGen()
+	case "genack":
+		return helperGenAck()
 	case "trap":
 		return helperTrap()
 	}
@@ -132,6 +134,39 @@ func helperGen() int {
 	seed, _ := strconv.ParseUint(os.Getenv("PTYHOST_TEST_SEED"), 10, 64)
 	if _, err := os.Stdout.Write(genData(seed, n)); err != nil {
 		return 1
+	}
+	return 0
+}
+
+// ackChunk is how much helperGenAck writes before it waits for an ack.
+const ackChunk = 64 << 10
+
+// helperGenAck writes streamgen.Mixed(seed, n) in chunks of ackChunk and
+// waits for a line on its input (echo off) after each: the reader's flow
+// control, so that a test can read a stream many times the ring without
+// depending on the scheduler to keep its reader ahead.
+func helperGenAck() int {
+	n, _ := strconv.Atoi(os.Getenv("PTYHOST_TEST_N"))
+	seed, _ := strconv.ParseUint(os.Getenv("PTYHOST_TEST_SEED"), 10, 64)
+	t, err := unix.IoctlGetTermios(0, ioctlGetTermios)
+	if err != nil {
+		return 1
+	}
+	t.Lflag &^= unix.ECHO
+	if err := unix.IoctlSetTermios(0, ioctlSetTermios, t); err != nil {
+		return 1
+	}
+	data := genData(seed, n)
+	in := make([]byte, 64)
+	for len(data) > 0 {
+		k := min(ackChunk, len(data))
+		if _, err := os.Stdout.Write(data[:k]); err != nil {
+			return 1
+		}
+		data = data[k:]
+		if _, err := os.Stdin.Read(in); err != nil {
+			return 1
+		}
 	}
 	return 0
 }

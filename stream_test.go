@@ -25,11 +25,20 @@ import (
 func onlcr(p []byte) []byte { return bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")) }
 
 // TestIntegrity: the Output payloads of a stream many times the ring hash
-// to the bytes the child wrote, after ONLCR (invariant 7).
+// to the bytes the child wrote, after ONLCR (invariant 7). The child waits
+// for an ack every ackChunk bytes so the reader never falls off the ring
+// however the scheduler treats it.
 func TestIntegrity(t *testing.T) {
 	const n, ringBytes = 4 << 20, 256 << 10
-	want := sha256.Sum256(onlcr(genData(1, n)))
-	s := start(t, withRing(helperSpec("gen", "PTYHOST_TEST_N=4194304", "PTYHOST_TEST_SEED=1"), ringBytes), newFakeTerm)
+	data := genData(1, n)
+	want := sha256.Sum256(onlcr(data))
+	var acks []int // output length after ONLCR at which each chunk ends
+	for start, nl := 0, 0; start < n; start += ackChunk {
+		end := min(start+ackChunk, n)
+		nl += bytes.Count(data[start:end], []byte("\n"))
+		acks = append(acks, end+nl)
+	}
+	s := start(t, withRing(helperSpec("genack", fmt.Sprintf("PTYHOST_TEST_N=%d", n), "PTYHOST_TEST_SEED=1"), ringBytes), newFakeTerm)
 	sub, err := s.Subscribe(0)
 	if err != nil {
 		t.Fatal(err)
@@ -49,19 +58,29 @@ func TestIntegrity(t *testing.T) {
 			t.Fatalf("seq %d, want %d", f.Seq, next)
 		}
 		next++
-		if f.Type == attachwire.TypeOutput {
-			if len(f.Payload) > MaxOutputFrame {
-				t.Fatalf("output frame of %d bytes", len(f.Payload))
+		if f.Type != attachwire.TypeOutput {
+			continue
+		}
+		if len(f.Payload) > MaxOutputFrame {
+			t.Fatalf("output frame of %d bytes", len(f.Payload))
+		}
+		h.Write(f.Payload)
+		total += len(f.Payload)
+		for len(acks) > 0 && total >= acks[0] {
+			acks = acks[1:]
+			if _, err := s.WriteInput([]byte("k\n")); err != nil {
+				t.Fatalf("ack: %v", err)
 			}
-			h.Write(f.Payload)
-			total += len(f.Payload)
 		}
 	}
 	if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-		t.Fatalf("hash mismatch over %d bytes (want %d)", total, len(onlcr(genData(1, n))))
+		t.Fatalf("hash mismatch over %d bytes (want %d)", total, len(onlcr(data)))
 	}
 	if ex, _ := s.Exit(); ex != (attachwire.Exit{}) {
 		t.Fatalf("exit %+v", ex)
+	}
+	if _, _, tail, _ := s.ring.stats(); tail < 2 {
+		t.Fatalf("the stream never wrapped the ring (tail %d)", tail)
 	}
 }
 

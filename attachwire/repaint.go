@@ -57,9 +57,11 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 	}
 	p.grid(s.Primary, s.Rows)
 	if s.Active == BufferAlternate {
+		// DECSC (part of ?1049h) may save the autowrap mode on some
+		// terminals: save it on, as the program expects on return.
 		p.sgr(BlankCell)
 		p.cup(s.SavedCursorRow, s.SavedCursorCol)
-		p.dst = append(p.dst, "\x1b[?1049h\x1b[H\x1b[2J"...)
+		p.dst = append(p.dst, "\x1b[?7h\x1b[?1049h\x1b[?7l\x1b[H\x1b[2J"...)
 		p.grid(s.Alt, s.Rows)
 	}
 	p.sgr(BlankCell)

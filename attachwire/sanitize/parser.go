@@ -43,26 +43,24 @@ const (
 // string first needs buffer space.
 func (s *Sanitizer) Append(dst, p []byte) []byte {
 	for len(p) > 0 {
-		if s.skipping() {
-			if n := stringRun(p, s.state == stOSC); n > 0 {
-				p = p[n:]
-				continue
-			}
-		}
-		if s.state == stGround && s.u8.need == 0 {
-			if p[0] != esc {
-				if n := textRun(p); n > 0 {
+		if s.u8.need == 0 {
+			var n int
+			switch {
+			case s.state != stGround:
+				if s.skipping() {
+					n = stringRun(p, s.state == stOSC)
+				}
+			case p[0] != esc:
+				if n = textRun(p); n > 0 {
 					dst = append(dst, p[:n]...)
 					s.lastBEL = false
-					p = p[n:]
-					continue
 				}
-			} else if len(p) > 2 && p[1] == '[' {
-				var n int
-				if dst, n = s.csiRun(dst, p); n > 0 {
-					p = p[n:]
-					continue
-				}
+			case len(p) > 2 && p[1] == '[':
+				dst, n = s.csiRun(dst, p)
+			}
+			if n > 0 {
+				p = p[n:]
+				continue
 			}
 		}
 		dst = s.byte(dst, p[0])
@@ -72,13 +70,13 @@ func (s *Sanitizer) Append(dst, p []byte) []byte {
 }
 
 // skipping reports whether the parser is in a string it discards whole,
-// between characters, where 7-bit data bytes have no effect.
+// where 7-bit data bytes have no effect.
 func (s *Sanitizer) skipping() bool {
 	switch s.state {
 	case stDCSPass, stDCSIgnore, stSOS:
-		return s.u8.need == 0
+		return true
 	case stOSC:
-		return s.osc == oscDiscard && s.u8.need == 0
+		return s.osc == oscDiscard
 	}
 	return false
 }

@@ -66,7 +66,7 @@ func parseExec(args []string) (execOptions, error) {
 		return o, usagef("exec", "--timeout %v is out of range", o.timeout)
 	}
 	if o.waitFor != "" {
-		if o.pattern, err = regexp.Compile(o.waitFor); err != nil {
+		if o.pattern, err = regexp.Compile("(?m)" + o.waitFor); err != nil {
 			return o, usagef("exec", "--wait-for: %v", err)
 		}
 	}

@@ -63,7 +63,8 @@ Flags:
                        \n, \t, \e (Esc), \a, \b, \\ and \xNN (any byte)
   --input-file FILE    type the bytes of FILE (after --input), as they are
   --wait-for REGEX     wait until the screen text matches REGEX (Go syntax,
-                       matched against the visible lines joined by \n)
+                       matched against the visible lines joined by \n;
+                       ^ and $ match at the start and end of each line)
   --quiet-for DURATION wait until CMD has printed nothing for DURATION
   --timeout DURATION   give up after DURATION (default 0: never)
   --format FORMAT      text (trimmed lines, default), ansi (a repaint with

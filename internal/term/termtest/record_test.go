@@ -145,6 +145,8 @@ var sequences = []struct {
 	{"irm-wide", "abcdefghijklmnopq\x1b[1;2H\x1b[4h\u4e2dZ\x1b[4l!"},
 	{"lnm", "\x1b[20habc\ndef\x1b[20l"},
 	{"ed", "aaaa\r\nbbbb\r\ncccc\x1b[2;2H\x1b[1J\x1b[3;3H\x1b[0J"},
+	{"ed1-bg-after-restore", "aaaa\r\nbbbb\x1b[44m\x1b7\x1b[41m\x1b8\x1b[2;3H\x1b[1J\x1b[0m"},
+	{"ed1-alt-pen", "\x1b[42mxxxx\r\nyyyy\x1b[?1049h\x1b[45m\x1b[?1049l\x1b[1;2H\x1b[1J\x1b[0m"},
 	{"c1-in-text", "a\u009bb\u0085c"},
 	{"scroll-up-down", "1\r\n2\r\n3\r\n4\x1b[2S\x1b[1T"},
 	{"decaln", "\x1b#8"},

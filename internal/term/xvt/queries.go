@@ -15,8 +15,7 @@ import (
 // registerHooks installs handlers over x/vt's defaults (x/vt tries the
 // last registered handler first). Every query x/vt knows is answered here
 // instead, synchronously during Write, so all answers leave in query order
-// through one path; hooks that only observe state return false and let
-// x/vt's default run.
+// through one path.
 func (t *Terminal) registerHooks() {
 	e := t.emu
 	e.RegisterCsiHandler('c', t.da1)
@@ -34,19 +33,7 @@ func (t *Terminal) registerHooks() {
 	}
 	e.RegisterOscHandler(4, t.osc4)
 
-	// Observers.
-	e.RegisterCsiHandler('m', func(p ansi.Params) bool {
-		uv.ReadStyle(p, &t.pen)
-		return false
-	})
-	e.RegisterCsiHandler(ansi.Command(0, ' ', 'q'), t.decscusr)
-	e.RegisterCsiHandler('r', t.decstbm)
-	e.RegisterCsiHandler(ansi.Command('?', 0, 'h'), t.decset)
-	e.RegisterEscHandler('c', func() bool {
-		t.pen, t.scusr, t.top, t.bottom = uv.Style{}, 0, 0, 0
-		t.modes.reset()
-		return false
-	})
+	t.registerObservers()
 }
 
 func (t *Terminal) da1(p ansi.Params) bool {
@@ -129,7 +116,7 @@ func (t *Terminal) decrqss(_ ansi.Params, data []byte) bool {
 	var setting []byte
 	switch string(data) {
 	case "m":
-		setting = append(appendSGR(nil, &t.pen), 'm')
+		setting = append(appendSGR(nil, &t.pens.pen), 'm')
 	case " q":
 		setting = strconv.AppendInt(nil, int64(max(t.scusr, 1)), 10)
 		setting = append(setting, " q"...)
@@ -195,49 +182,6 @@ func (t *Terminal) osc4(data []byte) bool {
 	}
 	t.answer(t.ans)
 	return true
-}
-
-func (t *Terminal) decscusr(p ansi.Params) bool {
-	if n, _, _ := p.Param(0, 0); n >= 0 && n <= 6 {
-		t.scusr = n
-	}
-	return false
-}
-
-// decstbm mirrors the margins as x/vt's DECSTBM sets them.
-func (t *Terminal) decstbm(p ansi.Params) bool {
-	top, _, _ := p.Param(0, 1)
-	bottom, _, _ := p.Param(1, t.rows)
-	top = max(top, 1)
-	if bottom < 1 {
-		bottom = t.rows
-	}
-	bottom = min(bottom, t.rows)
-	if top < bottom {
-		t.top, t.bottom = top, bottom
-		if top == 1 && bottom == t.rows {
-			t.top, t.bottom = 0, 0
-		}
-	}
-	return false
-}
-
-// decset copies the primary screen and cursor before x/vt switches to the
-// alternate screen (?1047, ?1049), which it keeps out of reach until the
-// switch back.
-func (t *Terminal) decset(p ansi.Params) bool {
-	if t.emu.IsAltScreen() {
-		return false
-	}
-	for _, v := range p {
-		if n := v.Param(0); n == 1047 || n == 1049 {
-			pos := t.emu.CursorPosition()
-			t.savedCol, t.savedRow = pos.X, pos.Y
-			t.primary = t.cells(t.primary[:0])
-			break
-		}
-	}
-	return false
 }
 
 // rgb8 returns the 8-bit components of c.

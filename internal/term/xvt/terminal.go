@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync/atomic"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/vt"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -29,7 +28,7 @@ type Terminal struct {
 	oscBEL bool   // the OSC being dispatched ended with BEL
 
 	modes modeSet
-	pen   uv.Style // the SGR pen, mirrored for DECRQSS
+	pens  penState // the SGR pen, mirrored for DECRQSS and ED 1
 	// scusr is the last DECSCUSR parameter (0-6).
 	scusr int
 	// top and bottom are the DECSTBM margins, 1-based; 0 means the screen
