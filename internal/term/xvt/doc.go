@@ -20,15 +20,18 @@
 // joins it.
 //
 // What x/vt hides and how it is derived: the mode table (mirrored from
-// x/vt's mode callbacks), the SGR pen and the margins (mirrored by
-// observer hooks, for DECRQSS), the cursor shape (tracked from DECSCUSR,
-// global as in xterm), the primary screen and its cursor while the
-// alternate screen is active (copied on the switch), and the pending-wrap
-// flag (derived from the run of text since the cursor last moved: exact
-// for ASCII runs, reported unset for runs with other characters). Not
-// derived: the pen saved by DECSC (DECRQSS m after DECRC reports the pen
-// before it) and left/right margins (a CPR in origin mode is relative to
-// the top margin only).
+// x/vt's mode callbacks), the SGR pen through DECSC/DECRC and screen
+// switches, and the margins (mirrored by observer hooks, for DECRQSS and
+// ED 1), the cursor shape (tracked from DECSCUSR, global as in xterm), the
+// primary screen and its cursor while the alternate screen is active
+// (copied on the switch), and the pending-wrap flag (derived from the run
+// of text since the cursor last moved: exact for ASCII runs, reported
+// unset for runs with other characters). Not derived: left/right margins
+// (a CPR in origin mode is relative to the top margin only).
+//
+// Fixed on the way in: insert mode (IRM), which x/vt ignores, is emulated
+// by the filter with an ICH before each character; ED 1, which x/vt
+// applies to the cursor's whole row, is replaced by a hook.
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
 // scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as

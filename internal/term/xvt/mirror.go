@@ -1,0 +1,148 @@
+package xvt
+
+import (
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Observer hooks mirror the state x/vt keeps unexported: they run before
+// x/vt's default handler and return false so that it runs too. The ED 1
+// hook is the exception: it replaces x/vt's, which erases the cursor's
+// whole row.
+
+// penState mirrors x/vt's SGR pen through saves, restores and screen
+// switches: x/vt keeps a pen and a saved cursor per screen, copies the
+// primary's cursor into the alternate screen on the way in and finds the
+// primary's untouched on the way out.
+type penState struct {
+	pen     uv.Style
+	saved   [2]uv.Style // DECSC slot of the primary and alternate screens
+	primary uv.Style    // the primary's pen while the alternate is active
+}
+
+func (t *Terminal) registerObservers() {
+	e := t.emu
+	e.RegisterCsiHandler('m', func(p ansi.Params) bool {
+		uv.ReadStyle(p, &t.pens.pen)
+		return false
+	})
+	e.RegisterCsiHandler(ansi.Command(0, ' ', 'q'), t.decscusr)
+	e.RegisterCsiHandler('r', t.decstbm)
+	e.RegisterCsiHandler(ansi.Command('?', 0, 'h'), func(p ansi.Params) bool { return t.decMode(p, true) })
+	e.RegisterCsiHandler(ansi.Command('?', 0, 'l'), func(p ansi.Params) bool { return t.decMode(p, false) })
+	e.RegisterEscHandler('7', func() bool { t.savePen(); return false })
+	e.RegisterEscHandler('8', func() bool { t.restorePen(); return false })
+	e.RegisterCsiHandler('s', func(ansi.Params) bool {
+		if !t.modes.dec(69) { // SCOSC unless left/right margins are on
+			t.savePen()
+		}
+		return false
+	})
+	e.RegisterEscHandler('c', func() bool {
+		t.pens, t.scusr, t.top, t.bottom = penState{}, 0, 0, 0
+		t.modes.reset()
+		return false
+	})
+	e.RegisterCsiHandler('J', t.ed1)
+}
+
+func (t *Terminal) screenIndex() int {
+	if t.emu.IsAltScreen() {
+		return 1
+	}
+	return 0
+}
+
+func (t *Terminal) savePen()    { t.pens.saved[t.screenIndex()] = t.pens.pen }
+func (t *Terminal) restorePen() { t.pens.pen = t.pens.saved[t.screenIndex()] }
+
+func (t *Terminal) decscusr(p ansi.Params) bool {
+	if n, _, _ := p.Param(0, 0); n >= 0 && n <= 6 {
+		t.scusr = n
+	}
+	return false
+}
+
+// decstbm mirrors the margins as x/vt's DECSTBM sets them.
+func (t *Terminal) decstbm(p ansi.Params) bool {
+	top, _, _ := p.Param(0, 1)
+	bottom, _, _ := p.Param(1, t.rows)
+	top = max(top, 1)
+	if bottom < 1 {
+		bottom = t.rows
+	}
+	bottom = min(bottom, t.rows)
+	if top < bottom {
+		t.top, t.bottom = top, bottom
+		if top == 1 && bottom == t.rows {
+			t.top, t.bottom = 0, 0
+		}
+	}
+	return false
+}
+
+// decMode follows ?1047, ?1048 and ?1049 the way x/vt applies them, in
+// parameter order. On the way into the alternate screen it copies the
+// primary screen and cursor, which x/vt keeps out of reach until the way
+// out.
+func (t *Terminal) decMode(p ansi.Params, set bool) bool {
+	alt := t.emu.IsAltScreen()
+	idx := func() int {
+		if alt {
+			return 1
+		}
+		return 0
+	}
+	for _, v := range p {
+		switch n := v.Param(0); n {
+		case 1048:
+			if set {
+				t.pens.saved[idx()] = t.pens.pen
+			} else {
+				t.pens.pen = t.pens.saved[idx()]
+			}
+		case 1047, 1049:
+			if set && n == 1049 {
+				t.pens.saved[idx()] = t.pens.pen
+			}
+			switch {
+			case set && !alt:
+				pos := t.emu.CursorPosition()
+				t.savedCol, t.savedRow = pos.X, pos.Y
+				t.primary = t.cells(t.primary[:0])
+				t.pens.primary = t.pens.pen
+				alt = true
+			case !set && alt:
+				t.pens.pen = t.pens.primary
+				alt = false
+			}
+		}
+	}
+	return false
+}
+
+// ed1 implements ED 1 (erase from the top of the screen through the
+// cursor) with the pen's background, as x/vt erases: x/vt's own erases the
+// cursor's whole row.
+func (t *Terminal) ed1(p ansi.Params) bool {
+	if n, _, _ := p.Param(0, 0); n != 1 {
+		return false
+	}
+	var blank *uv.Cell
+	if bg := t.pens.pen.Bg; bg != nil {
+		c := uv.EmptyCell
+		c.Style.Bg = bg
+		blank = &c
+	}
+	pos := t.emu.CursorPosition()
+	for y := 0; y <= pos.Y; y++ {
+		end := t.cols
+		if y == pos.Y {
+			end = min(pos.X+1, t.cols)
+		}
+		for x := range end {
+			t.emu.SetCell(x, y, blank)
+		}
+	}
+	return true
+}
