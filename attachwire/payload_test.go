@@ -153,3 +153,26 @@ func TestPayloadRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotScreen(t *testing.T) {
+	snap, err := NewSnapshot(9, goldenScreen())
+	if err != nil || snap.AtSeq != 9 || snap.Format != FormatScreenV1 {
+		t.Fatalf("NewSnapshot = %+v, %v", snap, err)
+	}
+	if !bytes.Equal(snap.Screen, unhex(t, goldenScreenHex)) {
+		t.Fatalf("snapshot screen = % x", snap.Screen)
+	}
+	s, err := snap.DecodeScreen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertScreenEqual(t, &s, goldenScreen())
+
+	snap.Format = 2
+	_, err = snap.DecodeScreen()
+	wantFraming(t, err, "format 2")
+	bad := goldenScreen()
+	bad.Cols = 0
+	_, err = NewSnapshot(1, bad)
+	wantFraming(t, err, "invalid screen")
+}

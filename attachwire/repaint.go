@@ -23,29 +23,30 @@ type RepaintOptions struct {
 // AppendANSI appends a repaint of s: escape sequences that, written to a
 // terminal of s's size, show what s holds: every cell's text, wide glyphs,
 // attributes and colors, the alternate screen over the primary when it is
-// active, the cursor's position (including the pending-wrap state),
-// visibility and shape, and, per opts, the scrollback and input modes.
+// active (leaving it restores the saved cursor), the cursor's position
+// (including the pending-wrap state), visibility and shape, and, per opts,
+// the scrollback and the input modes.
 //
 // The output uses only what a Viewer-profile sanitizer passes unchanged
 // (see attachwire/sanitize): printable text, CR, LF, SGR with ';'
 // parameters, CUP, CHA, ED 2, DECSTBM reset, IRM reset, DEC modes 6, 7,
 // 25 and 1049 and DECSCUSR, plus the Driver-profile input modes when
-// opts.InputModes is set. It starts by leaving the alternate screen,
-// resetting margins, insert and origin modes and clearing the screen, so
-// a repaint also replaces a previous one. The pen is left at the default
-// (SGR 0): the Screen does not record the program's current pen.
+// opts.InputModes is set. It starts by leaving the alternate screen and
+// resetting margins, insert, origin and pen before clearing the screen, so
+// a repaint also replaces an earlier one. It ends with the default pen
+// (SGR 0), since a Screen does not record the program's pen, and with
+// autowrap on.
 //
-// Cells are painted with autowrap off and every row is addressed with
-// CUP, so the bottom-right cell never scrolls the screen, even on a
-// terminal that thinks the glyph there is wider than s does; autowrap is
-// switched back on before the cursor is placed. Row and column counts
-// above 1000 are clamped by the sanitizer, so larger screens do not
-// survive a sanitizer pass unchanged. Trailing blank cells are skipped, runs of blanks are jumped
-// over with CHA, and the column is re-synchronised with CHA after every
-// non-ASCII glyph, so a terminal that disagrees with s about a glyph's
-// width misplaces at most that glyph. Cell contents that are not
-// printable UTF-8 (only an invalid Screen has them) are painted as U+FFFD.
-// AppendANSI does not modify s and tolerates an invalid Screen.
+// Cells are painted with autowrap off and every row is addressed with CUP,
+// so no glyph, not even one in the bottom-right cell that the terminal
+// finds wider than s does, can wrap and scroll the screen. Trailing blank
+// cells are skipped, runs of blanks are jumped over with CHA, and the
+// column is re-synchronised with CHA after every non-ASCII glyph, so a
+// terminal that disagrees with s about a glyph's width misplaces at most
+// that glyph. Cell contents that are not printable UTF-8 (only an invalid
+// Screen has them) are painted as U+FFFD. The sanitizer clamps counts
+// above 1000, so screens wider or taller than that do not pass it
+// unchanged. AppendANSI does not modify s and tolerates an invalid Screen.
 func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 	if s.Cols <= 0 || s.Rows <= 0 {
 		return dst
