@@ -134,6 +134,8 @@ var sequences = []struct {
 	{"alt-screen-1049", "main\x1b[?1049halt\x1b[2;2Hscreen"},
 	{"alt-screen-back", "main\x1b[?1049halt\x1b[?1049l!"},
 	{"alt-screen-47", "main\x1b[?47halt"},
+	{"alt-screen-1047", "main\x1b[?1047halt\x1b[3;5H\x1b[?1047l!"},
+	{"alt-screen-1049-twice", "ab\x1b[?1049h\x1b[2;2Hx\x1b[?1049hy\x1b[?1049l!"},
 	{"sgr", "\x1b[1;2;3;4;7;9mall\x1b[0m \x1b[38;5;196mi\x1b[48;2;1;2;3mrgb\x1b[0m \x1b[91;102mbr\x1b[m \x1b[38:2::9:8:7mc\x1b[m"},
 	{"sgr-reset-parts", "\x1b[1;3;4;7;9mA\x1b[22mB\x1b[23mC\x1b[24mD\x1b[27mE\x1b[29mF"},
 	{"dec-graphics", "\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B ok"},

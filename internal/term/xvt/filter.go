@@ -68,10 +68,11 @@ type csiSeq struct {
 type event uint8
 
 const (
-	evNone     event = iota // all input consumed
-	evRunStart              // stopped before the first byte of a text run
-	evOSCBEL                // an OSC 4/10/11/12 ended with BEL
-	evOSCST                 // an OSC 4/10/11/12 ended with ESC or ST
+	evNone      event = iota // all input consumed
+	evRunStart               // stopped before the first byte of a text run
+	evOSCBEL                 // an OSC 4/10/11/12 ended with BEL
+	evOSCST                  // an OSC 4/10/11/12 ended with ESC or ST
+	evAltScreen              // a CSI ? ... h or l with 1047 or 1049 was written
 )
 
 func newFilter(cols, rows int) filter {
@@ -148,8 +149,7 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		f.collect(b, action)
 		return evNone
 	case isCSI(prev) && action == parser.DispatchAction:
-		f.dispatchCSI(b)
-		return evNone
+		return f.dispatchCSI(b)
 	case isCSI(prev) && next == parser.GroundState && action == parser.IgnoreAction:
 		// A parameter byte after an intermediate: x/vt discards the
 		// sequence; CAN makes it discard what it was given of it.
@@ -248,7 +248,7 @@ func (f *filter) collect(b byte, action parser.Action) {
 
 // dispatchCSI writes the collected sequence, clamped, or CAN when it is
 // dropped, and updates the text run.
-func (f *filter) dispatchCSI(final byte) {
+func (f *filter) dispatchCSI(final byte) event {
 	c := &f.csi
 	if c.prefix == 0 && c.inter == 0 {
 		f.clamp(final)
@@ -260,11 +260,17 @@ func (f *filter) dispatchCSI(final byte) {
 			}
 		}
 	}
+	ev := evNone
 	if c.prefix == '?' && c.inter == 0 && (final == 'h' || final == 'l') {
 		f.dropParam(2048)
 		if c.n == 0 {
 			f.out = append(f.out, 0x18)
-			return
+			return evNone
+		}
+		for i := range min(c.n, maxParams) {
+			if v := c.val[i]; c.present&(1<<i) != 0 && (v == 1047 || v == 1049) {
+				ev = evAltScreen
+			}
 		}
 	}
 	n := min(c.n, maxParams)
@@ -295,6 +301,7 @@ func (f *filter) dispatchCSI(final byte) {
 	default:
 		f.inRun = false
 	}
+	return ev
 }
 
 // param returns parameter i of the current CSI, or def when it is absent

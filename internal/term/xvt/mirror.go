@@ -111,9 +111,14 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				t.savedCol, t.savedRow = pos.X, pos.Y
 				t.primary = t.cells(t.primary[:0])
 				t.pens.primary = t.pens.pen
+				t.switched, t.keepCol, t.keepRow = true, pos.X, pos.Y
 				alt = true
 			case !set && alt:
 				t.pens.pen = t.pens.primary
+				if n == 1047 {
+					pos := t.emu.CursorPosition()
+					t.switched, t.keepCol, t.keepRow = true, pos.X, pos.Y
+				}
 				alt = false
 			}
 		}

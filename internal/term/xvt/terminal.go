@@ -40,6 +40,10 @@ type Terminal struct {
 	// primary cannot change until the way out, resizes aside).
 	primary            []attachwire.Cell
 	savedCol, savedRow int
+	// switched is set when x/vt switched screens during the last flush and
+	// the cursor belongs at keepCol, keepRow.
+	switched         bool
+	keepCol, keepRow int
 
 	runX0 int // cursor column where the current text run began
 
@@ -125,9 +129,30 @@ func (t *Terminal) Write(p []byte) {
 		case evOSCBEL, evOSCST:
 			t.oscBEL = ev == evOSCBEL
 			t.flush()
+		case evAltScreen:
+			t.flush()
+			t.keepCursorOnAltScreen()
 		}
 	}
 	t.flush()
+}
+
+// keepCursorOnAltScreen puts the cursor back where xterm and tmux keep
+// it after x/vt switched screens: x/vt homes it on the way into the
+// alternate screen, and on the way out of ?1047 (which saves nothing)
+// restores the primary's instead of keeping the alternate's. In origin
+// mode a position would be taken relative to the margins, so it is left to
+// x/vt.
+func (t *Terminal) keepCursorOnAltScreen() {
+	if !t.switched {
+		return
+	}
+	t.switched = false
+	if t.modes.dec(6) {
+		return
+	}
+	t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", t.keepRow+1, t.keepCol+1)
+	_, _ = t.emu.Write(t.ans)
 }
 
 func (t *Terminal) flush() {
