@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badCast := filepath.Join(dir, "bad.cast")
+	os.WriteFile(badCast, []byte("{\"version\": 2, \"width\": 80, \"height\": 24}\n[1, \"o\"\n"), 0o644)
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte("echo hi\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		say  string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"exec", "--frob", "--", "true"}, 2, "unknown flag --frob"},
+		{"missing dashes", []string{"exec", "true"}, 2, "missing --"},
+		{"missing command", []string{"exec", "--"}, 2, "missing command"},
+		{"malformed size", []string{"exec", "--size", "80", "--", "true"}, 2, "COLSxROWS"},
+		{"zero size", []string{"exec", "--size", "0x24", "--", "true"}, 2, "out of range"},
+		{"size over the host's limit", []string{"exec", "--size", "5000x24", "--", "true"}, 2, "--size"},
+		{"bad escape", []string{"exec", "--input", `\q`, "--", "true"}, 2, "--input"},
+		{"bad regex", []string{"exec", "--wait-for", "(", "--", "true"}, 2, "--wait-for"},
+		{"negative timeout", []string{"exec", "--timeout", "-1s", "--", "true"}, 2, "--timeout"},
+		{"bad format", []string{"exec", "--format", "xml", "--", "true"}, 2, "--format"},
+		{"missing input file", []string{"exec", "--input-file", filepath.Join(dir, "nope"), "--", "true"}, 2, "--input-file"},
+		{"command not found", []string{"exec", "--", "ptyhost-no-such-command"}, 127, "command not found"},
+		{"path not found", []string{"exec", "--", filepath.Join(dir, "nope")}, 127, "command not found"},
+		{"not executable", []string{"exec", "--", plain}, 126, "cannot execute"},
+		{"run without a terminal", []string{"run", "--", "true"}, 2, "not a terminal"},
+		{"run missing dashes", []string{"run", "sh"}, 2, "missing --"},
+		{"run bad scrollback", []string{"run", "--scrollback", "-5", "--", "sh"}, 2, "--scrollback"},
+		{"unreadable cast", []string{"play", filepath.Join(dir, "nope.cast")}, 2, "cannot read cast"},
+		{"malformed cast", []string{"play", badCast}, 2, "line 2"},
+		{"no cast", []string{"play"}, 2, "missing cast file"},
+		{"bad speed", []string{"play", "--speed", "0", badCast}, 2, "--speed"},
+		{"version argument", []string{"version", "x"}, 2, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, "", "", tt.args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, tt.code, r.stderr)
+			}
+			if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "ptyhost: ") || !strings.Contains(r.stderr, tt.say) {
+				t.Fatalf("stderr %q, want one line starting with \"ptyhost: \" and containing %q", r.stderr, tt.say)
+			}
+			if r.stdout != "" {
+				t.Fatalf("stdout %q, want nothing", r.stdout)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--help"}, "usage: ptyhost <command>"},
+		{[]string{"help"}, "usage: ptyhost <command>"},
+		{[]string{"help", "exec"}, "usage: ptyhost exec"},
+		{[]string{"run", "--help"}, "usage: ptyhost run"},
+		{[]string{"exec", "-h"}, "usage: ptyhost exec"},
+		{[]string{"play", "--help"}, "usage: ptyhost play"},
+		{[]string{"version", "--help"}, "usage: ptyhost version"},
+		{[]string{"version"}, "ptyhost "},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := cli(t, "", "", tt.args...)
+			if r.code != 0 || !strings.HasPrefix(r.stdout, tt.want) || r.stderr != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and %q", r.code, r.stdout, r.stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestNoArguments(t *testing.T) {
+	r := cli(t, "", "")
+	if r.code != 2 || !strings.Contains(r.stderr, "usage: ptyhost") {
+		t.Fatalf("exit %d, stderr %q; want 2 and the usage", r.code, r.stderr)
+	}
+}
