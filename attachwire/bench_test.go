@@ -78,7 +78,6 @@ func BenchmarkScreenEncode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(dst)), "encoded-bytes")
 	b.SetBytes(int64(len(dst)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -86,6 +85,7 @@ func BenchmarkScreenEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(dst)), "encoded-bytes")
 }
 
 func BenchmarkScreenDecode(b *testing.B) {
@@ -93,7 +93,6 @@ func BenchmarkScreenDecode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(enc)), "encoded-bytes")
 	b.SetBytes(int64(len(enc)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -101,14 +100,15 @@ func BenchmarkScreenDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(enc)), "encoded-bytes")
 }
 
 func BenchmarkRepaint(b *testing.B) {
 	s := benchScreen()
 	dst := s.AppendANSI(nil, RepaintOptions{Scrollback: true})
-	b.ReportMetric(float64(len(dst)), "ansi-bytes")
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = s.AppendANSI(dst[:0], RepaintOptions{Scrollback: true})
 	}
+	b.ReportMetric(float64(len(dst)), "ansi-bytes")
 }
