@@ -13,7 +13,6 @@ import (
 // under termtest.Diff, and every recording listed here must still differ
 // (fix one, and the test asks for its line to go).
 var divergences = map[string]string{
-	"seq-alt-screen-47":         "x/vt does not implement ?47 (alternate screen without the cursor save)",
 	"seq-cup-overflow":          "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
 	"seq-cursor-moves":          "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
 	"seq-decaln":                "x/vt does not implement DECALN (ESC # 8)",

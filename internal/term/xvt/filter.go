@@ -17,7 +17,8 @@ import (
 //     insert, delete, scroll, tab and repeat sequences are clamped to the
 //     screen so none costs more than the screen's size;
 //   - drops ?2048 (in-band resize reports) from mode changes, so x/vt never
-//     answers a resize on its own;
+//     answers a resize on its own, and turns ?47 into ?1047, the one x/vt
+//     knows;
 //   - stops at the points where the terminal has to look at x/vt's state
 //     in step with the stream: the end of an OSC 4/10/11/12 (the answer
 //     needs the query's terminator) and the first printable byte of a run
@@ -263,6 +264,11 @@ func (f *filter) dispatchCSI(final byte) event {
 	ev := evNone
 	if c.prefix == '?' && c.inter == 0 && (final == 'h' || final == 'l') {
 		f.dropParam(2048)
+		for i := range min(c.n, maxParams) {
+			if c.present&(1<<i) != 0 && c.val[i] == 47 {
+				c.val[i] = 1047 // x/vt knows only the later form of the switch
+			}
+		}
 		if c.n == 0 {
 			f.out = append(f.out, 0x18)
 			return evNone

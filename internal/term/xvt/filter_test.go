@@ -45,6 +45,7 @@ func TestFilter(t *testing.T) {
 		{"?2048 dropped", "\x1b[?2048h", "\x1b[\x18"},
 		{"?2048 dropped from a list", "\x1b[?1;2048;2004h", "\x1b[?1;2004h"},
 		{"?2048 reset dropped too", "\x1b[?2048l", "\x1b[\x18"},
+		{"?47 becomes ?1047", "\x1b[?1;47h\x1b[?47l", "\x1b[?1;1047h\x1b[?1047l"},
 		{"ANSI 2048 untouched", "\x1b[2048h", "\x1b[2048h"},
 		{"C0 inside CSI executes first", "\x1b[1\r2m", "\x1b[\r12m"},
 		{"CSI aborted by ESC", "\x1b[12\x1b[3n", "\x1b[\x1b[3n"},
