@@ -105,7 +105,8 @@ func DecodeFrame(p []byte) (Frame, error) {
 	if d.err != nil {
 		return Frame{}, d.err
 	}
-	return Frame{Type: t, Seq: seq, RelTime: rel, Payload: d.p}, nil
+	payload := d.p[:len(d.p):len(d.p)] // appending to it cannot reach past p
+	return Frame{Type: t, Seq: seq, RelTime: rel, Payload: payload}, nil
 }
 
 // NewOutputFrame returns an Output frame whose payload is p itself (not a
