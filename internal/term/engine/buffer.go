@@ -146,6 +146,7 @@ func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
 			splitWide(l.cells, from)
 			l.n = from
 		}
+		b.work++
 		return
 	}
 	row := b.row(r)

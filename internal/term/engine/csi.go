@@ -67,7 +67,6 @@ func (e *Engine) csiDispatch(final byte) {
 			break
 		}
 		e.scr.eraseCells(e.cur.row, e.cur.col, e.cur.col+min(n, e.cols), e.cur.pen.bg)
-		e.work += uint64(min(n, e.cols))
 	case 'Z': // CBT
 		e.tabBackward(n)
 	case 'b': // REP
@@ -165,20 +164,20 @@ func (e *Engine) eraseDisplay(mode int) {
 			e.scr.eraseCells(i, 0, e.cols, bg)
 		}
 		e.scr.line(row).wrapped = false
-		e.work += uint64((e.rows - row) * e.cols)
+		e.work += uint64(e.rows - row)
 	case 1:
 		for i := range row {
 			e.scr.eraseCells(i, 0, e.cols, bg)
 			e.scr.line(i).wrapped = false
 		}
 		e.scr.eraseCells(row, 0, col+1, bg)
-		e.work += uint64((row + 1) * e.cols)
+		e.work += uint64(row + 1)
 	case 2:
 		for i := range e.rows {
 			e.scr.eraseCells(i, 0, e.cols, bg)
 			e.scr.line(i).wrapped = false
 		}
-		e.work += uint64(e.rows * e.cols)
+		e.work += uint64(e.rows)
 	case 3:
 		if !e.altActive {
 			e.sb.reset()
@@ -198,7 +197,7 @@ func (e *Engine) eraseLine(mode int) {
 		e.scr.eraseCells(e.cur.row, 0, e.cols, bg)
 		e.scr.line(e.cur.row).wrapped = false
 	}
-	e.work += uint64(e.cols)
+	e.work++
 }
 
 // insertCells shifts cells right from col by n (ICH, insert mode),
