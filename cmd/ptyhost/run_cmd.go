@@ -163,8 +163,7 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
-			buf = appendANSIScreen(buf, &scr)
-			buf = appendDriverModes(buf, &scr)
+			buf = appendDriverRepaint(buf, &scr)
 		case attachwire.TypeExit:
 			if ex, err := attachwire.DecodeExit(f.Payload); err == nil {
 				a.exit, a.exited = ex, true
