@@ -152,6 +152,7 @@ var sequences = []struct {
 	{"c1-in-text", "a\u009bb\u0085c"},
 	{"scroll-up-down", "1\r\n2\r\n3\r\n4\x1b[2S\x1b[1T"},
 	{"decaln", "\x1b#8"},
+	{"decaln-home", "\x1b[41mred\x1b[2;4r\x1b[3;3H\x1b#8x\x1b[B\x1b[B\x1b[B\x1b[By\x1b[0m"},
 	{"hidden-cursor-shape", "\x1b[?25l\x1b[4 qx"},
 }
 

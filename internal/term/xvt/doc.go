@@ -29,9 +29,11 @@
 // unset for runs with other characters). Not derived: left/right margins
 // (a CPR in origin mode is relative to the top margin only).
 //
-// Fixed on the way in: insert mode (IRM), which x/vt ignores, is emulated
-// by the filter with an ICH before each character; ED 1, which x/vt
-// applies to the cursor's whole row, is replaced by a hook.
+// Fixed on the way in, to match xterm and tmux: insert mode (IRM), which
+// x/vt ignores, is emulated by the filter with an ICH before each
+// character; ?47 becomes ?1047; ED 1, which x/vt applies to the cursor's
+// whole row, and DECALN, which it ignores, are done through x/vt's SetCell;
+// after a ?1049/?1047 switch the cursor is put back where xterm keeps it.
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
 // scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as

@@ -15,7 +15,6 @@ import (
 var divergences = map[string]string{
 	"seq-cup-overflow":          "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
 	"seq-cursor-moves":          "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
-	"seq-decaln":                "x/vt does not implement DECALN (ESC # 8)",
 	"seq-lnm":                   "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
 	"seq-pending-wrap-wide-end": "x/vt does not enter pending wrap after a wide glyph that ends in the last column",
 	"seq-rep-huge":              "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",

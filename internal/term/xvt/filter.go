@@ -36,6 +36,7 @@ type filter struct {
 	oscNum    int  // OSC command number so far
 	oscDigits bool // oscNum has at least one digit
 	oscEnd    bool // the command number is complete
+	escInter  byte // the last intermediate of an ESC sequence
 
 	// The current run of text (see Terminal.pendingWrap).
 	inRun    bool
@@ -73,6 +74,7 @@ const (
 	evRunStart               // stopped before the first byte of a text run
 	evOSCBEL                 // an OSC 4/10/11/12 ended with BEL
 	evOSCST                  // an OSC 4/10/11/12 ended with ESC or ST
+	evDECALN                 // ESC # 8 was written
 	evAltScreen              // a CSI ? ... h or l with 1047 or 1049 was written
 )
 
@@ -180,6 +182,13 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		}
 		if b == 'c' {
 			f.irm = false // RIS
+		}
+	case action == parser.CollectAction && next == parser.EscapeIntermediateState:
+		f.escInter = b
+	case action == parser.DispatchAction && prev == parser.EscapeIntermediateState:
+		if f.escInter == '#' && b == '8' {
+			f.inRun = false
+			return evDECALN
 		}
 	}
 	return evNone

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/vt"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -132,6 +133,9 @@ func (t *Terminal) Write(p []byte) {
 		case evAltScreen:
 			t.flush()
 			t.keepCursorOnAltScreen()
+		case evDECALN:
+			t.flush()
+			t.decaln()
 		}
 	}
 	t.flush()
@@ -153,6 +157,20 @@ func (t *Terminal) keepCursorOnAltScreen() {
 	}
 	t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", t.keepRow+1, t.keepCol+1)
 	_, _ = t.emu.Write(t.ans)
+}
+
+// decaln implements DECALN (ESC # 8), which x/vt ignores: the screen
+// fills with E in the default rendition, the margins reset and the cursor
+// goes home (DECSTBM without parameters does both in x/vt).
+func (t *Terminal) decaln() {
+	e := uv.EmptyCell
+	e.Content = "E"
+	for y := range t.rows {
+		for x := range t.cols {
+			t.emu.SetCell(x, y, &e)
+		}
+	}
+	_, _ = t.emu.Write([]byte("\x1b[r"))
 }
 
 func (t *Terminal) flush() {
