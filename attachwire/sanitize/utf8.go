@@ -83,21 +83,28 @@ func unsafeLanes(x uint64) uint64 {
 
 // textRun returns the length of the longest prefix of p that is text the
 // Viewer profile passes unchanged: printable ASCII, BS, HT, LF, CR, and
-// complete valid UTF-8 runes of U+00A0 and above. Runs of printable ASCII
-// are scanned 32, then eight bytes at a time.
+// complete valid UTF-8 runes of U+00A0 and above. Printable ASCII is
+// checked a word at a time, and 32 bytes at a time inside long runs.
 func textRun(p []byte) int {
 	i := 0
 	for i < len(p) {
 		switch b := p[i]; {
 		case b >= 0x20 && b < del:
 			i++
+			if i+8 > len(p) {
+				continue
+			}
+			if m := unsafeLanes(binary.LittleEndian.Uint64(p[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				continue
+			}
+			i += 8
 			for i+32 <= len(p) {
 				q := p[i : i+32]
-				m := unsafeLanes(binary.LittleEndian.Uint64(q)) |
-					unsafeLanes(binary.LittleEndian.Uint64(q[8:])) |
-					unsafeLanes(binary.LittleEndian.Uint64(q[16:])) |
-					unsafeLanes(binary.LittleEndian.Uint64(q[24:]))
-				if m != 0 {
+				if unsafeLanes(binary.LittleEndian.Uint64(q))|
+					unsafeLanes(binary.LittleEndian.Uint64(q[8:]))|
+					unsafeLanes(binary.LittleEndian.Uint64(q[16:]))|
+					unsafeLanes(binary.LittleEndian.Uint64(q[24:])) != 0 {
 					break
 				}
 				i += 32
@@ -111,12 +118,28 @@ func textRun(p []byte) int {
 			}
 		case b == '\n', b == '\r', b == '\t', b == '\b':
 			i++
-		case b >= 0xc2 && b <= 0xf4:
-			r, n := utf8.DecodeRune(p[i:])
-			if n == 1 || r < 0xa0 { // invalid, incomplete, or a C1 control
+		case b >= 0xc2 && b < 0xe0: // two bytes, U+0080–U+07FF
+			if i+1 >= len(p) || p[i+1]&0xc0 != 0x80 || b == 0xc2 && p[i+1] < 0xa0 {
+				return i // invalid, incomplete, or a C1 control
+			}
+			i += 2
+		case b >= 0xe0 && b < 0xf0: // three bytes
+			lo, hi := byte(0x80), byte(0xbf)
+			switch b {
+			case 0xe0:
+				lo = 0xa0
+			case 0xed:
+				hi = 0x9f
+			}
+			if i+2 >= len(p) || p[i+1] < lo || p[i+1] > hi || p[i+2]&0xc0 != 0x80 {
 				return i
 			}
-			i += n
+			i += 3
+		case b >= 0xf0 && b <= 0xf4:
+			if _, n := utf8.DecodeRune(p[i:]); n == 1 {
+				return i
+			}
+			i += 4
 		default:
 			return i
 		}
