@@ -301,9 +301,16 @@ func MarshalControl(c Control) ([]byte, error) {
 	if c == nil {
 		return nil, framingf("control is nil")
 	}
-	if p, ok := c.(Presence); ok && p.Members == nil {
-		p.Members = []Member{}
-		c = p
+	switch p := c.(type) {
+	case Presence:
+		if p.Members == nil {
+			p.Members = []Member{}
+			c = p
+		}
+	case *Presence:
+		if p != nil && p.Members == nil {
+			c = Presence{Op: p.Op, Members: []Member{}}
+		}
 	}
 	body, err := json.Marshal(c)
 	if err != nil {

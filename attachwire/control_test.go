@@ -164,7 +164,11 @@ func TestDecodeControlFraming(t *testing.T) {
 func TestMarshalControlNil(t *testing.T) {
 	_, err := MarshalControl(nil)
 	wantFraming(t, err, "nil")
-	doc, err := MarshalControl(&Kill{Reason: KillRevoked})
+	doc, err := MarshalControl(&Presence{Op: PresenceJoin})
+	if err != nil || string(doc) != `{"type":"presence","op":"join","members":[]}` {
+		t.Fatalf("pointer presence = %s, %v", doc, err)
+	}
+	doc, err = MarshalControl(&Kill{Reason: KillRevoked})
 	if err != nil || string(doc) != `{"type":"kill","reason":"revoked"}` {
 		t.Fatalf("pointer control = %s, %v", doc, err)
 	}
