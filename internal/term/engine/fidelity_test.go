@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +75,43 @@ func TestRecordingsAgainstTmux(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("divergence listed for %s, which is not a recording", name)
 		}
+	}
+}
+
+// streamDivergences lists the sanitizer's test streams where this engine
+// differs from tmux, with the reason.
+var streamDivergences = map[string]string{}
+
+// TestSanitizerStreamsAgainstTmux replays the sanitizer's recorded test
+// streams (80×24) into the engine, x/vt and a live tmux.
+func TestSanitizerStreamsAgainstTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a tmux server per stream")
+	}
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "attachwire", "sanitize", "testdata", "streams", "*.raw"))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no sanitizer streams: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".raw")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := termtest.TmuxScreen(t, 80, 24, data)
+			got := engineScreen(t, 80, 24, data)
+			d := termtest.Diff(want, got)
+			xd := termtest.Diff(want, xvtScreen(t, 80, 24, data))
+			why, listed := streamDivergences[name]
+			switch {
+			case len(d) > 0 && len(xd) == 0:
+				t.Errorf("engine differs from tmux where x/vt matches:\n%s", strings.Join(d, "\n"))
+			case len(d) > 0 && !listed:
+				t.Errorf("engine differs from tmux (x/vt: %d differences):\n%s\nengine:\n%s", len(xd), strings.Join(d, "\n"), got.Text())
+			case len(d) == 0 && listed:
+				t.Errorf("listed as divergent (%s) but matches tmux", why)
+			}
+		})
 	}
 }
