@@ -174,3 +174,19 @@ func TestTmuxScreen(t *testing.T) {
 		t.Errorf("cursor %d,%d wrap %d", g.CursorRow, g.CursorCol, g.Wrap)
 	}
 }
+
+// TestProgramRecordingsReplay replays each program recording into a fresh
+// tmux: the oracle reproduces the committed golden screen on this machine's
+// tmux (the made-up sequences are left out to keep the test short).
+func TestProgramRecordingsReplay(t *testing.T) {
+	for _, r := range termtest.LoadRecordings(t) {
+		if strings.HasPrefix(r.Name, "seq-") {
+			continue
+		}
+		t.Run(r.Name, func(t *testing.T) {
+			if d := termtest.Diff(*r.Golden, termtest.TmuxScreen(t, r.Cols, r.Rows, r.Data)); len(d) > 0 {
+				t.Errorf("tmux replay differs from the golden screen:\n%s", strings.Join(d, "\n"))
+			}
+		})
+	}
+}
