@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -159,5 +161,36 @@ func TestExecFramesFile(t *testing.T) {
 	}
 	if last.Type != attachwire.TypeExit || !strings.Contains(string(output), "green bg") {
 		t.Fatalf("last frame %v, output %q; want Exit last and the drawing", last.Type, output)
+	}
+}
+
+// TestExecRecord checks that a cast recorded by exec replays to the screen
+// exec printed.
+func TestExecRecord(t *testing.T) {
+	cast := filepath.Join(t.TempDir(), "draw.cast")
+	r := cli(t, "draw", "", "exec", "--size", "40x10", "--record", cast, "--", self(t))
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	p := cli(t, "", "", "play", "--screen", cast)
+	if p.code != 0 || p.stdout != r.stdout {
+		t.Fatalf("play --screen: exit %d, stdout %q, stderr %q; want %q", p.code, p.stdout, p.stderr, r.stdout)
+	}
+}
+
+// TestRunFunction drives run in-process, as main does.
+func TestRunFunction(t *testing.T) {
+	t.Setenv(helperEnv, "draw")
+	var stdout, stderr strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := run(ctx, []string{"exec", "--size", "40x10", "--", self(t)}, strings.NewReader(""), &stdout, &stderr)
+	if err != nil || stdout.String() != drawText {
+		t.Fatalf("run exec: %v, stdout %q; want %q", err, stdout.String(), drawText)
+	}
+	err = run(ctx, []string{"exec", "--size", "1x", "--", "true"}, strings.NewReader(""), &stdout, &stderr)
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("run with a malformed --size: %v, want a *usageError", err)
 	}
 }

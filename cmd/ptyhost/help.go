@@ -35,8 +35,8 @@ ptyhost exits with CMD's status. Needs a terminal on stdin; for scripts and
 CI use 'ptyhost exec'.
 
 Flags:
-  --size COLSxROWS   initial size (default: this terminal's size); the
-                     window's later resizes still apply
+  --size COLSxROWS   a fixed size for CMD's terminal (default: this
+                     terminal's size, following its resizes)
   --record FILE      also write an asciinema v2 cast of the session to FILE
   --scrollback N     lines of history the host keeps (default 200)
   --ring BYTES       bytes of frames the host buffers (default 8 MiB)

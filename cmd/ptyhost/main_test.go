@@ -74,8 +74,9 @@ func buildCLI(bin string) error {
 //	kill       die of SIGKILL
 //	prompt     print "ready> ", echo one line as "got: LINE", then wait
 //	tui        alternate screen, mouse, bracketed paste and focus on; then
-//	           answer lines: "size" prints the window size, "quit" exits
-//	           without resetting anything, anything else is echoed
+//	           answer lines: "size" prints the window size, "ppid" the
+//	           parent's pid, "quit" exits without resetting anything,
+//	           anything else is echoed
 func helperMain(mode string, args []string) int {
 	out := os.Stdout
 	switch mode {
@@ -109,6 +110,8 @@ func helperMain(mode string, args []string) int {
 			switch line := strings.TrimSpace(sc.Text()); line {
 			case "quit":
 				return 0
+			case "ppid":
+				fmt.Fprintf(out, "ppid=%d\n", os.Getppid())
 			case "size":
 				ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
 				if err != nil {

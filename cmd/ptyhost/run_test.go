@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -162,4 +163,33 @@ func TestRunUnderTmux(t *testing.T) {
 			t.Fatalf("play --screen of the recording:\n%s\nwant the screen tmux showed:\n%s", got, final)
 		}
 	})
+}
+
+// TestRunRestoresOnSignal kills "ptyhost run" with SIGTERM while the
+// program has the alternate screen and mouse tracking on: the terminal
+// gets its modes and its termios settings back, and the exit status is
+// 128 + 15.
+func TestRunRestoresOnSignal(t *testing.T) {
+	tm := newTmux(t)
+	before := filepath.Join(t.TempDir(), "stty.before")
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine("stty -g > " + shellQuote(before) + "; echo shell-$((40+2))")
+	tm.waitFor("shell-42")
+	tm.typeLine(helperEnv + "=tui " + shellQuote(ptyhostBin) + " run -- " + shellQuote(self(t)) + "; echo rc=$?")
+	tm.waitFor("TUI-READY")
+	tm.typeLine("ppid")
+	screen := tm.waitFor("ppid=")
+	var pid int
+	if _, err := fmt.Sscanf(screen[strings.Index(screen, "ppid="):], "ppid=%d", &pid); err != nil || pid <= 1 {
+		t.Fatalf("no ppid on screen:\n%s", screen)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("rc=143")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+		t.Errorf("after SIGTERM: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
+	}
+	tm.typeLine("stty -g | cmp -s - " + shellQuote(before) + " && echo stty-$((1+1))-same")
+	tm.waitFor("stty-2-same")
 }
