@@ -39,8 +39,9 @@ const (
 
 // Append sanitizes p, the next bytes of the stream, appends the result to
 // dst and returns the extended slice. Parser state carries over to the next
-// call. It allocates only when dst must grow, and when a title or hyperlink
-// string first needs buffer space.
+// call. It allocates only when dst must grow, when the title and hyperlink
+// buffer first grows (up to its cap, then reused), and to build the strings
+// handed to OnTitle and OnClipboard.
 func (s *Sanitizer) Append(dst, p []byte) []byte {
 	for len(p) > 0 {
 		if s.u8.need == 0 {
