@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,18 +95,24 @@ func TestSpawnEnvAndDir(t *testing.T) {
 }
 
 func TestSpawnSessionLeader(t *testing.T) {
-	s := start(t, Spec{Command: []string{"sh", "-c", `ps -o pid=,pgid=,sid=,tty= -p $$`}}, newFakeTerm)
+	// /proc/PID/stat: pid (comm) state ppid pgrp session tty_nr ...
+	s := start(t, Spec{Command: []string{"sh", "-c", `read -r line < /proc/$$/stat; echo "$line"`}}, newFakeTerm)
 	sub, err := s.Subscribe(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields := strings.Fields(string(output(collect(t, sub))))
-	if len(fields) != 4 {
-		t.Skipf("SKIP: unexpected ps output %q", fields)
+	stat := string(output(collect(t, sub)))
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		t.Fatalf("no /proc stat line: %q", stat)
 	}
-	pid := fields[0]
-	if fields[1] != pid || fields[2] != pid || !strings.HasPrefix(fields[3], "pts/") {
-		t.Fatalf("pid pgid sid tty = %q, want the child leading its group and session on a pts", fields)
+	fields := strings.Fields(stat[i+1:])
+	if len(fields) < 5 {
+		t.Fatalf("short /proc stat line: %q", stat)
+	}
+	pid := strconv.Itoa(s.PID())
+	if pgrp, sid, tty := fields[2], fields[3], fields[4]; pgrp != pid || sid != pid || tty == "0" {
+		t.Fatalf("child %s has pgrp %s, session %s, tty %s: want it leading both, on a tty", pid, pgrp, sid, tty)
 	}
 }
 
