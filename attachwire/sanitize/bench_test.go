@@ -31,3 +31,15 @@ func BenchmarkAppendMixed(b *testing.B) { benchAppend(b, streamgen.Mixed(1, benc
 
 // BenchmarkAppendASCII: plain printable ASCII lines.
 func BenchmarkAppendASCII(b *testing.B) { benchAppend(b, streamgen.ASCII(1, benchBytes)) }
+
+// TestAppendSteadyStateAllocs pins down the zero-allocation claim: once dst
+// and the string buffer have grown, Append allocates nothing, whatever the
+// stream holds (titles and links included, callbacks not set).
+func TestAppendSteadyStateAllocs(t *testing.T) {
+	in := append(streamgen.Mixed(3, 64<<10), "\x1b]2;title\x07\x1b]8;id=x;https://example.com\x1b\\link\x1b]8;;\x1b\\\x1bPq#0~\x1b\\\x1b[?1049h\x9b6n"...)
+	s := sanitize.New(sanitize.Options{})
+	dst := s.Append(nil, in)
+	if n := testing.AllocsPerRun(20, func() { dst = s.Append(dst[:0], in) }); n != 0 {
+		t.Errorf("Append allocates %v times per call in steady state", n)
+	}
+}

@@ -26,12 +26,7 @@ func run(opts sanitize.Options, chunks ...[]byte) []byte {
 // named: whole, byte by byte, in halves at every interior offset (see the
 // exception for long inputs below), and in random chunks from fixed seeds.
 func splits(in []byte) map[string][][]byte {
-	m := map[string][][]byte{"whole": {in}}
-	bytewise := make([][]byte, len(in))
-	for i := range in {
-		bytewise[i] = in[i : i+1]
-	}
-	m["bytewise"] = bytewise
+	m := map[string][][]byte{"whole": {in}, "bytewise": bytewise(in)}
 	for i := 1; i < len(in); i++ {
 		// Inputs longer than 256 bytes are the cap cases, whose middles are
 		// long runs of one byte: there, 32 offsets spread over the middle
@@ -45,6 +40,15 @@ func splits(in []byte) map[string][][]byte {
 		m["seed"+strconv.FormatUint(seed, 10)] = randomChunks(in, seed)
 	}
 	return m
+}
+
+// bytewise cuts in into one-byte chunks.
+func bytewise(in []byte) [][]byte {
+	chunks := make([][]byte, len(in))
+	for i := range in {
+		chunks[i] = in[i : i+1]
+	}
+	return chunks
 }
 
 // randomChunks cuts in into chunks of 1 to 16 bytes chosen by seed.
