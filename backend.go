@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/engine"
 	"github.com/ptyhost/ptyhost/internal/term/xvt"
 )
 
@@ -16,7 +17,8 @@ const (
 	BackendDefault Backend = iota
 	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs.
 	BackendXVT
-	// BackendEngine is the in-house engine; not available yet.
+	// BackendEngine is the in-house engine (internal/term/engine): a ring
+	// of rows, compact cells and bounded work per byte.
 	BackendEngine
 )
 
@@ -39,7 +41,7 @@ func (b Backend) constructor() (func(term.Options) (term.Terminal, error), error
 	case BackendDefault, BackendXVT:
 		return newXVT, nil
 	case BackendEngine:
-		return nil, fmt.Errorf("%w: terminal backend %s is not available yet", ErrUnsupported, b)
+		return newEngine, nil
 	}
 	return nil, fmt.Errorf("%w: unknown terminal backend %d", ErrInvalidSpec, int(b))
 }
@@ -51,3 +53,5 @@ func newXVT(o term.Options) (term.Terminal, error) {
 	}
 	return t, nil
 }
+
+func newEngine(o term.Options) (term.Terminal, error) { return engine.New(o), nil }

@@ -23,17 +23,21 @@ type backendCase struct {
 	newTerm func(term.Options) (term.Terminal, error)
 }
 
-// backends returns the fake terminal and, when it is available, the
-// default backend.
+// backends returns the fake terminal and every real backend that is
+// available.
 func backends(tb testing.TB) []backendCase {
 	cases := []backendCase{{"fake", newFakeTerm}}
-	if ctor, err := BackendDefault.constructor(); err == nil {
-		if t, err := ctor(term.Options{Cols: 80, Rows: 24}); err == nil {
-			t.Close()
-			cases = append(cases, backendCase{"default", ctor})
-		} else {
-			tb.Logf("default backend unavailable: %v", err)
+	for _, b := range []Backend{BackendXVT, BackendEngine} {
+		ctor, err := b.constructor()
+		if err == nil {
+			var t term.Terminal
+			if t, err = ctor(term.Options{Cols: 80, Rows: 24}); err == nil {
+				t.Close()
+				cases = append(cases, backendCase{b.String(), ctor})
+				continue
+			}
 		}
+		tb.Logf("backend %s unavailable: %v", b, err)
 	}
 	return cases
 }

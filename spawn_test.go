@@ -38,7 +38,6 @@ func TestSpawnRejects(t *testing.T) {
 		{"absurd scrollback", Spec{Command: []string{"true"}, Scrollback: MaxScrollback + 1}, ErrInvalidSpec, false},
 		{"bad env", Spec{Command: []string{"true"}, Env: []string{"NOEQUALS"}}, ErrInvalidSpec, false},
 		{"unwritable record path", Spec{Command: []string{"true"}, RecordPath: filepath.Join(dir, "no-such-dir", "x.cast")}, fs.ErrNotExist, false},
-		{"engine backend", Spec{Command: []string{"true"}, Backend: BackendEngine}, ErrUnsupported, false},
 		{"unknown backend", Spec{Command: []string{"true"}, Backend: 99}, ErrInvalidSpec, false},
 		{"bad dir", Spec{Command: []string{"true"}, Dir: filepath.Join(dir, "nope")}, fs.ErrNotExist, true},
 	}
