@@ -8,7 +8,8 @@
 // Recording.Rows, its attachwire.Screen is reduced with FromScreen and
 // compared with Diff against Recording.Golden (or TmuxScreen for bytes
 // made up by a test). Diff's documentation says exactly what is compared
-// and which tmux normalisations it absorbs.
+// and which tmux normalisations it absorbs. TmuxHistory and
+// FromScreenHistory add the primary scrollback to the comparison.
 //
 // Recordings are made by the project (PTYHOST_RECORD=1 go test -run
 // TestRecord ./internal/term/termtest) and never re-made in CI; each is

@@ -41,6 +41,10 @@ type Grid struct {
 	// Wrap tells whether the cursor waits past the last column (the next
 	// printable character wraps first).
 	Wrap WrapState
+	// History holds the primary screen's scrolled-off rows, oldest first,
+	// when the source provided them (FromScreenHistory, TmuxHistory); nil
+	// otherwise. Rows may be shorter than Cols.
+	History [][]Cell
 }
 
 // WrapState is the pending-wrap state of a Grid's cursor.
@@ -108,6 +112,23 @@ func FromScreen(s *attachwire.Screen) Grid {
 	return g
 }
 
+// FromScreenHistory is FromScreen with History filled from s.Scrollback.
+func FromScreenHistory(s *attachwire.Screen) Grid {
+	g := FromScreen(s)
+	g.History = make([][]Cell, len(s.Scrollback))
+	for i, line := range s.Scrollback {
+		g.History[i] = make([]Cell, len(line))
+		for j, c := range line {
+			if c.Style&attachwire.StyleWideCont != 0 {
+				g.History[i][j] = Cell{Fg: c.Fg, Bg: c.Bg}
+				continue
+			}
+			g.History[i][j] = Cell{Text: c.Content, Attrs: c.Style & attrMask, Fg: c.Fg, Bg: c.Bg}
+		}
+	}
+	return g
+}
+
 // MaxDiffs is the number of differences Diff reports before summarising
 // the rest.
 const MaxDiffs = 20
@@ -127,6 +148,10 @@ const MaxDiffs = 20
 //     whether it was set with SGR 31, 91 or 38;5;n (the parsers map all
 //     of them to an index), the default color is distinct from index 0;
 //   - past a row's Extent (in either grid) only the text compares;
+//   - History compares only when both grids have it: the number of rows,
+//     then each row's text, blanks padding the shorter row (attributes
+//     compare as on screen, except that cells past either row's end compare
+//     text only: both tmux and x/vt trim trailing blanks from history);
 //   - the cursor and its pending-wrap state compare only when both grids
 //     know them (tmux reports a pending wrap as a cursor one column past
 //     the last; TmuxScreen and DecodeGolden turn that into WrapPending).
@@ -160,10 +185,36 @@ func Diff(want, got Grid) []string {
 			add(fmt.Sprintf("r%dc%d: want %s, got %s", i/want.Cols, i%want.Cols, w, g))
 		}
 	}
+	if want.History != nil && got.History != nil {
+		diffHistory(want.History, got.History, add)
+	}
 	if n > MaxDiffs {
 		out = append(out, fmt.Sprintf("... and %d more", n-MaxDiffs))
 	}
 	return out
+}
+
+func diffHistory(want, got [][]Cell, add func(string)) {
+	if len(want) != len(got) {
+		add(fmt.Sprintf("history: want %d rows, got %d", len(want), len(got)))
+		return
+	}
+	blank := Cell{Text: " "}
+	for r := range want {
+		for c := range max(len(want[r]), len(got[r])) {
+			w, g := blank, blank
+			if c < len(want[r]) {
+				w = want[r][c]
+			}
+			if c < len(got[r]) {
+				g = got[r][c]
+			}
+			past := c >= len(want[r]) || c >= len(got[r])
+			if (past && w.Text != g.Text) || (!past && !SameCell(w, g)) {
+				add(fmt.Sprintf("history r%dc%d: want %s, got %s", r, c, w, g))
+			}
+		}
+	}
 }
 
 func (g *Grid) extent(r int) int {

@@ -190,3 +190,51 @@ func TestProgramRecordingsReplay(t *testing.T) {
 		})
 	}
 }
+
+func TestDiffHistory(t *testing.T) {
+	row := func(s string) []termtest.Cell {
+		var out []termtest.Cell
+		for _, r := range s {
+			out = append(out, termtest.Cell{Text: string(r)})
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		want, got [][]termtest.Cell
+		diffs     int
+	}{
+		{"both absent", nil, nil, 0},
+		{"one absent", [][]termtest.Cell{row("a")}, nil, 0},
+		{"same", [][]termtest.Cell{row("ab"), row("")}, [][]termtest.Cell{row("ab"), row("")}, 0},
+		{"trailing blanks", [][]termtest.Cell{row("ab")}, [][]termtest.Cell{row("ab  ")}, 0},
+		{"row count", [][]termtest.Cell{row("a")}, [][]termtest.Cell{}, 1},
+		{"text", [][]termtest.Cell{row("ab")}, [][]termtest.Cell{row("ax")}, 1},
+		{"missing text", [][]termtest.Cell{row("abc")}, [][]termtest.Cell{row("a")}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := termtest.NewGrid(4, 1), termtest.NewGrid(4, 1)
+			a.History, b.History = tt.want, tt.got
+			if d := termtest.Diff(a, b); len(d) != tt.diffs {
+				t.Errorf("%d differences, want %d: %q", len(d), tt.diffs, d)
+			}
+		})
+	}
+}
+
+func TestTmuxHistory(t *testing.T) {
+	g := termtest.TmuxHistory(t, 10, 2, []byte("one\r\n\x1b[1mtwo\x1b[0m\r\nthree\r\nfour"))
+	if len(g.History) != 2 {
+		t.Fatalf("%d history rows, want 2", len(g.History))
+	}
+	if g.History[1][0] != (termtest.Cell{Text: "t", Attrs: attachwire.StyleBold}) || len(g.History[0]) != 3 {
+		t.Errorf("history %v", g.History)
+	}
+	s := attachwire.Screen{Cols: 10, Rows: 2, Primary: make([]attachwire.Cell, 20),
+		Scrollback: [][]attachwire.Cell{{{Content: "o"}, {Content: "\u4e2d"}, {Style: attachwire.StyleWideCont}}}}
+	h := termtest.FromScreenHistory(&s).History
+	if len(h) != 1 || h[0][1].Text != "\u4e2d" || h[0][2] != (termtest.Cell{}) {
+		t.Errorf("FromScreenHistory: %v", h)
+	}
+}

@@ -57,7 +57,7 @@ func StartTmux(tb testing.TB, cols, rows int, env []string, cmd string) *Tmux {
 		_ = os.RemoveAll(dir)
 	})
 	args := []string{"start-server", ";", "set-option", "-g", "status", "off", ";",
-		"set-option", "-g", "history-limit", "0", ";",
+		"set-option", "-g", "history-limit", "5000", ";",
 		"new-session", "-d", "-s", "t", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 	for _, e := range env {
 		args = append(args, "-e", e)
@@ -130,9 +130,47 @@ func TmuxScreen(tb testing.TB, cols, rows int, data []byte) Grid {
 	return g
 }
 
+// TmuxHistory is TmuxScreen with History: the pane's scrolled-off rows,
+// oldest first, trailing blanks trimmed (tmux keeps up to 5000).
+func TmuxHistory(tb testing.TB, cols, rows int, data []byte) Grid {
+	tb.Helper()
+	t := replay(tb, cols, rows, data)
+	capture, col, row := t.Capture()
+	g, err := ParseCapture(cols, rows, capture)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g.SetTmuxCursor(col, row)
+	g.History = [][]Cell{}
+	n, err := strconv.Atoi(t.Run("display-message", "-p", "-t", "t", "#{history_size}"))
+	if err != nil {
+		tb.Fatalf("tmux history_size: %v", err)
+	}
+	if n == 0 {
+		return g
+	}
+	out := t.Run("capture-pane", "-p", "-e", "-S", strconv.Itoa(-n), "-E", "-1", "-t", "t")
+	h, err := ParseCapture(cols, n, []byte(out+"\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for r := range n {
+		line := h.Cells[r*cols : r*cols+h.Extent[r]]
+		g.History = append(g.History, append([]Cell(nil), line...))
+	}
+	return g
+}
+
 // TmuxCapture is TmuxScreen's first half: it returns the raw capture-pane
 // -p -e -N output and the cursor.
 func TmuxCapture(tb testing.TB, cols, rows int, data []byte) (capture []byte, cursorCol, cursorRow int) {
+	tb.Helper()
+	return replay(tb, cols, rows, data).Capture()
+}
+
+// replay starts a private tmux server whose raw pane has received data
+// and parsed all of it.
+func replay(tb testing.TB, cols, rows int, data []byte) *Tmux {
 	tb.Helper()
 	NeedTool(tb, "tmux")
 	var nonce [8]byte
@@ -152,5 +190,5 @@ func TmuxCapture(tb testing.TB, cols, rows int, data []byte) (capture []byte, cu
 	}
 	t := StartTmux(tb, cols, rows, nil, "stty raw -echo; cat "+file+"; exec sleep 1000")
 	t.WaitTitle(marker, 20*time.Second)
-	return t.Capture()
+	return t
 }

@@ -31,9 +31,11 @@
 //
 // Fixed on the way in, to match xterm and tmux: insert mode (IRM), which
 // x/vt ignores, is emulated by the filter with an ICH before each
-// character; ?47 becomes ?1047; ED 1, which x/vt applies to the cursor's
-// whole row, and DECALN, which it ignores, are done through x/vt's SetCell;
-// after a ?1049/?1047 switch the cursor is put back where xterm keeps it.
+// character; ?47 becomes ?1047; ED 1 (x/vt erases the cursor's whole
+// row), ED 2 (x/vt ignores the pen's background and drops blank rows from
+// the scrollback), ED 3 (x/vt erases the screen too) and DECALN (x/vt
+// ignores it) are done through x/vt's SetCell and Scrollback; after a
+// ?1049/?1047 switch the cursor is put back where xterm keeps it.
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
 // scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as

@@ -55,3 +55,44 @@ func TestRecordingsAgainstTmux(t *testing.T) {
 		}
 	}
 }
+
+// historyDivergences lists the scrollback cases where this backend's
+// history differs from tmux's, with the reason.
+var historyDivergences = map[string]string{}
+
+// TestScrollbackAgainstTmux replays streams that scroll into a live tmux
+// and compares the primary scrollback as well as the screen.
+func TestScrollbackAgainstTmux(t *testing.T) {
+	cases := []struct{ name, data string }{
+		{"lines", lines(10)},
+		{"styled and wide", "\x1b[1;31mred\x1b[0m \x1b[44mblue bg\x1b[0m\r\n\u4e2d\u6587 x\r\n" + lines(6)},
+		{"erase display", "a\r\nb\r\n\r\nc\x1b[2J\x1b[Hd"},
+		{"erase scrollback", lines(10) + "\x1b[3J"},
+		{"erase display with background", "ab\r\n\x1b[44m\x1b[2J\x1b[0mx"},
+		{"erase display on the alternate screen", lines(8) + "\x1b[?1049hq\x1b[2J\x1b[?1049l"},
+		{"clear", lines(8) + "\x1b[H\x1b[2J\x1b[3J$ "},
+		{"alternate screen", lines(8) + "\x1b[?1049h" + lines(8) + "\x1b[?1049l"},
+		{"scroll region at the top", "\x1b[1;4r" + lines(8) + "\x1b[r"},
+		{"scroll region below the top", "\x1b[2;5r\x1b[2;1H" + lines(8) + "\x1b[r"},
+		{"scroll up", "x\r\ny\r\nz\x1b[2S"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := termtest.TmuxHistory(t, 20, 6, []byte(tc.data))
+			vt := newTerm(t, 20, 6, nil)
+			feed(t, vt, tc.data)
+			var s attachwire.Screen
+			vt.Screen(&s)
+			d := termtest.Diff(want, termtest.FromScreenHistory(&s))
+			why, listed := historyDivergences[tc.name]
+			switch {
+			case listed && len(d) == 0:
+				t.Errorf("listed as divergent (%s) but matches tmux: remove it", why)
+			case !listed && len(d) > 0:
+				t.Errorf("x/vt differs from tmux:\n%s", strings.Join(d, "\n"))
+			case listed:
+				t.Logf("expected divergence (%s): %d differences", why, len(d))
+			}
+		})
+	}
+}

@@ -6,9 +6,8 @@ import (
 )
 
 // Observer hooks mirror the state x/vt keeps unexported: they run before
-// x/vt's default handler and return false so that it runs too. The ED 1
-// hook is the exception: it replaces x/vt's, which erases the cursor's
-// whole row.
+// x/vt's default handler and return false so that it runs too. The ED
+// hook is the exception: it replaces x/vt's for ED 1, 2 and 3.
 
 // penState mirrors x/vt's SGR pen through saves, restores and screen
 // switches: x/vt keeps a pen and a saved cursor per screen, copies the
@@ -43,7 +42,7 @@ func (t *Terminal) registerObservers() {
 		t.modes.reset()
 		return false
 	})
-	e.RegisterCsiHandler('J', t.ed1)
+	e.RegisterCsiHandler('J', t.ed)
 }
 
 func (t *Terminal) screenIndex() int {
@@ -126,28 +125,74 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 	return false
 }
 
-// ed1 implements ED 1 (erase from the top of the screen through the
-// cursor) with the pen's background, as x/vt erases: x/vt's own erases the
-// cursor's whole row.
-func (t *Terminal) ed1(p ansi.Params) bool {
-	if n, _, _ := p.Param(0, 0); n != 1 {
+// ed replaces x/vt's ED 1, 2 and 3, which differ from xterm and tmux:
+// x/vt's ED 1 erases the cursor's whole row, its ED 2 ignores the pen's
+// background and keeps only the non-blank rows in the scrollback, and its
+// ED 3 erases the screen as well as the scrollback. Here ED 1 erases
+// through the cursor, ED 2 scrolls the rows up to the last non-blank one
+// into the scrollback (on the primary screen, as tmux's scroll-on-clear
+// does) and erases with the pen's background, and ED 3 clears only the
+// scrollback.
+func (t *Terminal) ed(p ansi.Params) bool {
+	pos := t.emu.CursorPosition()
+	switch n, _, _ := p.Param(0, 0); n {
+	case 1:
+		t.erase(0, pos.Y, t.cols)
+		t.erase(pos.Y, pos.Y+1, min(pos.X+1, t.cols))
+	case 2:
+		if !t.emu.IsAltScreen() {
+			t.pushScreen()
+		}
+		t.erase(0, t.rows, t.cols)
+	case 3:
+		t.emu.ClearScrollback()
+	default:
 		return false
 	}
+	return true
+}
+
+// erase blanks columns [0, cols) of rows [y0, y1) with the pen's
+// background, as x/vt's own erases do.
+func (t *Terminal) erase(y0, y1, cols int) {
 	var blank *uv.Cell
 	if bg := t.pens.pen.Bg; bg != nil {
 		c := uv.EmptyCell
 		c.Style.Bg = bg
 		blank = &c
 	}
-	pos := t.emu.CursorPosition()
-	for y := 0; y <= pos.Y; y++ {
-		end := t.cols
-		if y == pos.Y {
-			end = min(pos.X+1, t.cols)
-		}
-		for x := range end {
+	for y := y0; y < y1; y++ {
+		for x := range cols {
 			t.emu.SetCell(x, y, blank)
 		}
 	}
-	return true
+}
+
+// pushScreen appends the rows of the screen up to its last non-blank one
+// to the scrollback.
+func (t *Terminal) pushScreen() {
+	sb := t.emu.Scrollback()
+	if sb == nil {
+		return
+	}
+	last := -1
+	for y := range t.rows {
+		for x := range t.cols {
+			if c := t.emu.CellAt(x, y); c != nil && ((c.Content != " " && c.Content != "") || c.Style.Bg != nil) {
+				last = y
+				break
+			}
+		}
+	}
+	for y := 0; y <= last; y++ {
+		line := make(uv.Line, t.cols)
+		for x := range line {
+			if c := t.emu.CellAt(x, y); c != nil {
+				line[x] = *c
+			} else {
+				line[x] = uv.EmptyCell
+			}
+		}
+		sb.Push(line)
+	}
 }

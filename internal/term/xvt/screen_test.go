@@ -202,6 +202,26 @@ func TestScreen(t *testing.T) {
 				t.Errorf("oldest %q, want line 24", got)
 			}
 		}},
+		{"ED 2 erases with the pen's background", "ab\x1b[44m\x1b[2J", func(t *testing.T, s *attachwire.Screen) {
+			for _, i := range []int{0, 1, 59, 119} {
+				if c := s.Primary[i]; c != (attachwire.Cell{Content: " ", Bg: idx(4)}) {
+					t.Errorf("cell %d = %+v", i, c)
+				}
+			}
+			if len(s.Scrollback) != 1 || row(s.Scrollback[0], len(s.Scrollback[0]), 0) != "ab" {
+				t.Errorf("scrollback %v", s.Scrollback)
+			}
+		}},
+		{"ED 3 keeps the screen", lines(8) + "\x1b[3J", func(t *testing.T, s *attachwire.Screen) {
+			if len(s.Scrollback) != 0 || row(s.Primary, s.Cols, 0) != "line 2" {
+				t.Errorf("%d scrollback lines, row 0 %q", len(s.Scrollback), row(s.Primary, s.Cols, 0))
+			}
+		}},
+		{"ED 2 on the alternate screen keeps the scrollback", lines(8) + "\x1b[?1049hx\x1b[2J", func(t *testing.T, s *attachwire.Screen) {
+			if len(s.Scrollback) != 2 {
+				t.Errorf("%d scrollback lines, want 2", len(s.Scrollback))
+			}
+		}},
 		{"RIS resets modes, pen and shape", "\x1b[?2004h\x1b[1m\x1b[5 q\x1bcx", func(t *testing.T, s *attachwire.Screen) {
 			if s.Modes != 0 || s.CursorShape != attachwire.CursorDefault || s.Primary[0] != (attachwire.Cell{Content: "x"}) {
 				t.Errorf("modes %#x shape %d cell %+v", s.Modes, s.CursorShape, s.Primary[0])
