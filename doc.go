@@ -23,11 +23,34 @@
 // without reading its input cannot stall the host (excess answers are
 // dropped and counted, see [Session.DroppedAnswers]).
 //
+// # Viewers
+//
+// [Session.AttachLocal] is the in-process viewer surface. Its Output is
+// passed through a fresh attachwire/sanitize pass per attach (Output frames
+// in the ring stay the child's raw bytes). The first live attach drives
+// (input and resize); attaches made while it lives are read-only and are
+// never promoted; after it closes, the next new attach drives. A local
+// attach that falls behind the ring is not ended: it receives a resync
+// Snapshot (seq 0) and continues after it.
+//
+// # Recording
+//
+// With Spec.RecordPath set, the session writes an asciinema v2 cast from
+// the same publish step as the frames, so the cast's event times are the
+// frames' rel_time. Output is decoded as UTF-8 across reads; the file is
+// flushed and synced when the Exit frame is published.
+//
+// # Terminal backends
+//
+// Spec.Backend picks the headless terminal: charmbracelet/x/vt behind the
+// guards a host needs (BackendXVT), or the in-house engine (BackendEngine).
+//
 // # Ordering and consistency
 //
 // One mutex per session orders the stream: feeding the emulator, allocating
 // seqs, appending to the ring and waking subscriptions happen under it, so
-// a snapshot taken at atSeq N shows exactly the effect of frames 1..N.
+// a snapshot taken at atSeq N shows exactly the effect of frames 1..N. The
+// cast recorder runs under it too.
 //
 // # Exit
 //
