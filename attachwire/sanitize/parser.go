@@ -108,6 +108,11 @@ func (s *Sanitizer) csiRun(dst, p []byte) ([]byte, int) {
 		prefix = p[i]
 		i++
 	}
+	// The parameters are emitted as they are parsed, in SGR's canonical
+	// form; for any other final byte that output is cut off again and the
+	// sequence dispatched from its parsed fields.
+	start := len(dst)
+	dst = append(dst, esc, '[')
 	fields, seps := s.fields, s.seps
 	n, v, colon := 0, int32(-1), false // fields so far, current value
 	for ; i < end; i++ {
@@ -119,8 +124,12 @@ func (s *Sanitizer) csiRun(dst, p []byte) ([]byte, int) {
 		case (b == ';' || b == ':') && inter == 0:
 			n = max(n, 1)
 			if n == len(fields) {
-				return dst, 0 // too many parameters
+				return dst[:start], 0 // too many parameters
 			}
+			if v >= 0 {
+				dst = appendUint(dst, min(v, maxCount))
+			}
+			dst = append(dst, b)
 			fields[n-1], seps[n] = v, b
 			n, v = n+1, -1
 			colon = colon || b == ':'
@@ -130,17 +139,24 @@ func (s *Sanitizer) csiRun(dst, p []byte) ([]byte, int) {
 			if n > 0 {
 				fields[n-1] = v
 			}
+			if b == 'm' && prefix == 0 && inter == 0 {
+				if v >= 0 {
+					dst = appendUint(dst, min(v, maxCount))
+				}
+				s.lastBEL = false
+				return append(dst, 'm'), i + 1
+			}
 			s.prefix, s.inter, s.colon, s.nfield = prefix, inter, colon, n
 			s.ninter = 0
 			if inter != 0 {
 				s.ninter = 1
 			}
-			return s.csiDispatch(dst, b), i + 1
+			return s.csiDispatch(dst[:start], b), i + 1
 		default:
-			return dst, 0
+			return dst[:start], 0
 		}
 	}
-	return dst, 0 // incomplete here, or over the length cap
+	return dst[:start], 0 // incomplete here, or over the length cap
 }
 
 // byte runs one input byte through the UTF-8 decoder and hands what it
