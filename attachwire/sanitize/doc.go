@@ -11,8 +11,8 @@
 // answer a query, generate input, fetch, copy, notify or get stuck: every
 // query, every device control string, every APC/PM/SOS string and every
 // side-effecting OSC is dropped whole. Anything unknown, malformed, over a
-// cap, or unterminated is dropped too. The policy is the project's
-// SANITIZER.md; the Viewer profile is for read-only mirrors, the Driver
+// cap, or unterminated is dropped too. The allowlist follows the project's
+// sanitizer policy: the Viewer profile is for read-only mirrors, the Driver
 // profile adds the input-generating modes (mouse, focus, bracketed paste,
 // application keypad) the one terminal whose keys reach the program needs.
 //

@@ -100,8 +100,8 @@ func (o Options) withDefaults() Options {
 
 // A Sanitizer filters one terminal output stream. It keeps the parser state
 // of an unfinished sequence, string or UTF-8 rune between calls, so any
-// split of the input gives the same output. Not safe for concurrent use; use
-// one per stream.
+// split of the input gives the same output. Create one with New; the zero
+// value is not usable. Not safe for concurrent use; use one per stream.
 type Sanitizer struct {
 	opt    Options
 	maxREP int32

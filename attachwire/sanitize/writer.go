@@ -2,8 +2,8 @@ package sanitize
 
 import "io"
 
-// A Writer sanitizes a stream on its way to an underlying io.Writer. Not
-// safe for concurrent use; use one per stream.
+// A Writer sanitizes a stream on its way to an underlying io.Writer. Create
+// one with NewWriter. Not safe for concurrent use; use one per stream.
 type Writer struct {
 	w   io.Writer
 	s   *Sanitizer
