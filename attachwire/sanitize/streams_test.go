@@ -145,3 +145,35 @@ func TestGeneratedStream(t *testing.T) {
 		}
 	}
 }
+
+// TestRealStreamProfiles checks, on vim's real start-up, that the Driver
+// profile keeps the input modes vim turns on and the Viewer profile strips
+// them, and that neither passes vim's queries.
+func TestRealStreamProfiles(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "streams", "vim.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := []string{"\x1b[?1006;1000h", "\x1b[?1002h", "\x1b[?2004h", "\x1b[?1004h", "\x1b="}
+	queries := []string{"\x1b[6n", "\x1b[>c", "\x1b]10;?", "\x1b[22;2t", "\x1b[>4;2m", "\x1bP"}
+	for _, q := range append(modes, queries...) {
+		if !bytes.Contains(raw, []byte(q)) {
+			t.Fatalf("recording lacks %q; re-record or update the test", q)
+		}
+	}
+	viewer := run(sanitize.Options{}, raw)
+	driver := run(sanitize.Options{Profile: sanitize.Driver}, raw)
+	for _, m := range modes {
+		if bytes.Contains(viewer, []byte(m)) {
+			t.Errorf("Viewer output holds %q", m)
+		}
+		if !bytes.Contains(driver, []byte(m)) {
+			t.Errorf("Driver output lacks %q", m)
+		}
+	}
+	for _, q := range queries {
+		if bytes.Contains(viewer, []byte(q)) || bytes.Contains(driver, []byte(q)) {
+			t.Errorf("output holds query %q", q)
+		}
+	}
+}
