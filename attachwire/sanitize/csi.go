@@ -1,9 +1,11 @@
 package sanitize
 
-// csiDispatch applies the policy to a complete control sequence. The
-// decision depends on the final byte, the private marker and the
-// intermediate byte, never on parameter values; values are only filtered
-// (mode lists) and clamped.
+// csiDispatch applies the policy to a complete control sequence. Whether a
+// sequence can pass depends on its final byte, private marker, intermediate
+// byte and number of parameters. Parameter values, which were parsed with
+// saturation so that no overflow can wrap them, are then only filtered
+// against lists (modes, cursor shapes) and clamped, and the emitted values
+// are always small canonical decimals.
 func (s *Sanitizer) csiDispatch(dst []byte, final byte) []byte {
 	switch {
 	case final == 'm' && s.prefix == 0 && s.ninter == 0: // SGR, with ':' forms
