@@ -10,10 +10,12 @@ const wideBit = 1 << 22
 // line is one row of a buffer.
 type line struct {
 	cells []cell
-	// n is how many leading cells are stored: cells[n:] are default
-	// blanks whatever they hold, so clearing a line or scrolling a fresh
-	// one in is O(1). row materializes a line before random access.
-	n int
+	// n is how many leading cells are stored: cells[n:] all equal fill
+	// whatever they hold, so clearing a line (in any background), a
+	// DECALN or scrolling a fresh line in is O(1). row materializes a
+	// line before random access.
+	n    int
+	fill cell
 	// wrapped is set when printing wrapped from this line onto the next
 	// (a soft wrap); it travels with the line into scrollback.
 	wrapped bool
@@ -41,7 +43,7 @@ func newBuffer(cols, rows int) *buffer {
 	}
 	b.blank = backing[cols*rows:]
 	for i := range b.lines {
-		b.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
+		b.lines[i] = line{cells: backing[i*cols : (i+1)*cols : (i+1)*cols], fill: cell{c: ' '}}
 	}
 	return b
 }
@@ -64,33 +66,34 @@ func (b *buffer) row(i int) []cell {
 	return l.cells
 }
 
-// materialize stores the implicit blanks of l.
+// materialize stores the implicit cells of l.
 func (b *buffer) materialize(l *line) {
-	if l.n < len(l.cells) {
-		b.work += uint64(len(l.cells) - l.n)
-		fillBlanksFrom(l.cells[l.n:], b.blank)
-		l.n = len(l.cells)
+	b.extend(l, len(l.cells))
+}
+
+// extend stores l's implicit cells up to column to.
+func (b *buffer) extend(l *line, to int) {
+	if l.n < to {
+		b.work += uint64(to - l.n)
+		b.fillWith(l.cells[l.n:to], l.fill)
+		l.n = to
 	}
 }
 
-func fillBlanksFrom(dst, blank []cell) {
-	if len(dst) <= len(blank) {
-		copy(dst, blank)
+// fillWith sets every cell of dst to c; the default blank is a memmove.
+func (b *buffer) fillWith(dst []cell, c cell) {
+	if c == (cell{c: ' '}) && len(dst) <= len(b.blank) {
+		copy(dst, b.blank)
 		return
 	}
-	fill(dst, cell{c: ' '})
+	fill(dst, c)
 }
 
-// clearLine blanks a whole line: O(1) in the default background.
+// clearLine blanks a whole line in background bg: O(1).
 func (b *buffer) clearLine(l *line, bg attachwire.Color) {
 	l.wrapped = false
-	if bg == 0 {
-		l.n = 0
-		return
-	}
-	b.work += uint64(len(l.cells))
-	fill(l.cells, blankCell(bg))
-	l.n = len(l.cells)
+	l.n = 0
+	l.fill = blankCell(bg)
 }
 
 func fill(cells []cell, c cell) {
@@ -101,11 +104,7 @@ func fill(cells []cell, c cell) {
 
 // fillBlank blanks cells in background bg.
 func (b *buffer) fillBlank(cells []cell, bg attachwire.Color) {
-	if bg == 0 {
-		fillBlanksFrom(cells, b.blank)
-		return
-	}
-	fill(cells, blankCell(bg))
+	b.fillWith(cells, blankCell(bg))
 }
 
 // clear blanks every row.
@@ -113,6 +112,7 @@ func (b *buffer) clear(bg attachwire.Color) {
 	for i := range b.lines {
 		b.clearLine(&b.lines[i], bg)
 	}
+	b.work += uint64(len(b.lines))
 }
 
 // splitWide makes sure no wide glyph straddles the boundary before column
@@ -139,13 +139,17 @@ func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
 	if from >= to {
 		return
 	}
-	if l := b.line(r); bg == 0 && to == b.cols {
-		// Erasing to the end in the default background only shortens
-		// the stored part.
+	if l := b.line(r); to == b.cols {
+		// Erasing to the end only changes the implicit part: O(1), or
+		// O(from - n) when the cells before from were implicit in
+		// another fill.
 		if from < l.n {
 			splitWide(l.cells, from)
 			l.n = from
+		} else if nf := blankCell(bg); nf != l.fill {
+			b.extend(l, from)
 		}
+		l.fill = blankCell(bg)
 		b.work++
 		return
 	}
@@ -176,7 +180,7 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 				b.top = 0
 			}
 		}
-		return n * b.cols
+		return n
 	}
 	for i := range n {
 		l := b.line(top + i)
@@ -186,7 +190,7 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 		b.clearLine(l, bg)
 	}
 	b.rotate(top, bot, n)
-	return n*b.cols + bot - top
+	return n
 }
 
 // scrollDown moves rows top..bot down by n, blanking the n rows that enter
@@ -202,10 +206,10 @@ func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {
 	}
 	if top == 0 && bot == b.rows-1 {
 		b.top = (b.top + b.rows - n) % b.rows
-		return n * b.cols
+		return n
 	}
 	b.rotate(top, bot, h-n)
-	return n*b.cols + h
+	return n
 }
 
 // rotate rotates the row headers of top..bot so that row top+n becomes row

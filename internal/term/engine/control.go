@@ -71,10 +71,9 @@ func (e *Engine) escDispatch(final byte) {
 // home the cursor.
 func (e *Engine) alignmentTest() {
 	for i := range e.rows {
-		fill(e.scr.row(i), cell{c: 'E'})
-		e.scr.line(i).wrapped = false
+		*e.scr.line(i) = line{cells: e.scr.line(i).cells, fill: cell{c: 'E'}}
 	}
-	e.work += uint64(e.rows * e.cols)
+	e.work += uint64(e.rows)
 	e.top, e.bot = 0, e.rows-1
 	e.cur.origin = false
 	e.moveTo(0, 0)

@@ -25,8 +25,7 @@ func (e *Engine) printASCII(b []byte) int {
 		row := l.cells
 		col := e.cur.col
 		if col > l.n {
-			fillBlanksFrom(row[l.n:col], e.scr.blank)
-			l.n = col
+			e.scr.extend(l, col)
 		}
 		src := b[i:min(len(b), i+cols-col)]
 		if col < l.n {

@@ -70,10 +70,10 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 	}
 	nb := newBuffer(cols, rows)
 	for i := range shift {
-		cells, enc, wrapped, _ := e.sb.popNewest()
+		raw, enc, wrapped, _ := e.sb.popNewest()
 		dst := nb.line(shift - 1 - i)
-		if cells != nil {
-			copyRow(dst, &line{cells: cells, n: len(cells), wrapped: wrapped})
+		if raw != nil {
+			copyRow(dst, raw)
 		} else {
 			e.cellsFromLine(dst.cells, enc)
 			dst.n = len(dst.cells)
@@ -85,7 +85,6 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 		if r < shift || src < 0 || src >= old.rows {
 			continue
 		}
-		old.row(src) // materialize
 		copyRow(nb.line(r), old.line(src))
 	}
 	e.prim = nb
@@ -96,19 +95,29 @@ func (e *Engine) resizePrimary(cols, rows int) int {
 func (e *Engine) resized(old *buffer, cols, rows int, shift int) *buffer {
 	nb := newBuffer(cols, rows)
 	for r := range min(rows, old.rows) {
-		old.row(r + shift) // materialize
 		copyRow(nb.line(r), old.line(r+shift))
 	}
 	return nb
 }
 
+// copyRow copies src into a fresh row of another width: stored cells
+// first (a wide glyph cut at the edge is blanked), then src's implicit
+// fill up to src's width, then default blanks.
 func copyRow(dst, src *line) {
-	n := copy(dst.cells, src.cells[:src.n])
+	n := min(len(dst.cells), src.n)
+	copy(dst.cells, src.cells[:n])
 	if n < src.n {
 		fixLastCell(dst.cells[:n])
 	}
-	dst.n = len(dst.cells) // the rest was blank already
-	dst.wrapped = src.wrapped && n == len(src.cells)
+	w := min(len(dst.cells), len(src.cells))
+	if n < w {
+		fill(dst.cells[n:w], src.fill)
+	}
+	if w < len(dst.cells) {
+		fill(dst.cells[w:], cell{c: ' '})
+	}
+	dst.n, dst.fill = len(dst.cells), cell{c: ' '}
+	dst.wrapped = src.wrapped && len(dst.cells) >= len(src.cells)
 }
 
 func isBlankRow(cells []cell) bool {
@@ -123,45 +132,23 @@ func isBlankRow(cells []cell) bool {
 // cellsFromLine decodes an encoded scrollback line back into grid cells,
 // interning its clusters.
 func (e *Engine) cellsFromLine(dst []cell, b []byte) {
-	var tmp [1]attachwire.Cell
-	i := 0
-	var cur attachwire.Cell
-	for len(b) > 0 && i < len(dst) {
-		if b[0] == sbAttr {
-			if len(b) < 2 {
-				return
-			}
-			cur.Style = attachwire.Style(b[1])
-			cur.Fg, b = readColor(b[2:])
-			cur.Bg, b = readColor(b)
-			continue
-		}
-		var n int
-		c := cell{c: uint32(cur.Style) << styleShift, fg: cur.Fg, bg: cur.Bg}
-		switch b[0] {
-		case sbCont:
-			c.c = contStyle
+	cells := decodeLine(nil, b)
+	for i, c := range cells[:min(len(cells), len(dst))] {
+		x := cell{c: uint32(c.Style) << styleShift, fg: c.Fg, bg: c.Bg}
+		switch r, n := utf8.DecodeRuneInString(c.Content); {
+		case c.Style&attachwire.StyleWideCont != 0:
+			x.c = contStyle
 			if i > 0 {
 				dst[i-1].c |= wideBit
 			}
-			n = 1
-		case sbCluster:
-			if len(b) < 2 || len(b) < 2+int(b[1]) {
-				return
-			}
-			n = 2 + int(b[1])
-			c.c |= clusterBit | e.ct.intern(b[2:n])
+		case n == len(c.Content):
+			x.c |= uint32(r)
 		default:
-			r, size := utf8.DecodeRune(b)
-			c.c |= uint32(r)
-			n = size
+			x.c |= clusterBit | e.ct.intern([]byte(c.Content))
 		}
-		dst[i] = c
-		i++
-		b = b[n:]
+		dst[i] = x
 	}
-	_ = tmp
-	fixLastCell(dst[:i])
+	fixLastCell(dst[:min(len(cells), len(dst))])
 }
 
 func (e *Engine) resizeTabs(cols int) {

@@ -43,18 +43,19 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 	}
 	dst.Scrollback = dst.Scrollback[:n]
 	for i := range n {
-		cells, enc, _ := e.sb.line(i)
-		if cells == nil {
+		l := e.sb.rawLine(i)
+		if l == nil {
+			_, enc, _ := e.sb.line(i)
 			dst.Scrollback[i] = decodeLine(dst.Scrollback[i][:0], enc)
 			continue
 		}
-		end := len(cells)
-		for end > 0 && cells[end-1] == (cell{c: ' '}) {
-			end--
-		}
+		stored, fills := lineCells(l)
 		out := dst.Scrollback[i][:0]
-		for _, c := range cells[:end] {
+		for _, c := range stored {
 			out = append(out, e.screenCell(c, ""))
+		}
+		for range fills {
+			out = append(out, e.screenCell(l.fill, ""))
 		}
 		dst.Scrollback[i] = out
 	}
@@ -108,7 +109,12 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 	dst = dst[:n]
 	for i := range e.rows {
 		out := dst[i*e.cols : (i+1)*e.cols]
-		for j, c := range b.row(i) {
+		l := b.line(i)
+		for j := range out {
+			c := l.fill
+			if j < l.n {
+				c = l.cells[j]
+			}
 			out[j] = e.screenCell(c, out[j].Content)
 		}
 	}

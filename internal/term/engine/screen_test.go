@@ -247,3 +247,44 @@ func TestScreenReusesDestination(t *testing.T) {
 		t.Errorf("Screen into a reused destination allocates %.0f times", allocs)
 	}
 }
+
+// TestScrollbackMatchesScreen checks that a line reads the same from
+// scrollback, kept as cells or encoded, as it did on the screen (trailing
+// default blanks aside): colors, wide and cluster cells, erased tails in
+// a background color, DECALN fills.
+func TestScrollbackMatchesScreen(t *testing.T) {
+	const cols, n = 12, rawLines + 60
+	e, _ := newTest(t, cols, 2, rawLines+40)
+	var want [][]attachwire.Cell
+	for k := range n {
+		switch k % 4 {
+		case 0:
+			fmt.Fprintf(writerFunc(e.Write), "\x1b[3%dm%d世e\u0301\x1b[4%dm\x1b[K\x1b[m", k%8, k, (k+1)%8)
+		case 1:
+			fmt.Fprintf(writerFunc(e.Write), "\x1b[1;38;2;%d;2;3m%d👩\u200d💻\x1b[m", k%256, k)
+		case 2:
+			fmt.Fprintf(writerFunc(e.Write), "\x1b#8\x1b[2;1H\x1b[44m%d\x1b[m\x1b[2K", k)
+		default:
+			fmt.Fprintf(writerFunc(e.Write), "%d\x1b[45m\x1b[3X\x1b[m", k)
+		}
+		// Row 0 is what the next line feed scrolls into scrollback.
+		s := screenOf(e)
+		e.Write([]byte("\r\n"))
+		row := append([]attachwire.Cell(nil), s.Primary[:cols]...)
+		for len(row) > 0 && row[len(row)-1] == attachwire.BlankCell {
+			row = row[:len(row)-1]
+		}
+		want = append(want, row)
+	}
+	s := screenOf(e)
+	checkInvariants(t, s)
+	if len(s.Scrollback) != rawLines+40 {
+		t.Fatalf("%d scrollback lines", len(s.Scrollback))
+	}
+	off := n - len(s.Scrollback)
+	for i, l := range s.Scrollback {
+		if w := want[off+i]; !reflect.DeepEqual(l, w) && !(len(l) == 0 && len(w) == 0) {
+			t.Fatalf("scrollback line %d (encoded: %v):\n got %+v\nwant %+v", i, i < 40, l, w)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 // line of mostly plain text costs about a byte per cell:
 //
 //	rune       its UTF-8 bytes (lead byte < 0xF5)
+//	0xFC lo hi r  the next (lo | hi<<8) cells are the rune r
 //	0xFD       a wide glyph's continuation cell (base colors)
 //	0xFE n b…  a multi-rune grapheme cluster of n bytes
 //	0xFF s f b attribute change: style byte, then fg and bg colors, each a
@@ -18,6 +19,7 @@ import (
 // A line starts with default attributes; trailing default blanks are
 // dropped.
 const (
+	sbRepeat  = 0xFC
 	sbCont    = 0xFD
 	sbCluster = 0xFE
 	sbAttr    = 0xFF
@@ -73,7 +75,15 @@ func (s *scrollback) line(i int) (cells []cell, enc []byte, wrapped bool) {
 		return nil, l.b, l.wrapped
 	}
 	l := &s.raw[ringIndex(s.rawStart, i-s.encN, len(s.raw))]
-	return l.cells[:l.n], nil, l.wrapped
+	return l.cells, nil, l.wrapped
+}
+
+// rawLine returns the i-th line when it is kept as cells, else nil.
+func (s *scrollback) rawLine(i int) *line {
+	if i < s.encN {
+		return nil
+	}
+	return &s.raw[ringIndex(s.rawStart, i-s.encN, len(s.raw))]
 }
 
 func (s *scrollback) reset() {
@@ -105,8 +115,7 @@ func (s *scrollback) push(l *line, ct *clusters) {
 		// Full: the oldest raw line is encoded (or dropped) and its
 		// buffer recycled.
 		slot = s.rawStart
-		old := &s.raw[slot]
-		s.pushEncoded(old.cells[:old.n], old.wrapped, ct)
+		s.pushEncoded(&s.raw[slot], ct)
 		s.rawStart = ringIndex(s.rawStart, 1, len(s.raw))
 	}
 	old := s.raw[slot].cells
@@ -114,18 +123,18 @@ func (s *scrollback) push(l *line, ct *clusters) {
 	if len(old) != len(l.cells) {
 		old = make([]cell, len(l.cells))
 	}
-	*l = line{cells: old}
+	*l = line{cells: old, fill: cell{c: ' '}}
 }
 
 // pushEncoded appends an encoded line to the older ring, evicting the
 // oldest when full.
-func (s *scrollback) pushEncoded(cells []cell, wrapped bool, ct *clusters) {
+func (s *scrollback) pushEncoded(src *line, ct *clusters) {
 	em := s.max - s.rawMax()
 	if em <= 0 {
 		return
 	}
-	s.tmp = encodeLine(s.tmp[:0], cells, ct)
-	s.work += uint64(len(cells))
+	s.tmp = encodeLine(s.tmp[:0], src, ct)
+	s.work += uint64(min(src.n, len(src.cells)) + 1)
 	var l *sbLine
 	switch {
 	case s.encN < len(s.enc):
@@ -143,22 +152,24 @@ func (s *scrollback) pushEncoded(cells []cell, wrapped bool, ct *clusters) {
 		l.b = make([]byte, 0, len(s.tmp))
 	}
 	l.b = append(l.b[:0], s.tmp...)
-	l.wrapped = wrapped
+	l.wrapped = src.wrapped
 }
 
 // popNewest removes the newest line and returns it (valid until the next
-// push), for a resize that pulls history back onto the screen.
-func (s *scrollback) popNewest() (cells []cell, enc []byte, wrapped bool, ok bool) {
+// push), for a resize that pulls history back onto the screen: raw when
+// it is kept as cells, else enc.
+func (s *scrollback) popNewest() (raw *line, enc []byte, wrapped bool, ok bool) {
 	if s.len() == 0 {
 		return nil, nil, false, false
 	}
-	cells, enc, wrapped = s.line(s.len() - 1)
+	raw = s.rawLine(s.len() - 1)
+	_, enc, wrapped = s.line(s.len() - 1)
 	if s.rawN > 0 {
 		s.rawN--
 	} else {
 		s.encN--
 	}
-	return cells, enc, wrapped, true
+	return raw, enc, wrapped, true
 }
 
 func appendColor(dst []byte, c attachwire.Color) []byte {
@@ -173,13 +184,29 @@ func appendColor(dst []byte, c attachwire.Color) []byte {
 	}
 }
 
-func encodeLine(dst []byte, cells []cell, ct *clusters) []byte {
-	end := len(cells)
-	for end > 0 && cells[end-1] == (cell{c: ' '}) {
+// lineCells returns the cells of l with its implicit tail, trailing
+// default blanks dropped: the stored cells, then how many copies of
+// l.fill follow.
+func lineCells(l *line) (stored []cell, fills int) {
+	if l.fill != (cell{c: ' '}) {
+		return l.cells[:l.n], len(l.cells) - l.n
+	}
+	end := l.n
+	for end > 0 && l.cells[end-1] == (cell{c: ' '}) {
 		end--
 	}
+	return l.cells[:end], 0
+}
+
+func encodeLine(dst []byte, l *line, ct *clusters) []byte {
+	stored, fills := lineCells(l)
+	dst = encodeCells(dst, stored, fills, l.fill, ct)
+	return dst
+}
+
+func encodeCells(dst []byte, cells []cell, fills int, fillCell cell, ct *clusters) []byte {
 	var cur cell // style bits in c, colors; starts at defaults
-	for _, c := range cells[:end] {
+	attrs := func(c cell) {
 		st := c.c &^ (runeMask | clusterBit | wideBit)
 		if c.c&contStyle != 0 {
 			st = cur.c // a continuation takes its base's attributes
@@ -190,6 +217,9 @@ func encodeLine(dst []byte, cells []cell, ct *clusters) []byte {
 			dst = appendColor(dst, c.fg)
 			dst = appendColor(dst, c.bg)
 		}
+	}
+	for _, c := range cells {
+		attrs(c)
 		switch {
 		case c.c&contStyle != 0:
 			dst = append(dst, sbCont)
@@ -198,13 +228,14 @@ func encodeLine(dst []byte, cells []cell, ct *clusters) []byte {
 			dst = append(dst, sbCluster, byte(len(s)))
 			dst = append(dst, s...)
 		default:
-			r := c.c & runeMask
-			if r < utf8.RuneSelf {
-				dst = append(dst, byte(r))
-			} else {
-				dst = utf8.AppendRune(dst, rune(r))
-			}
+			dst = utf8.AppendRune(dst, rune(c.c&runeMask))
 		}
+	}
+	if fills > 0 {
+		// The implicit tail is one run: encoding it is O(1).
+		attrs(fillCell)
+		dst = append(dst, sbRepeat, byte(fills), byte(fills>>8))
+		dst = utf8.AppendRune(dst, rune(fillCell.c&runeMask))
 	}
 	return dst
 }
@@ -241,6 +272,18 @@ func decodeLine(dst []attachwire.Cell, b []byte) []attachwire.Cell {
 		case sbCont:
 			dst = append(dst, attachwire.Cell{Style: attachwire.StyleWideCont, Fg: cur.Fg, Bg: cur.Bg})
 			b = b[1:]
+		case sbRepeat:
+			if len(b) < 4 {
+				return dst
+			}
+			n := int(b[1]) | int(b[2])<<8
+			r, size := utf8.DecodeRune(b[3:])
+			b = b[3+size:]
+			c := cur
+			c.Content = runeContent(r, "")
+			for range n {
+				dst = append(dst, c)
+			}
 		case sbCluster:
 			if len(b) < 2 || len(b) < 2+int(b[1]) {
 				return dst
