@@ -243,20 +243,17 @@ func (e *Engine) deleteLines(n int) {
 	e.work += uint64(e.scr.scrollUp(e.cur.row, e.bot, min(n, e.rows), e.cur.pen.bg, nil, &e.ct))
 }
 
-// repeat is REP: the character printed just before it (r, -1 for none)
-// n more times, clamped (as tmux does) to the cells left on the line.
+// repeat is REP: the ASCII character printed just before it (r, -1 for
+// none) n more times, clamped (as tmux does) to the cells left on the
+// line.
 func (e *Engine) repeat(r rune, n int) {
 	if r < 0 {
 		return
 	}
 	n = min(n, e.cols-e.cur.col)
+	b := [1]byte{byte(r)}
 	for range n {
-		if r < 0x80 && e.cur.charsets[e.cur.gl] == charsetASCII && !e.mode.insert && !e.joinNext {
-			b := [1]byte{byte(r)}
-			e.printASCII(b[:])
-		} else {
-			e.printRune(r)
-		}
+		e.printASCII(b[:])
 	}
 }
 

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/ptyhost/ptyhost/attachwire"
+
 // moveTo puts the cursor at an absolute position, clamped to the screen,
 // and clears a pending wrap.
 func (e *Engine) moveTo(row, col int) {
@@ -31,10 +33,14 @@ func (e *Engine) moveRows(n int) {
 }
 
 // index moves down one line, scrolling the region when at its bottom.
-func (e *Engine) index() {
+func (e *Engine) index() { e.indexBg(e.cur.pen.bg) }
+
+// indexBg is index with the background a scrolled-in line gets: the pen's
+// for LF and IND, the default for an autowrap (tmux does so).
+func (e *Engine) indexBg(bg attachwire.Color) {
 	switch {
 	case e.cur.row == e.bot:
-		e.scrollUp(1)
+		e.scrollUpBg(1, bg)
 	case e.cur.row < e.rows-1:
 		e.cur.row++
 	}
@@ -52,12 +58,14 @@ func (e *Engine) reverseIndex() {
 
 // scrollUp scrolls the region up by n lines (n ≤ its height); lines leave
 // the primary screen into scrollback when the region starts at the top.
-func (e *Engine) scrollUp(n int) {
+func (e *Engine) scrollUp(n int) { e.scrollUpBg(n, e.cur.pen.bg) }
+
+func (e *Engine) scrollUpBg(n int, bg attachwire.Color) {
 	var sb *scrollback
 	if !e.altActive && e.top == 0 {
 		sb = &e.sb
 	}
-	e.work += uint64(e.scr.scrollUp(e.top, e.bot, n, e.cur.pen.bg, sb, &e.ct))
+	e.work += uint64(e.scr.scrollUp(e.top, e.bot, n, bg, sb, &e.ct))
 }
 
 func (e *Engine) scrollDown(n int) {

@@ -111,13 +111,15 @@ func (e *Engine) wrapOrStay() {
 	}
 	e.scr.line(e.cur.row).wrapped = true
 	e.cur.col = 0
-	e.index()
+	e.indexBg(0)
 }
 
 // printRune prints one character (already decoded, not a control).
 func (e *Engine) printRune(r rune) {
 	e.work++
+	last := rune(-1) // REP repeats only ASCII (before charset mapping), as tmux does
 	if r < 0x80 {
+		last = r
 		r = e.mapCharset(byte(r))
 	}
 	w := 1
@@ -126,12 +128,18 @@ func (e *Engine) printRune(r rune) {
 	}
 	if e.joinNext || w == 0 {
 		e.joinNext = r == zwj
+		e.lastRune = -1
 		e.combine(r)
 		return
 	}
-	e.lastRune = r
+	e.lastRune = last
 	if w > e.cols {
 		return
+	}
+	if e.mode.insert && !e.cur.wrapPending && e.cur.col+w <= e.cols {
+		// tmux makes room before it wraps: a character that wraps is
+		// written on the next line without inserting.
+		e.insertCells(e.scr.row(e.cur.row), e.cur.col, w)
 	}
 	if e.cur.wrapPending {
 		e.wrapOrStay()
@@ -140,15 +148,12 @@ func (e *Engine) printRune(r rune) {
 		if e.mode.autowrap {
 			e.scr.line(e.cur.row).wrapped = true
 			e.cur.col = 0
-			e.index()
+			e.indexBg(0)
 		} else {
 			e.cur.col--
 		}
 	}
 	row := e.scr.row(e.cur.row)
-	if e.mode.insert {
-		e.insertCells(row, e.cur.col, w)
-	}
 	col := e.cur.col
 	splitWide(row, col)
 	splitWide(row, col+w)
