@@ -264,7 +264,7 @@ func (e *Engine) setRegion(top, bot int) {
 		return
 	}
 	e.top, e.bot = top-1, bot-1
-	e.moveToOrigin(0, 0)
+	e.moveTo(0, 0) // the absolute home, even in origin mode, as tmux does
 }
 
 // softReset is DECSTR.

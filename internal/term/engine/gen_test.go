@@ -62,7 +62,8 @@ func genSequences(seed uint64, n, cols, rows int) []byte {
 		case k < 96:
 			b.WriteString([]string{"\x1b[?1049h", "\x1b[?1049l"}[r.IntN(2)])
 		default:
-			b.WriteString([]string{"\x1b(0lqk\x1b(B", "\x1b[?25l", "\x1b[?25h", "\x1b[3g", "\x1bH"}[r.IntN(5)])
+			b.WriteString([]string{"\x1b(0lqk\x1b(B", "\x1b[?25l", "\x1b[?25h", "\x1b[3g", "\x1bH",
+				"\x1b[?6h", "\x1b[?6l", "\x1b[?7l", "\x1b[?7h", "\x1b)0\x0eaq\x0f"}[r.IntN(10)])
 		}
 	}
 	return []byte(b.String())

@@ -150,7 +150,7 @@ func (e *Engine) printRune(r rune) {
 			e.cur.col = 0
 			e.indexBg(0)
 		} else {
-			e.cur.col--
+			return // no room and no wrap: tmux drops the glyph
 		}
 	}
 	row := e.scr.row(e.cur.row)
