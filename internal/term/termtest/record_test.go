@@ -81,6 +81,16 @@ var scenarios = []scenario{
 			`printf "\r\033[K\033[32mdone\033[0m 30/30\n"; exec sleep 1000`,
 	},
 	{
+		name: "cat-cjk", cols: 80, rows: 24,
+		setup: func(tb testing.TB, dir string) {
+			cjk := strings.Repeat("\u6f22\u5b57", 21) // 42 wide glyphs: 84 columns
+			writeFile(tb, dir, "cjk.txt", "exact fit then more:\n"+cjk+"\n"+
+				"odd start:\n"+"a"+cjk+"\n"+
+				"mixed: caf\u00e9 na\u0303o \u4e2d\u6587 ok\n")
+		},
+		cmd: "cat cjk.txt; exec sleep 1000",
+	},
+	{
 		name: "ls", cols: 80, rows: 24,
 		setup: func(tb testing.TB, dir string) {
 			for _, d := range []string{"src", "docs", "build"} {

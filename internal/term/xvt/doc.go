@@ -25,8 +25,9 @@
 // ED 1), the cursor shape (tracked from DECSCUSR, global as in xterm), the
 // primary screen and its cursor while the alternate screen is active
 // (copied on the switch), and the pending-wrap flag (derived from the run
-// of text since the cursor last moved: exact for ASCII runs, reported
-// unset for runs with other characters). Not derived: left/right margins
+// of text since the cursor last moved: exact for ASCII runs and after a
+// wide glyph that fills the last column, reported unset for other runs
+// with non-ASCII characters). Not derived: left/right margins
 // (a CPR in origin mode is relative to the top margin only).
 //
 // Fixed on the way in, to match xterm and tmux: insert mode (IRM), which
@@ -35,7 +36,10 @@
 // row), ED 2 (x/vt ignores the pen's background and drops blank rows from
 // the scrollback), ED 3 (x/vt erases the screen too) and DECALN (x/vt
 // ignores it) are done through x/vt's SetCell and Scrollback; after a
-// ?1049/?1047 switch the cursor is put back where xterm keeps it.
+// ?1049/?1047 switch the cursor is put back where xterm keeps it; a wide
+// glyph that would start in the last column wraps first, and one that
+// ends in it leaves a wrap pending (x/vt cuts the first and lets the next
+// character overwrite the second), by CR LF written where the wrap goes.
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
 // scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as

@@ -13,13 +13,11 @@ import (
 // under termtest.Diff, and every recording listed here must still differ
 // (fix one, and the test asks for its line to go).
 var divergences = map[string]string{
-	"seq-cup-overflow":          "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
-	"seq-cursor-moves":          "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
-	"seq-lnm":                   "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
-	"seq-pending-wrap-wide-end": "x/vt does not enter pending wrap after a wide glyph that ends in the last column",
-	"seq-rep-huge":              "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
-	"seq-wide-last-col":         "x/vt does not wrap a wide glyph that would start in the last column; xterm and tmux move it to the next row",
-	"seq-wide-overwrite":        "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
+	"seq-cup-overflow":   "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
+	"seq-cursor-moves":   "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
+	"seq-lnm":            "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
+	"seq-rep-huge":       "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
+	"seq-wide-overwrite": "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
 }
 
 // TestRecordingsAgainstTmux feeds every committed recording to the backend

@@ -2,6 +2,7 @@ package xvt
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
@@ -48,6 +49,16 @@ type filter struct {
 	// u8 holds a UTF-8 character until its width is known.
 	irm bool
 	u8  []byte
+
+	// x/vt writes a wide glyph that starts in the last column there, cut,
+	// and after one that ends in the last column it leaves the cursor there
+	// without a pending wrap, so the next character overwrites the glyph's
+	// right half. The filter stops before each wide character (evWide) so
+	// that the terminal can wrap first, and sets wrapNext after one that
+	// fills the last column: the next character that starts a cluster is
+	// preceded by CR LF, which is what the wrap does.
+	wrapNext bool
+	prevZWJ  bool // the last character was U+200D (the next one joins it)
 }
 
 // maxParam is the largest CSI parameter value passed to x/vt, as in xterm.
@@ -75,6 +86,7 @@ const (
 	evOSCBEL                 // an OSC 4/10/11/12 ended with BEL
 	evOSCST                  // an OSC 4/10/11/12 ended with ESC or ST
 	evDECALN                 // ESC # 8 was written
+	evWide                   // stopped before a wide character, held in u8
 	evAltScreen              // a CSI ? ... h or l with 1047 or 1049 was written
 )
 
@@ -89,19 +101,19 @@ func (f *filter) scan(p []byte) (int, event) {
 	for i := 0; i < len(p); i++ {
 		b := p[i]
 		if f.state == parser.Utf8State {
-			if f.irm {
-				f.u8 = append(f.u8, b)
-			} else {
-				f.out = append(f.out, b)
-			}
+			f.u8 = append(f.u8, b)
 			if f.utf8--; f.utf8 == 0 {
 				f.state = parser.GroundState
-				f.insertRune()
+				if ev := f.finishRune(); ev != evNone {
+					return i + 1, ev
+				}
 			}
 			continue
 		}
 		if f.inRun && !f.irm && f.state == parser.GroundState && b >= 0x20 && b < 0x7f {
 			// Fast path: a run of printable ASCII continuing a text run.
+			f.wrapIfPending()
+			f.prevZWJ = false
 			j := i + 1
 			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
 				j++
@@ -138,11 +150,7 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		// A lead byte: x/vt collects the rest blindly (an aborted CSI is
 		// dropped, as x/vt drops it).
 		f.utf8 = utf8Len(b) - 1
-		if f.irm {
-			f.u8 = append(f.u8[:0], b)
-		} else {
-			f.out = append(f.out, b)
-		}
+		f.u8 = append(f.u8[:0], b)
 		return evNone
 	case next == parser.CsiEntryState && action == parser.ClearAction:
 		f.csi = csiSeq{}
@@ -157,11 +165,15 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		// A parameter byte after an intermediate: x/vt discards the
 		// sequence; CAN makes it discard what it was given of it.
 		f.out = append(f.out, 0x18)
-		f.inRun = false
+		f.endRun()
 		return evNone
 	}
-	if f.irm && action == parser.PrintAction {
-		f.out = append(f.out, "\x1b[@"...)
+	if action == parser.PrintAction {
+		if f.irm {
+			f.out = append(f.out, "\x1b[@"...)
+		}
+		f.wrapIfPending()
+		f.prevZWJ = false
 	}
 	f.out = append(f.out, b)
 	switch {
@@ -172,13 +184,13 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 	case action == parser.ExecuteAction:
 		// NUL, BEL and DEL leave the cursor alone.
 		if b != 0x00 && b != 0x07 && b != 0x7f {
-			f.inRun = false
+			f.endRun()
 		}
 	case action == parser.DispatchAction && prev == parser.EscapeState:
 		// Keypad modes, DECSC and ST leave the cursor alone; charset
 		// designations come from EscapeIntermediateState.
 		if b != '=' && b != '>' && b != '7' && b != '\\' {
-			f.inRun = false
+			f.endRun()
 		}
 		if b == 'c' {
 			f.irm = false // RIS
@@ -187,7 +199,7 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		f.escInter = b
 	case action == parser.DispatchAction && prev == parser.EscapeIntermediateState:
 		if f.escInter == '#' && b == '8' {
-			f.inRun = false
+			f.endRun()
 			return evDECALN
 		}
 	}
@@ -288,6 +300,10 @@ func (f *filter) dispatchCSI(final byte) event {
 			}
 		}
 	}
+	if c.prefix == 0 && c.inter == 0 && final == 'b' {
+		// REP prints: wrap first. x/vt executes C0 inside a CSI.
+		f.wrapIfPending()
+	}
 	n := min(c.n, maxParams)
 	if c.prefix != 0 {
 		f.out = append(f.out, c.prefix)
@@ -314,7 +330,7 @@ func (f *filter) dispatchCSI(final byte) event {
 	case c.prefix == 0 && c.inter == 0 && final == 'b' && f.inRun:
 		f.runN += f.param(0, 1)
 	default:
-		f.inRun = false
+		f.endRun()
 	}
 	return ev
 }
@@ -349,7 +365,9 @@ func (f *filter) clamp(final byte) {
 		limit(0, f.rows)
 		limit(1, f.cols)
 	case 'b':
-		limit(0, min(f.cols*f.rows, maxParam))
+		for i := range min(c.n, maxParams) {
+			limit(i, min(f.cols*f.rows, maxParam))
+		}
 	}
 }
 
@@ -371,20 +389,57 @@ func (f *filter) dropParam(v uint32) {
 	*c = kept
 }
 
-// insertRune writes the UTF-8 character held in insert mode, after as
-// many blanks (ICH) as it is wide; a zero-width character joins the
-// previous one.
-func (f *filter) insertRune() {
-	if !f.irm {
-		return
+// finishRune writes the UTF-8 character held in u8, or stops before it
+// (evWide) when it is wide and starts a cluster; the terminal then calls
+// releaseRune. In insert mode the character comes after as many blanks
+// (ICH) as it is wide.
+func (f *filter) finishRune() event {
+	r, _ := utf8.DecodeRune(f.u8)
+	w := ansi.StringWidth(string(r))
+	starts := !f.prevZWJ && !joins(r)
+	f.prevZWJ = r == 0x200d
+	switch {
+	case f.irm:
+		if w > 0 {
+			f.out = append(f.out, "\x1b["...)
+			f.out = strconv.AppendInt(f.out, int64(w), 10)
+			f.out = append(f.out, '@')
+		}
+	case w == 2 && starts:
+		return evWide
+	case w > 0 && starts:
+		f.wrapIfPending()
 	}
-	if w := ansi.StringWidth(string(f.u8)); w > 0 {
-		f.out = append(f.out, "\x1b["...)
-		f.out = strconv.AppendInt(f.out, int64(w), 10)
-		f.out = append(f.out, '@')
-	}
+	f.releaseRune()
+	return evNone
+}
+
+// releaseRune writes the held character.
+func (f *filter) releaseRune() {
 	f.out = append(f.out, f.u8...)
 	f.u8 = f.u8[:0]
+}
+
+// wrapIfPending writes the CR LF a pending wrap owes before a character.
+func (f *filter) wrapIfPending() {
+	if f.wrapNext {
+		f.out = append(f.out, '\r', '\n')
+		f.wrapNext = false
+	}
+}
+
+// endRun ends the text run: the cursor moved (or may have), and a pending
+// wrap is cancelled as in xterm.
+func (f *filter) endRun() {
+	f.inRun, f.wrapNext, f.prevZWJ = false, false, false
+}
+
+// joins reports whether r, wide or not, extends the grapheme cluster before
+// it in the cases the wide-glyph fix must leave alone: emoji modifiers,
+// regional indicators (flags pair up) and Hangul jamo (they compose).
+func joins(r rune) bool {
+	return (r >= 0x1f3fb && r <= 0x1f3ff) || (r >= 0x1f1e6 && r <= 0x1f1ff) ||
+		(r >= 0x1100 && r <= 0x11ff) || (r >= 0xa960 && r <= 0xa97f) || (r >= 0xd7b0 && r <= 0xd7ff)
 }
 
 func utf8Len(b byte) int {

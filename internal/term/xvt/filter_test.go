@@ -13,8 +13,11 @@ func runFilter(chunks []string) string {
 	for _, c := range chunks {
 		p := []byte(c)
 		for len(p) > 0 {
-			n, _ := f.scan(p)
+			n, ev := f.scan(p)
 			p = p[n:]
+			if ev == evWide {
+				f.releaseRune()
+			}
 			out.Write(f.out)
 			f.out = f.out[:0]
 		}

@@ -75,8 +75,11 @@ func checkFiltered(t *testing.T, data []byte) {
 	t.Helper()
 	f := newFilter(12, 4)
 	for p := data; len(p) > 0; {
-		n, _ := f.scan(p)
+		n, ev := f.scan(p)
 		p = p[n:]
+		if ev == evWide {
+			f.releaseRune()
+		}
 	}
 	ps := ansi.NewParser()
 	ps.SetParamsSize(parser.MaxParamsSize)

@@ -58,6 +58,9 @@ func cursorShape(scusr int) attachwire.CursorShape {
 // (widths vary) is reported as not pending.
 func (t *Terminal) pendingWrap() bool {
 	f := &t.f
+	if f.wrapNext {
+		return true
+	}
 	if !f.inRun || !f.runASCII || f.runN == 0 || !t.modes.dec(7) {
 		return false
 	}

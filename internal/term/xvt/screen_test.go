@@ -222,6 +222,41 @@ func TestScreen(t *testing.T) {
 				t.Errorf("%d scrollback lines, want 2", len(s.Scrollback))
 			}
 		}},
+		{"wide glyph wraps from the last column", "0123456789012345678\u4e2dx", func(t *testing.T, s *attachwire.Screen) {
+			if row(s.Primary, s.Cols, 0) != "0123456789012345678" || row(s.Primary, s.Cols, 1) != "\u4e2dx" || s.CursorRow != 1 || s.CursorCol != 3 {
+				t.Errorf("rows %q %q cursor %d,%d", row(s.Primary, s.Cols, 0), row(s.Primary, s.Cols, 1), s.CursorRow, s.CursorCol)
+			}
+		}},
+		{"wide glyph filling the last column leaves a wrap pending", "012345678901234567\u4e2d", func(t *testing.T, s *attachwire.Screen) {
+			if s.Modes&attachwire.ModePendingWrap == 0 || s.CursorCol != 19 || s.Primary[18].Content != "\u4e2d" {
+				t.Errorf("modes %#x cursor col %d cell 18 %q", s.Modes, s.CursorCol, s.Primary[18].Content)
+			}
+		}},
+		{"the character after it wraps, across SGR", "012345678901234567\u4e2d\x1b[1mx", func(t *testing.T, s *attachwire.Screen) {
+			if s.Primary[18].Content != "\u4e2d" || s.Primary[20] != (attachwire.Cell{Content: "x", Style: attachwire.StyleBold}) || s.CursorRow != 1 {
+				t.Errorf("cell 18 %q, cell 20 %+v, cursor row %d", s.Primary[18].Content, s.Primary[20], s.CursorRow)
+			}
+		}},
+		{"CR cancels the pending wrap", "012345678901234567\u4e2d\rx", func(t *testing.T, s *attachwire.Screen) {
+			if row(s.Primary, s.Cols, 0) != "x12345678901234567\u4e2d" || s.CursorRow != 0 {
+				t.Errorf("row 0 %q cursor row %d", row(s.Primary, s.Cols, 0), s.CursorRow)
+			}
+		}},
+		{"emoji modifier stays in its cluster", "012345678901234567\U0001F44D\U0001F3FDx", func(t *testing.T, s *attachwire.Screen) {
+			if s.Primary[18].Content != "\U0001F44D\U0001F3FD" || s.Primary[20].Content != "x" {
+				t.Errorf("cell 18 %q, cell 20 %q", s.Primary[18].Content, s.Primary[20].Content)
+			}
+		}},
+		{"ZWJ sequence stays whole", "ab\U0001F468\u200d\U0001F469 c", func(t *testing.T, s *attachwire.Screen) {
+			if s.Primary[2].Content != "\U0001F468\u200d\U0001F469" {
+				t.Errorf("cell 2 %q", s.Primary[2].Content)
+			}
+		}},
+		{"no wrap fix without autowrap", "\x1b[?7l0123456789012345678\u4e2d", func(t *testing.T, s *attachwire.Screen) {
+			if s.CursorRow != 0 || row(s.Primary, s.Cols, 1) != "" {
+				t.Errorf("cursor row %d, row 1 %q", s.CursorRow, row(s.Primary, s.Cols, 1))
+			}
+		}},
 		{"RIS resets modes, pen and shape", "\x1b[?2004h\x1b[1m\x1b[5 q\x1bcx", func(t *testing.T, s *attachwire.Screen) {
 			if s.Modes != 0 || s.CursorShape != attachwire.CursorDefault || s.Primary[0] != (attachwire.Cell{Content: "x"}) {
 				t.Errorf("modes %#x shape %d cell %+v", s.Modes, s.CursorShape, s.Primary[0])

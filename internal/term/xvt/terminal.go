@@ -136,6 +136,8 @@ func (t *Terminal) Write(p []byte) {
 		case evDECALN:
 			t.flush()
 			t.decaln()
+		case evWide:
+			t.wide()
 		}
 	}
 	t.flush()
@@ -171,6 +173,33 @@ func (t *Terminal) decaln() {
 		}
 	}
 	_, _ = t.emu.Write([]byte("\x1b[r"))
+}
+
+// wide runs before a wide character that starts a cluster, held by the
+// filter. With autowrap on, a glyph that would start in the last column
+// wraps first, and one that ends in it leaves a wrap pending, as in xterm
+// and tmux (x/vt cuts the first and lets the character after the second
+// overwrite its right half).
+func (t *Terminal) wide() {
+	f := &t.f
+	if f.irm || !t.modes.dec(7) || t.cols < 3 {
+		f.releaseRune()
+		return
+	}
+	if f.wrapNext {
+		f.wrapIfPending()
+	} else {
+		t.flush()
+		switch t.emu.CursorPosition().X {
+		case t.cols - 1:
+			// Phantom or not, CR LF leaves the cursor where the wrap
+			// would: the start of the next row.
+			f.out = append(f.out, '\r', '\n')
+		case t.cols - 2:
+			f.wrapNext = true
+		}
+	}
+	f.releaseRune()
 }
 
 func (t *Terminal) flush() {
