@@ -185,15 +185,18 @@ func (e *execution) run(ctx context.Context, input []byte, stdout, stderr io.Wri
 	if out == outInterrupted {
 		return interrupted(ctx)
 	}
+	// The screen is the one the condition held on (or the timeout saw):
+	// taken before stopping the program, which often cleans up its screen
+	// when it gets SIGTERM.
+	scr, _, err := e.sess.Snapshot()
+	if err != nil {
+		return fmt.Errorf("exec: snapshot: %w", err)
+	}
 	if out != outExited {
 		e.stop()
 		if err := e.drain(); err != nil {
 			return err
 		}
-	}
-	scr, _, err := e.sess.Snapshot()
-	if err != nil {
-		return fmt.Errorf("exec: snapshot: %w", err)
 	}
 	if out == outExited && e.opts.pattern != nil && !e.matched {
 		e.matched = e.opts.pattern.MatchString(screenText(&scr))
@@ -227,46 +230,49 @@ func (e *execution) wait(ctx context.Context) (outcome, error) {
 	if o.timeout > 0 {
 		deadline = start.Add(o.timeout)
 	}
-	lastOutput := start
+	var lastOutput time.Time // zero until the first output
 	e.matched = o.pattern == nil
 	if !e.matched {
 		checkAt = start
 	}
-	for {
-		var quietAt time.Time
-		if o.quietFor > 0 && e.matched {
-			quietAt = lastOutput.Add(o.quietFor)
+	quietAt := func() time.Time {
+		if o.quietFor > 0 && e.matched && !lastOutput.IsZero() {
+			return lastOutput.Add(o.quietFor)
 		}
-		next := earliest(deadline, quietAt, checkAt)
-		f, err := e.next(ctx, next)
+		return time.Time{}
+	}
+	due := func(t, now time.Time) bool { return !t.IsZero() && !now.Before(t) }
+	for {
+		f, err := e.next(ctx, earliest(deadline, quietAt(), checkAt))
 		switch {
 		case err == io.EOF:
 			return outExited, nil
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			now := time.Now()
-			if !checkAt.IsZero() && !now.Before(checkAt) {
-				checkAt = time.Time{}
-				if e.check() && o.quietFor == 0 {
-					return outSatisfied, nil
-				}
-			}
-			if !quietAt.IsZero() && !now.Before(quietAt) {
-				return outSatisfied, nil
-			}
-			if !deadline.IsZero() && !now.Before(deadline) {
-				return outTimeout, nil
-			}
-			continue
+			// A timer is due; handled below.
 		case ctx.Err() != nil:
 			return outInterrupted, nil
 		case err != nil:
 			return 0, err
-		}
-		if f.Type == attachwire.TypeOutput {
+		case f.Type == attachwire.TypeOutput:
 			lastOutput = time.Now()
 			if !e.matched && checkAt.IsZero() {
 				checkAt = lastOutput.Add(checkDelay)
 			}
+		}
+		// Timers are checked after every frame too: output that never
+		// pauses must not hold off the timeout or the pattern check.
+		now := time.Now()
+		if due(checkAt, now) {
+			checkAt = time.Time{}
+			if e.check() && o.quietFor == 0 {
+				return outSatisfied, nil
+			}
+		}
+		switch {
+		case due(quietAt(), now):
+			return outSatisfied, nil
+		case due(deadline, now):
+			return outTimeout, nil
 		}
 	}
 }

@@ -100,6 +100,19 @@ func TestExecTimeout(t *testing.T) {
 	}
 }
 
+// TestExecTimeoutUnderFlood checks that output that never pauses does not
+// hold off the timeout or the pattern check.
+func TestExecTimeoutUnderFlood(t *testing.T) {
+	r := cli(t, "flood", "", "exec", "--timeout", "300ms", "--", self(t))
+	if r.code != exitTimeout || !strings.Contains(r.stdout, "line ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %d and lines", r.code, r.stdout, r.stderr, exitTimeout)
+	}
+	r = cli(t, "flood", "", "exec", "--wait-for", `^line \d+$`, "--timeout", "50s", "--", self(t))
+	if r.code != 0 || !strings.Contains(r.stdout, "line ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and lines", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestExecWaitForNeverMatches(t *testing.T) {
 	r := cli(t, "exit", "", "exec", "--wait-for", "never", "--", self(t), "0")
 	if r.code != 1 || !strings.Contains(r.stderr, "before --wait-for matched") {
@@ -192,5 +205,19 @@ func TestRunFunction(t *testing.T) {
 	var ue *usageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("run with a malformed --size: %v, want a *usageError", err)
+	}
+}
+
+// TestExecPrintsScreenBeforeStopping checks that exec prints the screen the
+// condition held on, not what the program left after it was stopped.
+func TestExecPrintsScreenBeforeStopping(t *testing.T) {
+	for _, flags := range [][]string{{"--wait-for", "DRAWN"}, {"--quiet-for", "100ms"}, {"--wait-for", "DRAWN", "--quiet-for", "100ms"}} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			args := append(append([]string{"exec"}, flags...), "--timeout", "50s", "--", self(t))
+			r := cli(t, "cleanup", "", args...)
+			if r.code != 0 || r.stdout != "DRAWN\n" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the drawn screen", r.code, r.stdout, r.stderr)
+			}
+		})
 	}
 }

@@ -13,10 +13,6 @@ import (
 // tighter limits; it keeps absurd numbers out of arithmetic.
 const maxSide = 1 << 16
 
-// errHelp is returned by parseArgs when --help or -h was given: the
-// command prints its help to stdout and exits 0.
-var errHelp = flag.ErrHelp
-
 // newFlagSet returns a flag set that reports errors instead of printing
 // them: every message goes through exitCode as one line.
 func newFlagSet(cmd string) *flag.FlagSet {

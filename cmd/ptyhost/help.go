@@ -65,7 +65,8 @@ Flags:
   --wait-for REGEX     wait until the screen text matches REGEX (Go syntax,
                        matched against the visible lines joined by \n;
                        ^ and $ match at the start and end of each line)
-  --quiet-for DURATION wait until CMD has printed nothing for DURATION
+  --quiet-for DURATION wait until CMD has printed something and then
+                       nothing for DURATION
   --timeout DURATION   give up after DURATION (default 0: never)
   --format FORMAT      text (trimmed lines, default), ansi (a repaint with
                        colors and cursor) or json (the screen model)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,6 +73,8 @@ func buildCLI(bin string) error {
 //	draw       paint a screen with colors and cursor moves, then exit 0
 //	exit N     exit with status N
 //	kill       die of SIGKILL
+//	cleanup    draw on the alternate screen; on SIGTERM leave it and exit
+//	flood      print lines without pause until killed
 //	prompt     print "ready> ", echo one line as "got: LINE", then wait
 //	tui        alternate screen, mouse, bracketed paste and focus on; then
 //	           answer lines: "size" prints the window size, "ppid" the
@@ -90,6 +93,19 @@ func helperMain(mode string, args []string) int {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
 		return 1
+	case "cleanup":
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		fmt.Fprint(out, "\x1b[?1049h\x1b[HDRAWN")
+		<-sig
+		fmt.Fprint(out, "\x1b[2J\x1b[?1049lcleaned up\n")
+		return 0
+	case "flood":
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(out, "line %d\n", i); err != nil {
+				return 1
+			}
+		}
 	case "prompt":
 		fmt.Fprint(out, "ready> ")
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')

@@ -139,9 +139,9 @@ func playLive(ctx context.Context, cr *castReader, o playOptions, stdout io.Writ
 	san := sanitize.New(sanitize.Options{Profile: sanitize.Viewer, Cols: cr.Header().Width, Rows: cr.Header().Height})
 	fd, isFile := fileFd(stdout)
 	tty := isFile && isTerminal(fd)
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	defer timer.Stop()
-	<-timer.C
 	var last float64
 	var buf []byte
 	for {
