@@ -116,7 +116,8 @@ func (b *buffer) clear(bg attachwire.Color) {
 }
 
 // splitWide makes sure no wide glyph straddles the boundary before column
-// at: a glyph cut in two by an edit is blanked on both halves.
+// at: a glyph cut in two by an edit is blanked on both halves, each
+// keeping its background (tmux does so for erases and shifts).
 func splitWide(row []cell, at int) {
 	if at <= 0 || at >= len(row) || !row[at].isCont() {
 		return
@@ -125,11 +126,21 @@ func splitWide(row []cell, at int) {
 	row[at] = blankCell(row[at].bg)
 }
 
+// splitWideDefault is splitWide for printing over half a glyph: tmux
+// blanks the other half in the default background.
+func splitWideDefault(row []cell, at int) {
+	if at <= 0 || at >= len(row) || !row[at].isCont() {
+		return
+	}
+	row[at-1] = cell{c: ' '}
+	row[at] = cell{c: ' '}
+}
+
 // fixLastCell blanks a wide base left in the last column without its
 // continuation (after cells were shifted right).
 func fixLastCell(row []cell) {
 	if n := len(row); n > 0 && row[n-1].c&wideBit != 0 {
-		row[n-1] = blankCell(row[n-1].bg)
+		row[n-1] = cell{c: ' '}
 	}
 }
 

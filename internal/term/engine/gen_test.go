@@ -17,7 +17,7 @@ func genSequences(seed uint64, n, cols, rows int) []byte {
 	var b strings.Builder
 	num := func(limit int) int { return r.IntN(limit) + 1 }
 	top, bot := 0, rows-1 // the scroll region as set so far
-	words := []string{"alpha", "beta", "gamma", "x", "hello world", "0123456789", "日本", "中文字", "café", "e\u0301", "ñ", "─┼─", "│"}
+	words := []string{"alpha", "beta", "gamma", "x", "hello world", "0123456789", "日本", "中文字", "café", "e\u0301", "ñ", "─┼─", "│", "❤\ufe0f", "😀", "👍🏽"}
 	for range n {
 		switch k := r.IntN(100); {
 		case k < 30:

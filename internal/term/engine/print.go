@@ -29,12 +29,12 @@ func (e *Engine) printASCII(b []byte) int {
 		}
 		src := b[i:min(len(b), i+cols-col)]
 		if col < l.n {
-			splitWide(row, col)
+			splitWideDefault(row, col)
 		}
 		dst := row[col : col+len(src)]
 		k := storeASCII(dst, src, base)
 		if end := col + k; end < l.n && row[end].isCont() {
-			row[end] = blankCell(row[end].bg) // its base was overwritten
+			row[end] = cell{c: ' '} // its base was overwritten
 		} else if end > l.n {
 			l.n = end
 		}
@@ -146,6 +146,11 @@ func (e *Engine) printRune(r rune) {
 	}
 	if w == 2 && e.cur.col == e.cols-1 {
 		if e.mode.autowrap {
+			// The glyph does not fit: the last cell becomes a default
+			// blank (tmux pads it so) and the glyph goes to the next line.
+			row := e.scr.row(e.cur.row)
+			splitWideDefault(row, e.cols-1)
+			row[e.cols-1] = cell{c: ' '}
 			e.scr.line(e.cur.row).wrapped = true
 			e.cur.col = 0
 			e.indexBg(0)
@@ -155,8 +160,8 @@ func (e *Engine) printRune(r rune) {
 	}
 	row := e.scr.row(e.cur.row)
 	col := e.cur.col
-	splitWide(row, col)
-	splitWide(row, col+w)
+	splitWideDefault(row, col)
+	splitWideDefault(row, col+w)
 	c := e.cur.pen.cellFor(uint32(r))
 	if w == 2 {
 		c.c |= wideBit
