@@ -86,14 +86,10 @@ func playCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	return playLive(ctx, cr, o, stdout)
 }
 
-// castProblem makes a malformed or unreadable cast a usage error naming
-// the file; other errors pass through.
+// castProblem reports a malformed or unreadable cast as a usage error
+// (exit status 2) naming the file: the cast is the user's input.
 func castProblem(file string, err error) error {
-	var ce *castError
-	if errors.As(err, &ce) {
-		return usagef("play", "%s: %v", file, err)
-	}
-	return fmt.Errorf("play: %s: %w", file, err)
+	return usagef("play", "%s: %v", file, err)
 }
 
 // playScreen feeds every output event to a headless terminal of the

@@ -100,7 +100,6 @@ type attachment struct {
 	raw      *rawTerm
 	restored sync.Once
 	exit     attachwire.Exit
-	exited   bool
 }
 
 func (a *attachment) run(ctx context.Context) (err error) {
@@ -150,10 +149,10 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 		case err != nil:
 			return fmt.Errorf("run: %w", err)
 		}
-		buf = buf[:0]
+		var paint []byte
 		switch f.Type {
 		case attachwire.TypeOutput:
-			buf = append(buf, f.Payload...)
+			paint = f.Payload
 		case attachwire.TypeSnapshot:
 			snap, err := attachwire.DecodeSnapshot(f.Payload)
 			if err != nil {
@@ -163,14 +162,15 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
-			buf = appendDriverRepaint(buf, &scr)
+			buf = appendDriverRepaint(buf[:0], &scr)
+			paint = buf
 		case attachwire.TypeExit:
 			if ex, err := attachwire.DecodeExit(f.Payload); err == nil {
-				a.exit, a.exited = ex, true
+				a.exit = ex
 			}
 		}
-		if len(buf) > 0 {
-			if _, err := a.out.Write(buf); err != nil {
+		if len(paint) > 0 {
+			if _, err := a.out.Write(paint); err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
 		}
@@ -178,22 +178,34 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 }
 
 // followResizes applies this terminal's size to the session on SIGWINCH,
-// unless --size fixed it. The returned function stops and joins it.
+// unless --size fixed it. It checks once at the start too, for a resize
+// that happened before the handler was in place. The returned function
+// stops and joins it.
 func (a *attachment) followResizes(att driverAttach) func() {
 	if a.fixedSize {
 		return func() {}
 	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGWINCH)
+	ch <- syscall.SIGWINCH
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer a.guard()
+		cols, rows := a.sess.Size()
 		for {
 			select {
 			case <-ch:
-				if c, r, pw, ph, err := termSize(a.fd); err == nil {
-					att.Resize(min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows), min(pw, ptyhost.MaxPixels), min(ph, ptyhost.MaxPixels))
+				c, r, pw, ph, err := termSize(a.fd)
+				if err != nil {
+					continue
+				}
+				c, r = min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows)
+				if c == cols && r == rows {
+					continue
+				}
+				if _, err := att.Resize(c, r, min(pw, ptyhost.MaxPixels), min(ph, ptyhost.MaxPixels)); err == nil {
+					cols, rows = c, r
 				}
 			case <-done:
 				return
