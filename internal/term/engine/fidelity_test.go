@@ -115,3 +115,35 @@ func TestSanitizerStreamsAgainstTmux(t *testing.T) {
 		})
 	}
 }
+
+// knownDivergences are the constructs the generator leaves out because
+// the engine deliberately differs from tmux on them, each with the reason.
+// TestKnownDivergences checks that each still differs, so the table
+// cannot go stale.
+var knownDivergences = []struct {
+	name, in, why string
+}{
+	{"cht", "\x1b[2;8H\x1b[4Ix", "tmux 3.3 does not implement CHT (CSI I); the engine moves to the fourth next tab stop, as xterm and x/vt do"},
+	{"hpr vpr", "\x1b[2;2H\x1b[3ax\x1b[2ey", "tmux does not implement HPR (CSI a) and VPR (CSI e); the engine does, as xterm and x/vt do"},
+	{"il outside region", "A\r\nB\r\nC\r\nD\x1b[3;4r\x1b[1;1H\x1b[2L", "IL/DL with the cursor outside the scroll region: xterm ignores them, tmux is erratic (it shifts some counts and not others); the engine ignores them"},
+	{"zwj sequence", "a👩\u200d💻b", "a ZWJ emoji sequence: the engine keeps it in one wide cell (the cursor agrees with tmux), but capture-pane prints the cluster's code points and the capture parser gives each its own cells"},
+	{"wide overwritten", "中文\x1b[1;2Hx", "printing over the right half of a wide glyph: tmux keeps the glyph and capture-pane shifts the row; the engine blanks both halves, as xterm does"},
+}
+
+func TestKnownDivergences(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a tmux server per case")
+	}
+	for _, k := range knownDivergences {
+		t.Run(k.name, func(t *testing.T) {
+			data := []byte(k.in)
+			want := termtest.TmuxScreen(t, 20, 4, data)
+			d := termtest.Diff(want, engineScreen(t, 20, 4, data))
+			xd := termtest.Diff(want, xvtScreen(t, 20, 4, data))
+			t.Logf("%s: engine %d differences, x/vt %d", k.why, len(d), len(xd))
+			if len(d) == 0 {
+				t.Errorf("the engine matches tmux now: remove the entry")
+			}
+		})
+	}
+}
