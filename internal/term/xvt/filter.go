@@ -81,13 +81,13 @@ type csiSeq struct {
 type event uint8
 
 const (
-	evNone      event = iota // all input consumed
-	evRunStart               // stopped before the first byte of a text run
-	evOSCBEL                 // an OSC 4/10/11/12 ended with BEL
-	evOSCST                  // an OSC 4/10/11/12 ended with ESC or ST
-	evDECALN                 // ESC # 8 was written
-	evWide                   // stopped before a wide character, held in u8
-	evAltScreen              // a CSI ? ... h or l with 1047 or 1049 was written
+	evNone     event = iota // all input consumed
+	evRunStart              // stopped before the first byte of a text run
+	evOSCBEL                // an OSC 4/10/11/12 ended with BEL
+	evOSCST                 // an OSC 4/10/11/12 ended with ESC or ST
+	evDECALN                // ESC # 8 was written
+	evWide                  // stopped before a wide character, held in u8
+	evModes                 // a CSI ? ... h or l with 6, 1047 or 1049 was written
 )
 
 func newFilter(cols, rows int) filter {
@@ -175,6 +175,12 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		f.wrapIfPending()
 		f.prevZWJ = false
 	}
+	if prev == parser.EscapeState && action == parser.DispatchAction && b == 'E' {
+		// NEL, which x/vt ignores: IND then CR (the ESC is already out).
+		f.out = append(f.out, 'D', '\r')
+		f.endRun()
+		return evNone
+	}
 	f.out = append(f.out, b)
 	switch {
 	case next == parser.OscStringState && prev != parser.OscStringState:
@@ -187,9 +193,9 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 			f.endRun()
 		}
 	case action == parser.DispatchAction && prev == parser.EscapeState:
-		// Keypad modes, DECSC and ST leave the cursor alone; charset
+		// Keypad modes, DECSC, HTS and ST leave the cursor alone; charset
 		// designations come from EscapeIntermediateState.
-		if b != '=' && b != '>' && b != '7' && b != '\\' {
+		if b != '=' && b != '>' && b != '7' && b != 'H' && b != '\\' {
 			f.endRun()
 		}
 		if b == 'c' {
@@ -295,8 +301,8 @@ func (f *filter) dispatchCSI(final byte) event {
 			return evNone
 		}
 		for i := range min(c.n, maxParams) {
-			if v := c.val[i]; c.present&(1<<i) != 0 && (v == 1047 || v == 1049) {
-				ev = evAltScreen
+			if v := c.val[i]; c.present&(1<<i) != 0 && (v == 6 || v == 1047 || v == 1049) {
+				ev = evModes
 			}
 		}
 	}

@@ -94,6 +94,8 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 	}
 	for _, v := range p {
 		switch n := v.Param(0); n {
+		case 6:
+			t.fixups = append(t.fixups, fixup{kind: fixHome})
 		case 1048:
 			if set {
 				t.pens.saved[idx()] = t.pens.pen
@@ -110,15 +112,18 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				t.savedCol, t.savedRow = pos.X, pos.Y
 				t.primary = t.cells(t.primary[:0])
 				t.pens.primary = t.pens.pen
-				t.switched, t.keepCol, t.keepRow = true, pos.X, pos.Y
+				t.fixups = append(t.fixups, fixup{kind: fixPosition, col: pos.X, row: pos.Y})
 				alt = true
 			case !set && alt:
 				t.pens.pen = t.pens.primary
 				if n == 1047 {
 					pos := t.emu.CursorPosition()
-					t.switched, t.keepCol, t.keepRow = true, pos.X, pos.Y
+					t.fixups = append(t.fixups, fixup{kind: fixPosition, col: pos.X, row: pos.Y})
 				}
 				alt = false
+			}
+			if !set && n == 1049 {
+				t.fixups = append(t.fixups, fixup{kind: fixRestore})
 			}
 		}
 	}

@@ -41,10 +41,9 @@ type Terminal struct {
 	// primary cannot change until the way out, resizes aside).
 	primary            []attachwire.Cell
 	savedCol, savedRow int
-	// switched is set when x/vt switched screens during the last flush and
-	// the cursor belongs at keepCol, keepRow.
-	switched         bool
-	keepCol, keepRow int
+	// fixups are cursor moves owed after the mode change being fed, in
+	// parameter order (see fixModes).
+	fixups []fixup
 
 	runX0 int // cursor column where the current text run began
 
@@ -130,9 +129,9 @@ func (t *Terminal) Write(p []byte) {
 		case evOSCBEL, evOSCST:
 			t.oscBEL = ev == evOSCBEL
 			t.flush()
-		case evAltScreen:
+		case evModes:
 			t.flush()
-			t.keepCursorOnAltScreen()
+			t.fixModes()
 		case evDECALN:
 			t.flush()
 			t.decaln()
@@ -143,22 +142,50 @@ func (t *Terminal) Write(p []byte) {
 	t.flush()
 }
 
-// keepCursorOnAltScreen puts the cursor back where xterm and tmux keep
-// it after x/vt switched screens: x/vt homes it on the way into the
-// alternate screen, and on the way out of ?1047 (which saves nothing)
-// restores the primary's instead of keeping the alternate's. In origin
-// mode a position would be taken relative to the margins, so it is left to
-// x/vt.
-func (t *Terminal) keepCursorOnAltScreen() {
-	if !t.switched {
-		return
+// fixup is a cursor move x/vt leaves out of a mode change.
+type fixup struct {
+	kind     fixKind
+	col, row int // for fixPosition: 0-based, absolute
+}
+
+type fixKind uint8
+
+const (
+	fixHome     fixKind = iota // ?6 h/l: xterm and tmux home the cursor
+	fixPosition                // ?1049h, ?1047 h/l: the cursor stays where it was
+	fixRestore                 // ?1049l restores the cursor as DECRC does
+)
+
+// fixModes applies the cursor moves xterm and tmux make on ?6, ?1047 and
+// ?1049 and x/vt does not: it homes the cursor on entering the alternate
+// screen, keeps the primary's on leaving ?1047, never restores on ?1049l
+// outside the alternate screen, and ignores the home on ?6. The moves are
+// fed to x/vt as CUP and DECRC; a position outside the margins in origin
+// mode cannot be reached by CUP and is left alone.
+func (t *Terminal) fixModes() {
+	for _, fx := range t.fixups {
+		switch fx.kind {
+		case fixHome:
+			t.ans = append(t.ans[:0], "\x1b[H"...)
+		case fixRestore:
+			t.ans = append(t.ans[:0], "\x1b8"...)
+		case fixPosition:
+			row := fx.row
+			if t.modes.dec(6) {
+				top, bottom := max(t.top, 1)-1, t.rows
+				if t.bottom > 0 {
+					bottom = t.bottom
+				}
+				if row < top || row >= bottom {
+					continue
+				}
+				row -= top
+			}
+			t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", row+1, fx.col+1)
+		}
+		_, _ = t.emu.Write(t.ans)
 	}
-	t.switched = false
-	if t.modes.dec(6) {
-		return
-	}
-	t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", t.keepRow+1, t.keepCol+1)
-	_, _ = t.emu.Write(t.ans)
+	t.fixups = t.fixups[:0]
 }
 
 // decaln implements DECALN (ESC # 8), which x/vt ignores: the screen
