@@ -49,6 +49,8 @@ func runeWidth(r rune) int {
 		return 1
 	case r >= 0x2500 && r < 0x25FD: // box drawing, blocks, shapes
 		return 1
+	case r >= 0x4E00 && r <= 0x9FFF, r >= 0xAC00 && r <= 0xD7A3, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FF:
+		return 2 // CJK ideographs, Hangul syllables, kana: wide, no marks
 	case isZeroWidth(r):
 		return 0
 	case r < 0x1100:

@@ -1,0 +1,21 @@
+package engine
+
+import "testing"
+
+func TestRuneWidth(t *testing.T) {
+	tests := []struct {
+		r    rune
+		want int
+	}{
+		{'a', 1}, {'é', 1}, {0x0301, 0}, {0x200D, 0}, {0xFE0F, 0}, {0x200B, 0},
+		{'─', 1}, {'│', 1}, {'•', 1}, {'→', 1}, {'✓', 1}, {'❤', 1},
+		{'世', 2}, {'한', 2}, {'テ', 2}, {'ぁ', 2}, {0x3099, 0}, {0x3000, 2},
+		{'😀', 2}, {'🚀', 2}, {'👍', 2}, {0x1F3FD, 2}, {0x1F321, 1},
+		{0xFF01, 2}, {0xFF61, 1}, {0x1160, 0}, {0xE0041, 0}, {0x20000, 2},
+	}
+	for _, tt := range tests {
+		if got := runeWidth(tt.r); got != tt.want {
+			t.Errorf("runeWidth(%U) = %d, want %d", tt.r, got, tt.want)
+		}
+	}
+}
