@@ -2,7 +2,13 @@
 
 package main
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
+
+// resizeSignal returns nil: there is no window size signal to follow.
+func resizeSignal() os.Signal { return nil }
 
 var errNoTerminalSupport = errors.New("terminal control is not supported on this platform")
 

@@ -21,6 +21,9 @@ type rawTerm struct {
 	err   error
 }
 
+// resizeSignal returns the signal a terminal's size change raises.
+func resizeSignal() os.Signal { return unix.SIGWINCH }
+
 // isTerminal reports whether fd is a terminal.
 func isTerminal(fd int) bool {
 	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)

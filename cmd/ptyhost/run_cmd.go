@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"syscall"
 
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -182,12 +181,13 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 // that happened before the handler was in place. The returned function
 // stops and joins it.
 func (a *attachment) followResizes(att driverAttach) func() {
-	if a.fixedSize {
+	sig := resizeSignal()
+	if a.fixedSize || sig == nil {
 		return func() {}
 	}
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGWINCH)
-	ch <- syscall.SIGWINCH
+	signal.Notify(ch, sig)
+	ch <- sig
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {

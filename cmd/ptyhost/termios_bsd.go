@@ -12,5 +12,6 @@ const (
 // flushInput discards what the terminal on fd received but nobody read
 // (tcflush TCIFLUSH): the user's terminal's late answers to queries.
 func flushInput(fd int) error {
-	return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, unix.FREAD)
+	const fread = 0x1 // FREAD of <sys/fcntl.h>: flush the input queue
+	return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, fread)
 }
