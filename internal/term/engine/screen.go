@@ -50,12 +50,18 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 			continue
 		}
 		stored, fills := lineCells(l)
-		out := dst.Scrollback[i][:0]
-		for _, c := range stored {
-			out = append(out, e.screenCell(c, ""))
+		n := len(stored) + fills
+		out := dst.Scrollback[i]
+		if cap(out) < n {
+			out = make([]attachwire.Cell, n)
 		}
-		for range fills {
-			out = append(out, e.screenCell(l.fill, ""))
+		out = out[:n]
+		for j := range out {
+			c := l.fill
+			if j < len(stored) {
+				c = stored[j]
+			}
+			out[j] = e.screenCell(c, out[j].Content)
 		}
 		dst.Scrollback[i] = out
 	}
