@@ -122,6 +122,7 @@ var sequences = []struct {
 }{
 	{"rep", "x\x1b[5b\r\nab\x1b[3b"},
 	{"rep-huge", "x\x1b[1000000000b"},
+	{"rep-after-sequences", "hello \x1b8\x1b[4b\r\nab\x1b[2E\x1b[3bc\x1b[31m\x1b[2bd\x1b[2b\x1b[2b"},
 	{"ech-bce", "\x1b[44mhello world\x1b[8D\x1b[3X\x1b[0m"},
 	{"el-bce", "abcdef\x1b[3D\x1b[41m\x1b[K\x1b[0m\r\n\x1b[42m\x1b[2K\x1b[0mx"},
 	{"wide", "\u4e2d\u6587 ok \U0001F44D!"},
@@ -132,6 +133,7 @@ var sequences = []struct {
 	{"scroll-region", "1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[2;4r\x1b[4;1H\n\nX\x1b[r"},
 	{"insert-delete", "abcdefgh\x1b[1;3H\x1b[2@XY\x1b[1;8H\x1b[2P"},
 	{"il-dl", "1\r\n2\r\n3\r\n4\x1b[2;1H\x1b[L\x1b[4;1H\x1b[M"},
+	{"il-dl-in-region", "1\r\n2\r\n3\r\n4\r\n5\x1b[2;5r\x1bE\x1b[3LX\x1b[4;1H\x1b[MY\x1b[r"},
 	{"autowrap-off", "\x1b[?7l0123456789abcdefghijklmnop\x1b[?7h"},
 	{"pending-wrap", "0123456789abcdefghij\x1b[1mX"},
 	{"pending-wrap-cr", "0123456789abcdefghij\rY"},
@@ -145,6 +147,7 @@ var sequences = []struct {
 	{"alt-screen-back", "main\x1b[?1049halt\x1b[?1049l!"},
 	{"alt-screen-47", "main\x1b[?47halt"},
 	{"alt-screen-1049-origin", "\x1b[2;5r\x1b[?6h\x1b[2;3Hab\x1b[?1049hX\x1b[?1049lY\x1b[?6l\x1b[r"},
+	{"restore-1049-never-saved", "\x1b[44m\x1b[5C\x1b[?1049l\x1b[4@x\x1b[0m"},
 	{"restore-1049-outside-alt", "ab\x1b[?1049h\x1b[?1049l\x1b[3;5Hcd\x1b[?1049lX"},
 	{"origin-mode-homes", "hello\r\n\x1b[2;4rworld\x1b[?6hA\x1b[3;3HB\x1b[?6lC"},
 	{"nel", "ab\x1bEcd\x1b[6;1Hlast\x1bEx"},

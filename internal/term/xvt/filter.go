@@ -59,6 +59,11 @@ type filter struct {
 	// preceded by CR LF, which is what the wrap does.
 	wrapNext bool
 	prevZWJ  bool // the last character was U+200D (the next one joins it)
+
+	// printed is set when the last thing in the stream was a printed
+	// character: REP repeats only then, as in tmux and ECMA-48, where x/vt
+	// repeats the last character whatever came between.
+	printed bool
 }
 
 // maxParam is the largest CSI parameter value passed to x/vt, as in xterm.
@@ -87,7 +92,7 @@ const (
 	evOSCST                 // an OSC 4/10/11/12 ended with ESC or ST
 	evDECALN                // ESC # 8 was written
 	evWide                  // stopped before a wide character, held in u8
-	evModes                 // a CSI ? ... h or l with 6, 1047 or 1049 was written
+	evFixups                // a sequence after which hooks may have queued fixups (?6, ?1047, ?1049, IL, DL)
 )
 
 func newFilter(cols, rows int) filter {
@@ -113,7 +118,7 @@ func (f *filter) scan(p []byte) (int, event) {
 		if f.inRun && !f.irm && f.state == parser.GroundState && b >= 0x20 && b < 0x7f {
 			// Fast path: a run of printable ASCII continuing a text run.
 			f.wrapIfPending()
-			f.prevZWJ = false
+			f.prevZWJ, f.printed = false, true
 			j := i + 1
 			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
 				j++
@@ -173,7 +178,10 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 			f.out = append(f.out, "\x1b[@"...)
 		}
 		f.wrapIfPending()
-		f.prevZWJ = false
+		f.prevZWJ, f.printed = false, true
+	}
+	if action == parser.ExecuteAction || (action == parser.DispatchAction && !isCSI(prev)) {
+		f.printed = false
 	}
 	if prev == parser.EscapeState && action == parser.DispatchAction && b == 'E' {
 		// NEL, which x/vt ignores: IND then CR (the ESC is already out).
@@ -302,13 +310,25 @@ func (f *filter) dispatchCSI(final byte) event {
 		}
 		for i := range min(c.n, maxParams) {
 			if v := c.val[i]; c.present&(1<<i) != 0 && (v == 6 || v == 1047 || v == 1049) {
-				ev = evModes
+				ev = evFixups
 			}
 		}
 	}
-	if c.prefix == 0 && c.inter == 0 && final == 'b' {
-		// REP prints: wrap first. x/vt executes C0 inside a CSI.
+	plain := c.prefix == 0 && c.inter == 0
+	switch {
+	case plain && final == 'b' && !f.printed:
+		f.out = append(f.out, 0x18) // nothing to repeat
+		return evNone
+	case plain && final == 'b':
+		// REP prints: wrap first (x/vt executes C0 inside a CSI). A second
+		// REP repeats nothing, as in tmux.
 		f.wrapIfPending()
+		f.printed = false
+	case plain && (final == 'L' || final == 'M'):
+		ev = evFixups
+		f.printed = false
+	default:
+		f.printed = false
 	}
 	n := min(c.n, maxParams)
 	if c.prefix != 0 {
@@ -424,6 +444,7 @@ func (f *filter) finishRune() event {
 func (f *filter) releaseRune() {
 	f.out = append(f.out, f.u8...)
 	f.u8 = f.u8[:0]
+	f.printed = true
 }
 
 // wrapIfPending writes the CR LF a pending wrap owes before a character.

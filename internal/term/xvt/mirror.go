@@ -16,6 +16,7 @@ import (
 type penState struct {
 	pen     uv.Style
 	saved   [2]uv.Style // DECSC slot of the primary and alternate screens
+	isSaved [2]bool     // the slot was written (DECSC, ?1048h, ?1049h)
 	primary uv.Style    // the primary's pen while the alternate is active
 }
 
@@ -43,6 +44,12 @@ func (t *Terminal) registerObservers() {
 		return false
 	})
 	e.RegisterCsiHandler('J', t.ed)
+	for _, final := range []int{'L', 'M'} {
+		e.RegisterCsiHandler(final, func(ansi.Params) bool {
+			t.fixups = append(t.fixups, fixup{kind: fixRow, row: t.emu.CursorPosition().Y})
+			return false
+		})
+	}
 }
 
 func (t *Terminal) screenIndex() int {
@@ -52,7 +59,9 @@ func (t *Terminal) screenIndex() int {
 	return 0
 }
 
-func (t *Terminal) savePen()    { t.pens.saved[t.screenIndex()] = t.pens.pen }
+func (t *Terminal) savePen() {
+	t.pens.saved[t.screenIndex()], t.pens.isSaved[t.screenIndex()] = t.pens.pen, true
+}
 func (t *Terminal) restorePen() { t.pens.pen = t.pens.saved[t.screenIndex()] }
 
 func (t *Terminal) decscusr(p ansi.Params) bool {
@@ -98,13 +107,13 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 			t.fixups = append(t.fixups, fixup{kind: fixHome})
 		case 1048:
 			if set {
-				t.pens.saved[idx()] = t.pens.pen
+				t.pens.saved[idx()], t.pens.isSaved[idx()] = t.pens.pen, true
 			} else {
 				t.pens.pen = t.pens.saved[idx()]
 			}
 		case 1047, 1049:
 			if set && n == 1049 {
-				t.pens.saved[idx()] = t.pens.pen
+				t.pens.saved[idx()], t.pens.isSaved[idx()] = t.pens.pen, true
 			}
 			switch {
 			case set && !alt:
@@ -122,7 +131,8 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				}
 				alt = false
 			}
-			if !set && n == 1049 {
+			if !set && n == 1049 && t.pens.isSaved[0] {
+				// Like tmux, restore only what was saved.
 				t.fixups = append(t.fixups, fixup{kind: fixRestore})
 			}
 		}

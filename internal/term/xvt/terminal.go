@@ -42,7 +42,7 @@ type Terminal struct {
 	primary            []attachwire.Cell
 	savedCol, savedRow int
 	// fixups are cursor moves owed after the mode change being fed, in
-	// parameter order (see fixModes).
+	// parameter order (see applyFixups).
 	fixups []fixup
 
 	runX0 int // cursor column where the current text run began
@@ -129,9 +129,9 @@ func (t *Terminal) Write(p []byte) {
 		case evOSCBEL, evOSCST:
 			t.oscBEL = ev == evOSCBEL
 			t.flush()
-		case evModes:
+		case evFixups:
 			t.flush()
-			t.fixModes()
+			t.applyFixups()
 		case evDECALN:
 			t.flush()
 			t.decaln()
@@ -154,23 +154,33 @@ const (
 	fixHome     fixKind = iota // ?6 h/l: xterm and tmux home the cursor
 	fixPosition                // ?1049h, ?1047 h/l: the cursor stays where it was
 	fixRestore                 // ?1049l restores the cursor as DECRC does
+	fixRow                     // IL, DL: the cursor stays on its row
 )
 
-// fixModes applies the cursor moves xterm and tmux make on ?6, ?1047 and
-// ?1049 and x/vt does not: it homes the cursor on entering the alternate
-// screen, keeps the primary's on leaving ?1047, never restores on ?1049l
-// outside the alternate screen, and ignores the home on ?6. The moves are
-// fed to x/vt as CUP and DECRC; a position outside the margins in origin
-// mode cannot be reached by CUP and is left alone.
-func (t *Terminal) fixModes() {
+// applyFixups applies the cursor moves xterm and tmux make and x/vt does
+// not: x/vt homes the cursor on entering the alternate screen, keeps the
+// primary's on leaving ?1047, never restores on ?1049l outside the
+// alternate screen, ignores the home on ?6, and after IL or DL inside a
+// scroll region that does not start at the top moves the cursor down by
+// the top margin. The moves are fed to x/vt as CUP and DECRC; a position
+// outside the margins in origin mode cannot be reached by CUP and is left
+// alone.
+func (t *Terminal) applyFixups() {
 	for _, fx := range t.fixups {
 		switch fx.kind {
 		case fixHome:
 			t.ans = append(t.ans[:0], "\x1b[H"...)
 		case fixRestore:
 			t.ans = append(t.ans[:0], "\x1b8"...)
-		case fixPosition:
-			row := fx.row
+		case fixRow, fixPosition:
+			row, col := fx.row, fx.col
+			if fx.kind == fixRow {
+				pos := t.emu.CursorPosition()
+				if pos.Y == row {
+					continue
+				}
+				col = pos.X
+			}
 			if t.modes.dec(6) {
 				top, bottom := max(t.top, 1)-1, t.rows
 				if t.bottom > 0 {
@@ -181,7 +191,7 @@ func (t *Terminal) fixModes() {
 				}
 				row -= top
 			}
-			t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", row+1, fx.col+1)
+			t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dH", row+1, col+1)
 		}
 		_, _ = t.emu.Write(t.ans)
 	}
