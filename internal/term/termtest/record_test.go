@@ -133,6 +133,7 @@ var sequences = []struct {
 	{"scroll-region", "1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[2;4r\x1b[4;1H\n\nX\x1b[r"},
 	{"insert-delete", "abcdefgh\x1b[1;3H\x1b[2@XY\x1b[1;8H\x1b[2P"},
 	{"il-dl", "1\r\n2\r\n3\r\n4\x1b[2;1H\x1b[L\x1b[4;1H\x1b[M"},
+	{"il-dl-column", "abc\r\ndef\x1b[1;3H\x1b[LX\x1b[2;3H\x1b[MY"},
 	{"il-dl-in-region", "1\r\n2\r\n3\r\n4\r\n5\x1b[2;5r\x1bE\x1b[3LX\x1b[4;1H\x1b[MY\x1b[r"},
 	{"autowrap-off", "\x1b[?7l0123456789abcdefghijklmnop\x1b[?7h"},
 	{"pending-wrap", "0123456789abcdefghij\x1b[1mX"},

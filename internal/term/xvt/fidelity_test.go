@@ -15,6 +15,7 @@ import (
 var divergences = map[string]string{
 	"seq-cup-overflow":   "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
 	"seq-cursor-moves":   "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
+	"seq-il-dl-column":   "xterm (and VT510) move the cursor to the left margin after IL and DL, as x/vt does; tmux leaves it in its column",
 	"seq-lnm":            "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
 	"seq-rep-huge":       "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
 	"seq-wide-overwrite": "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
