@@ -15,6 +15,10 @@ import (
 const (
 	maxCastLine = 16 << 20
 	maxCastSide = 10000
+
+	// The size assumed for a cast whose header says 0x0.
+	defaultCastCols = 80
+	defaultCastRows = 24
 )
 
 // castHeader is the first line of an asciicast v2 file. Only the fields
@@ -76,8 +80,12 @@ func newCastReader(r io.Reader) (*castReader, error) {
 	switch {
 	case h.Version != 2:
 		return nil, &castError{line: cr.line, reason: fmt.Sprintf("asciicast version %d is not supported (want 2)", h.Version)}
-	case h.Width < 1 || h.Height < 1 || h.Width > maxCastSide || h.Height > maxCastSide:
+	case h.Width < 0 || h.Height < 0 || h.Width > maxCastSide || h.Height > maxCastSide:
 		return nil, &castError{line: cr.line, reason: fmt.Sprintf("header size %dx%d is out of range", h.Width, h.Height)}
+	}
+	// asciinema writes 0x0 when it recorded without a sized terminal.
+	if h.Width == 0 || h.Height == 0 {
+		h.Width, h.Height = defaultCastCols, defaultCastRows
 	}
 	return cr, nil
 }

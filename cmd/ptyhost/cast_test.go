@@ -51,7 +51,7 @@ func TestCastReaderErrors(t *testing.T) {
 		{"not json", "hello\n", 1},
 		{"version 1", `{"version": 1, "width": 80, "height": 24}`, 1},
 		{"version 3", `{"version": 3, "term": {"cols": 80, "rows": 24}}`, 1},
-		{"no size", `{"version": 2}`, 1},
+		{"negative size", `{"version": 2, "width": -1, "height": 24}`, 1},
 		{"huge size", `{"version": 2, "width": 100000, "height": 24}`, 1},
 		{"event object", `{"version": 2, "width": 80, "height": 24}` + "\n" + `{"a": 1}`, 2},
 		{"two elements", `{"version": 2, "width": 80, "height": 24}` + "\n" + `[1, "o"]`, 2},
@@ -71,6 +71,18 @@ func TestCastReaderErrors(t *testing.T) {
 				t.Fatalf("error %q names line %d, want %d", err, ce.line, tt.line)
 			}
 		})
+	}
+}
+
+// TestCastReaderZeroSize reads a header as asciinema writes it when it
+// recorded without a sized terminal.
+func TestCastReaderZeroSize(t *testing.T) {
+	cr, err := newCastReader(strings.NewReader(`{"version": 2, "width": 0, "height": 0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cr.Header(); h.Width != 80 || h.Height != 24 {
+		t.Fatalf("size %dx%d, want the 80x24 default", h.Width, h.Height)
 	}
 }
 
