@@ -13,12 +13,13 @@ import (
 // under termtest.Diff, and every recording listed here must still differ
 // (fix one, and the test asks for its line to go).
 var divergences = map[string]string{
-	"seq-cup-overflow":   "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
-	"seq-cursor-moves":   "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
-	"seq-il-dl-column":   "xterm (and VT510) move the cursor to the left margin after IL and DL, as x/vt does; tmux leaves it in its column",
-	"seq-lnm":            "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
-	"seq-rep-huge":       "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
-	"seq-wide-overwrite": "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
+	"seq-cup-overflow":        "the filter saturates a parameter over 65535 as xterm does, so the CUP lands on the last row; tmux discards a sequence whose parameter overflows",
+	"seq-cursor-moves":        "tmux does not implement HPR (CSI a) and VPR (CSI e); x/vt does",
+	"seq-decstbm-origin-home": "xterm and x/vt home the cursor after DECSTBM relative to the margins in origin mode; tmux homes it to the first row",
+	"seq-il-dl-column":        "xterm (and VT510) move the cursor to the left margin after IL and DL, as x/vt does; tmux leaves it in its column",
+	"seq-lnm":                 "tmux ignores LNM (CSI 20 h); x/vt, like xterm, makes LF return the carriage too",
+	"seq-rep-huge":            "tmux stops REP at the right margin; the filter clamps REP to rows×cols and x/vt wraps as xterm does",
+	"seq-wide-overwrite":      "tmux keeps a wide glyph whose right half was overwritten and capture-pane shifts the rest of the row; x/vt blanks the glyph as xterm does",
 }
 
 // TestRecordingsAgainstTmux feeds every committed recording to the backend

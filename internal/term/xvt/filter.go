@@ -64,6 +64,10 @@ type filter struct {
 	// character: REP repeats only then, as in tmux and ECMA-48, where x/vt
 	// repeats the last character whatever came between.
 	printed bool
+
+	// origin is origin mode (?6): x/vt's CR then moves the cursor down by
+	// the top margin, so the filter writes CHA 1 for it.
+	origin bool
 }
 
 // maxParam is the largest CSI parameter value passed to x/vt, as in xterm.
@@ -185,7 +189,13 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 	}
 	if prev == parser.EscapeState && action == parser.DispatchAction && b == 'E' {
 		// NEL, which x/vt ignores: IND then CR (the ESC is already out).
-		f.out = append(f.out, 'D', '\r')
+		f.out = append(f.out, 'D')
+		f.carriageReturn()
+		f.endRun()
+		return evNone
+	}
+	if prev == parser.GroundState && b == '\r' {
+		f.carriageReturn()
 		f.endRun()
 		return evNone
 	}
@@ -207,7 +217,7 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 			f.endRun()
 		}
 		if b == 'c' {
-			f.irm = false // RIS
+			f.irm, f.origin = false, false // RIS
 		}
 	case action == parser.CollectAction && next == parser.EscapeIntermediateState:
 		f.escInter = b
@@ -311,6 +321,9 @@ func (f *filter) dispatchCSI(final byte) event {
 		for i := range min(c.n, maxParams) {
 			if v := c.val[i]; c.present&(1<<i) != 0 && (v == 6 || v == 1047 || v == 1049) {
 				ev = evFixups
+				if v == 6 {
+					f.origin = final == 'h'
+				}
 			}
 		}
 	}
@@ -445,6 +458,15 @@ func (f *filter) releaseRune() {
 	f.out = append(f.out, f.u8...)
 	f.u8 = f.u8[:0]
 	f.printed = true
+}
+
+// carriageReturn writes CR, or CHA 1 in origin mode.
+func (f *filter) carriageReturn() {
+	if f.origin {
+		f.out = append(f.out, "\x1b[G"...)
+		return
+	}
+	f.out = append(f.out, '\r')
 }
 
 // wrapIfPending writes the CR LF a pending wrap owes before a character.

@@ -16,7 +16,6 @@ import (
 type penState struct {
 	pen     uv.Style
 	saved   [2]uv.Style // DECSC slot of the primary and alternate screens
-	isSaved [2]bool     // the slot was written (DECSC, ?1048h, ?1049h)
 	primary uv.Style    // the primary's pen while the alternate is active
 }
 
@@ -39,7 +38,7 @@ func (t *Terminal) registerObservers() {
 		return false
 	})
 	e.RegisterEscHandler('c', func() bool {
-		t.pens, t.scusr, t.top, t.bottom = penState{}, 0, 0, 0
+		t.pens, t.scusr, t.top, t.bottom, t.alt1049 = penState{}, 0, 0, 0, savedPos{}
 		t.modes.reset()
 		return false
 	})
@@ -60,7 +59,7 @@ func (t *Terminal) screenIndex() int {
 }
 
 func (t *Terminal) savePen() {
-	t.pens.saved[t.screenIndex()], t.pens.isSaved[t.screenIndex()] = t.pens.pen, true
+	t.pens.saved[t.screenIndex()] = t.pens.pen
 }
 func (t *Terminal) restorePen() { t.pens.pen = t.pens.saved[t.screenIndex()] }
 
@@ -107,13 +106,13 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 			t.fixups = append(t.fixups, fixup{kind: fixHome})
 		case 1048:
 			if set {
-				t.pens.saved[idx()], t.pens.isSaved[idx()] = t.pens.pen, true
+				t.pens.saved[idx()] = t.pens.pen
 			} else {
 				t.pens.pen = t.pens.saved[idx()]
 			}
 		case 1047, 1049:
 			if set && n == 1049 {
-				t.pens.saved[idx()], t.pens.isSaved[idx()] = t.pens.pen, true
+				t.pens.saved[idx()] = t.pens.pen
 			}
 			switch {
 			case set && !alt:
@@ -122,6 +121,9 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				t.primary = t.cells(t.primary[:0])
 				t.pens.primary = t.pens.pen
 				t.fixups = append(t.fixups, fixup{kind: fixPosition, col: pos.X, row: pos.Y})
+				if n == 1049 {
+					t.alt1049 = savedPos{col: pos.X, row: pos.Y, ok: true}
+				}
 				alt = true
 			case !set && alt:
 				t.pens.pen = t.pens.primary
@@ -131,9 +133,10 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				}
 				alt = false
 			}
-			if !set && n == 1049 && t.pens.isSaved[0] {
-				// Like tmux, restore only what was saved.
-				t.fixups = append(t.fixups, fixup{kind: fixRestore})
+			if s := t.alt1049; !set && n == 1049 && s.ok {
+				// ?1049l restores the cursor ?1049h saved, even outside the
+				// alternate screen, as tmux does (x/vt restores nothing).
+				t.fixups = append(t.fixups, fixup{kind: fixPosition, col: s.col, row: s.row})
 			}
 		}
 	}

@@ -44,6 +44,8 @@ type Terminal struct {
 	// fixups are cursor moves owed after the mode change being fed, in
 	// parameter order (see applyFixups).
 	fixups []fixup
+	// alt1049 is the cursor ?1049h saved, which ?1049l restores.
+	alt1049 savedPos
 
 	runX0 int // cursor column where the current text run began
 
@@ -142,6 +144,12 @@ func (t *Terminal) Write(p []byte) {
 	t.flush()
 }
 
+// savedPos is a saved cursor position.
+type savedPos struct {
+	col, row int
+	ok       bool
+}
+
 // fixup is a cursor move x/vt leaves out of a mode change.
 type fixup struct {
 	kind     fixKind
@@ -152,8 +160,7 @@ type fixKind uint8
 
 const (
 	fixHome     fixKind = iota // ?6 h/l: xterm and tmux home the cursor
-	fixPosition                // ?1049h, ?1047 h/l: the cursor stays where it was
-	fixRestore                 // ?1049l restores the cursor as DECRC does
+	fixPosition                // ?1049 h/l, ?1047 h/l: the cursor goes to col, row
 	fixRow                     // IL, DL: the cursor stays on its row
 )
 
@@ -162,7 +169,7 @@ const (
 // primary's on leaving ?1047, never restores on ?1049l outside the
 // alternate screen, ignores the home on ?6, and after IL or DL inside a
 // scroll region that does not start at the top moves the cursor down by
-// the top margin. The moves are fed to x/vt as CUP and DECRC; a position
+// the top margin. The moves are fed to x/vt as CUP; a position
 // outside the margins in origin mode cannot be reached by CUP and is left
 // alone.
 func (t *Terminal) applyFixups() {
@@ -170,8 +177,6 @@ func (t *Terminal) applyFixups() {
 		switch fx.kind {
 		case fixHome:
 			t.ans = append(t.ans[:0], "\x1b[H"...)
-		case fixRestore:
-			t.ans = append(t.ans[:0], "\x1b8"...)
 		case fixRow, fixPosition:
 			row, col := fx.row, fx.col
 			if fx.kind == fixRow {
