@@ -52,8 +52,8 @@ func parseCommand(cmd string, fs *flag.FlagSet, args []string) ([]string, error)
 		return nil, err
 	}
 	rest := fs.Args()
-	used := len(args) - len(rest)
-	dashed := used > 0 && args[used-1] == "--"
+	i := dashesAt(fs, args)
+	dashed := i >= 0 && i == len(args)-len(rest)-1
 	switch {
 	case !dashed && len(rest) > 0:
 		return nil, usagef(cmd, "missing -- before the command: ptyhost %s [flags] -- %s", cmd, strings.Join(rest, " "))
@@ -63,6 +63,30 @@ func parseCommand(cmd string, fs *flag.FlagSet, args []string) ([]string, error)
 		return nil, usagef(cmd, "empty command name")
 	}
 	return rest, nil
+}
+
+// dashesAt returns the index of the "--" that ends the flags in args, or
+// -1, walking args as the flag package does: so that "--input -- ls"
+// (where "--" is the value of --input) is not taken for "-- ls".
+func dashesAt(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i
+		case len(a) < 2 || a[0] != '-':
+			return -1
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return -1
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // the next argument is the value
+		}
+	}
+	return -1
 }
 
 // sizeFlag is a --size COLSxROWS value.

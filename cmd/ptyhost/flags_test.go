@@ -51,12 +51,17 @@ func TestParseCommand(t *testing.T) {
 		{"unknown flag", []string{"--nope", "--", "ls"}, nil},
 		{"bad size", []string{"--size", "10", "--", "ls"}, nil},
 		{"missing value", []string{"--size"}, nil},
+		{"dashes as a value", []string{"--input", "--", "ls"}, nil},
+		{"dashes as a value, then dashes", []string{"--input", "--", "--", "ls"}, []string{"ls"}},
+		{"value that looks like a flag", []string{"--input", "--size", "--", "ls"}, []string{"ls"}},
+		{"value with equals", []string{"--input=--", "--", "ls"}, []string{"ls"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := newFlagSet("exec")
 			var s sizeFlag
 			fs.Var(&s, "size", "")
+			fs.String("input", "", "")
 			got, err := parseCommand("exec", fs, tt.args)
 			if tt.want == nil {
 				var ue *usageError
