@@ -166,6 +166,8 @@ var sequences = []struct {
 	{"cursor-moves", "\x1b[3;3Hx\x1b[2Ay\x1b[5Bz\x1b[3Dw\x1b[2Cv\x1b[Eu\x1b[Ft\x1b[7Gs\x1b[2ar\x1b[1eq\x1b[4dp\x1b[10`o"},
 	{"decsc-decrc", "\x1b[2;2H\x1b[1mA\x1b7\x1b[5;5H\x1b[0mB\x1b8C"},
 	{"irm", "abcdef\x1b[1;2H\x1b[4hXY\x1b[4l"},
+	{"irm-wide-last-col", "\x1b[3;18H\x1b[4h\u65e5\u672c\x1b[4l"},
+	{"alt-screen-margins", "\x1b[2;4r\x1b[?6h\x1b[?1049hA\x1b[9;1HB\x1b[?1049lC\x1b[9;1HD\x1b[?6l\x1b[r"},
 	{"irm-wide", "abcdefghijklmnopq\x1b[1;2H\x1b[4h\u4e2dZ\x1b[4l!"},
 	{"lnm", "\x1b[20habc\ndef\x1b[20l"},
 	{"ed", "aaaa\r\nbbbb\r\ncccc\x1b[2;2H\x1b[1J\x1b[3;3H\x1b[0J"},

@@ -178,10 +178,10 @@ func (f *filter) step(b byte, next parser.State, action parser.Action) event {
 		return evNone
 	}
 	if action == parser.PrintAction {
-		if f.irm {
-			f.out = append(f.out, "\x1b[@"...)
-		}
 		f.wrapIfPending()
+		if f.irm {
+			f.insertBlanks(1)
+		}
 		f.prevZWJ, f.printed = false, true
 	}
 	if action == parser.ExecuteAction || (action == parser.DispatchAction && !isCSI(prev)) {
@@ -438,19 +438,37 @@ func (f *filter) finishRune() event {
 	starts := !f.prevZWJ && !joins(r)
 	f.prevZWJ = r == 0x200d
 	switch {
-	case f.irm:
-		if w > 0 {
-			f.out = append(f.out, "\x1b["...)
-			f.out = strconv.AppendInt(f.out, int64(w), 10)
-			f.out = append(f.out, '@')
-		}
 	case w == 2 && starts:
 		return evWide
 	case w > 0 && starts:
 		f.wrapIfPending()
 	}
+	if f.irm {
+		f.insertBlanks(w)
+	}
 	f.releaseRune()
 	return evNone
+}
+
+// insertIfIRM writes the ICH for a character of width w in insert mode.
+func (f *filter) insertIfIRM(w int) {
+	if f.irm {
+		f.insertBlanks(w)
+	}
+}
+
+// insertBlanks writes the ICH that makes room for a character of width w
+// in insert mode.
+func (f *filter) insertBlanks(w int) {
+	switch w {
+	case 0:
+	case 1:
+		f.out = append(f.out, "\x1b[@"...)
+	default:
+		f.out = append(f.out, "\x1b["...)
+		f.out = strconv.AppendInt(f.out, int64(w), 10)
+		f.out = append(f.out, '@')
+	}
 }
 
 // releaseRune writes the held character.

@@ -16,6 +16,7 @@ func runFilter(chunks []string) string {
 			n, ev := f.scan(p)
 			p = p[n:]
 			if ev == evWide {
+				f.insertIfIRM(2)
 				f.releaseRune()
 			}
 			out.Write(f.out)

@@ -120,13 +120,14 @@ func (t *Terminal) decMode(p ansi.Params, set bool) bool {
 				t.savedCol, t.savedRow = pos.X, pos.Y
 				t.primary = t.cells(t.primary[:0])
 				t.pens.primary = t.pens.pen
-				t.fixups = append(t.fixups, fixup{kind: fixPosition, col: pos.X, row: pos.Y})
+				t.fixups = append(t.fixups, fixup{kind: fixMargins}, fixup{kind: fixPosition, col: pos.X, row: pos.Y})
 				if n == 1049 {
 					t.alt1049 = savedPos{col: pos.X, row: pos.Y, ok: true}
 				}
 				alt = true
 			case !set && alt:
 				t.pens.pen = t.pens.primary
+				t.fixups = append(t.fixups, fixup{kind: fixMargins})
 				if n == 1047 {
 					pos := t.emu.CursorPosition()
 					t.fixups = append(t.fixups, fixup{kind: fixPosition, col: pos.X, row: pos.Y})

@@ -161,6 +161,7 @@ type fixKind uint8
 const (
 	fixHome     fixKind = iota // ?6 h/l: xterm and tmux home the cursor
 	fixPosition                // ?1049 h/l, ?1047 h/l: the cursor goes to col, row
+	fixMargins                 // a screen switch: x/vt keeps margins per screen, xterm globally
 	fixRow                     // IL, DL: the cursor stays on its row
 )
 
@@ -177,6 +178,15 @@ func (t *Terminal) applyFixups() {
 		switch fx.kind {
 		case fixHome:
 			t.ans = append(t.ans[:0], "\x1b[H"...)
+		case fixMargins:
+			if t.top == 0 && t.bottom == 0 {
+				continue
+			}
+			bottom := t.bottom
+			if bottom == 0 {
+				bottom = t.rows
+			}
+			t.ans = fmt.Appendf(t.ans[:0], "\x1b[%d;%dr", max(t.top, 1), bottom)
 		case fixRow, fixPosition:
 			row, col := fx.row, fx.col
 			if fx.kind == fixRow {
@@ -224,7 +234,8 @@ func (t *Terminal) decaln() {
 // overwrite its right half).
 func (t *Terminal) wide() {
 	f := &t.f
-	if f.irm || !t.modes.dec(7) || t.cols < 3 {
+	if !t.modes.dec(7) || t.cols < 3 {
+		f.insertIfIRM(2)
 		f.releaseRune()
 		return
 	}
@@ -241,6 +252,7 @@ func (t *Terminal) wide() {
 			f.wrapNext = true
 		}
 	}
+	f.insertIfIRM(2)
 	f.releaseRune()
 }
 
