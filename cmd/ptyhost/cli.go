@@ -24,9 +24,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "run":
-		return runCmd(ctx, rest, stdin, stdout, stderr)
+		return runCmd(ctx, rest, stdin, stdout)
 	case "exec":
-		return execCmd(ctx, rest, stdin, stdout, stderr)
+		return execCmd(ctx, rest, stdin, stdout)
 	case "play":
 		return playCmd(ctx, rest, stdout)
 	case "version", "--version":

@@ -102,7 +102,7 @@ func (o *execOptions) inputBytes(stdin io.Reader) ([]byte, error) {
 	return append(in, b...), nil
 }
 
-func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parseExec(args)
 	if errors.Is(err, flag.ErrHelp) {
 		_, err = io.WriteString(stdout, execHelp)
@@ -130,7 +130,7 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return spawnProblem("exec", o.command[0], err)
 	}
 	e := &execution{opts: &o, sess: sess, frames: frames}
-	return e.run(ctx, input, stdout, stderr)
+	return e.run(ctx, input, stdout)
 }
 
 // execution is one exec: a session, its frames file, the typist
@@ -144,7 +144,6 @@ type execution struct {
 		Close() error
 	}
 	exit    attachwire.Exit
-	exited  bool
 	matched bool
 }
 
@@ -158,7 +157,7 @@ const (
 	outInterrupted
 )
 
-func (e *execution) run(ctx context.Context, input []byte, stdout, stderr io.Writer) (err error) {
+func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (err error) {
 	var typist sync.WaitGroup
 	defer func() {
 		e.stop()
@@ -172,7 +171,7 @@ func (e *execution) run(ctx context.Context, input []byte, stdout, stderr io.Wri
 		return fmt.Errorf("exec: %w", err)
 	}
 	e.sub = sub
-	defer sub.Close()
+	defer func() { e.sub.Close() }() // next may have replaced it
 	if len(input) > 0 {
 		// The child may not read its input at all: a blocked write must
 		// not keep exec from timing out. Stop closes the PTY, which ends it.
@@ -192,7 +191,11 @@ func (e *execution) run(ctx context.Context, input []byte, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("exec: snapshot: %w", err)
 	}
-	if out != outExited {
+	if out == outExited {
+		if ex, ok := e.sess.Exit(); ok {
+			e.exit = ex
+		}
+	} else {
 		e.stop()
 		if err := e.drain(); err != nil {
 			return err
@@ -277,8 +280,8 @@ func (e *execution) wait(ctx context.Context) (outcome, error) {
 	}
 }
 
-// next returns the next frame, waiting at most until deadline (if set). It
-// records the frame in the frames file and remembers the exit status. A
+// next returns the next frame, waiting at most until deadline (if set), and
+// records it in the frames file. A
 // subscription that fell behind resumes from a fresh snapshot unless a
 // frames file needs every frame.
 func (e *execution) next(ctx context.Context, deadline time.Time) (attachwire.Frame, error) {
@@ -303,11 +306,6 @@ func (e *execution) next(ctx context.Context, deadline time.Time) (attachwire.Fr
 	if err != nil {
 		return f, err
 	}
-	if f.Type == attachwire.TypeExit {
-		if ex, derr := attachwire.DecodeExit(f.Payload); derr == nil {
-			e.exit, e.exited = ex, true
-		}
-	}
 	if werr := e.frames.write(f); werr != nil {
 		return f, fmt.Errorf("exec: --frames: %w", werr)
 	}
@@ -329,6 +327,9 @@ func (e *execution) check() bool {
 // drain reads the frames the stopped session still publishes, up to its
 // Exit frame, so the frames file ends with it.
 func (e *execution) drain() error {
+	if e.frames == nil {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopWatchdog)
 	defer cancel()
 	for {

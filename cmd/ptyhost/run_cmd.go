@@ -45,7 +45,7 @@ func parseRun(args []string) (runOptions, error) {
 	return o, nil
 }
 
-func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parseRun(args)
 	if errors.Is(err, flag.ErrHelp) {
 		_, err = io.WriteString(stdout, runHelp)
