@@ -143,7 +143,10 @@ func TestRunUnderTmux(t *testing.T) {
 		tm.typeLine("size")
 		time.Sleep(100 * time.Millisecond)
 	}
-	final := tm.capture()
+	// Answers to earlier "size" lines may still be on their way: a last
+	// line, answered in order, settles the screen.
+	tm.typeLine("settled")
+	final := tm.waitFor("got: settled")
 
 	tm.typeLine("quit")
 	tm.waitFor("rc=0")
