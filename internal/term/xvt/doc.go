@@ -30,16 +30,22 @@
 // with non-ASCII characters). Not derived: left/right margins
 // (a CPR in origin mode is relative to the top margin only).
 //
-// Fixed on the way in, to match xterm and tmux: insert mode (IRM), which
-// x/vt ignores, is emulated by the filter with an ICH before each
-// character; ?47 becomes ?1047; ED 1 (x/vt erases the cursor's whole
-// row), ED 2 (x/vt ignores the pen's background and drops blank rows from
-// the scrollback), ED 3 (x/vt erases the screen too) and DECALN (x/vt
-// ignores it) are done through x/vt's SetCell and Scrollback; after a
-// ?1049/?1047 switch the cursor is put back where xterm keeps it; a wide
-// glyph that would start in the last column wraps first, and one that
-// ends in it leaves a wrap pending (x/vt cuts the first and lets the next
-// character overwrite the second), by CR LF written where the wrap goes.
+// Fixed on the way in, to match xterm and tmux (each one found by the
+// differential tests in this package and covered by a recorded sequence
+// or a test of its own):
+//   - insert mode (IRM), which x/vt ignores: an ICH before each character;
+//   - ?47 becomes ?1047; NEL (ignored by x/vt) becomes IND and CR; CR in
+//     origin mode (x/vt moves down by the top margin) becomes CHA 1; REP
+//     repeats only right after a printed character, once;
+//   - ED 1, 2 and 3 and DECALN, which x/vt gets wrong or ignores, are done
+//     through x/vt's SetCell and Scrollback;
+//   - cursor moves x/vt leaves out, fed after the sequence as CUP: around
+//     ?1049 and ?1047 switches (with the margins, which x/vt keeps per
+//     screen), on ?6, after IL and DL inside a scroll region;
+//   - a wide glyph that would start in the last column wraps first, and one
+//     that ends in it leaves a wrap pending (x/vt cuts the first and lets
+//     the next character overwrite the second), by CR LF where the wrap
+//     goes.
 //
 // Limits: x/vt scrolls by moving every cell of the screen, so output that
 // scrolls costs O(rows×cols) per line, and REP (clamped to rows×cols) as
