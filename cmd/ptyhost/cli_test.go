@@ -41,6 +41,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed cast", []string{"play", badCast}, 2, "line 2"},
 		{"no cast", []string{"play"}, 2, "missing cast file"},
 		{"bad speed", []string{"play", "--speed", "0", badCast}, 2, "--speed"},
+		{"format without screen", []string{"play", "--format", "json", badCast}, 2, "--screen"},
 		{"version argument", []string{"version", "x"}, 2, "unexpected argument"},
 	}
 	for _, tt := range tests {

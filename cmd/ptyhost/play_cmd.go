@@ -53,6 +53,8 @@ func parsePlay(args []string) (playOptions, error) {
 		return o, usagef("play", "--speed must be above 0 and at most 1000")
 	case o.idleLimit < 0:
 		return o, usagef("play", "--idle-limit must not be negative")
+	case o.format != formatText && !o.screen:
+		return o, usagef("play", "--format applies to --screen only")
 	}
 	o.file = files[0]
 	return o, nil
