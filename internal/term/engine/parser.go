@@ -1,5 +1,7 @@
 package engine
 
+import "unicode/utf8"
+
 // The parser is the VT500-style state machine (DEC's, as Paul Williams
 // described it) with the sanitizer's structure rules: UTF-8 is decoded
 // statefully, across writes, before anything else looks at a byte above
@@ -97,6 +99,15 @@ func (e *Engine) Write(b []byte) {
 				i += e.printASCII(b[i:])
 				continue
 			}
+			if c >= 0xC2 && c < 0xF5 {
+				// A whole, valid UTF-8 character (not C1): decode it here.
+				if r, size := utf8.DecodeRune(b[i:]); size > 1 && r >= 0xA0 {
+					e.work += uint64(size)
+					e.printRune(r)
+					i += size
+					continue
+				}
+			}
 			switch c {
 			case '\r':
 				e.cur.col = 0
@@ -162,32 +173,51 @@ func (e *Engine) Write(b []byte) {
 }
 
 // csiFast parses the plain-parameter part of a CSI sequence starting at
-// b[i] in one loop and dispatches it when its final byte follows. It
-// stops (leaving the state machine to carry on) at anything else: a
-// private marker, an intermediate, a control, the end of b.
+// b[i] in one loop, with the current parameter in a register, and
+// dispatches it when its final byte follows. It stops (handing its state
+// to the state machine) at anything else: a private marker, an
+// intermediate, a ':', a control, the end of b.
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
 	start := i
-	for ; i < len(b) && i-start < maxCSILen; i++ {
+	end := min(len(b), i+maxCSILen)
+	n := 0
+	var v uint64
+	has := false
+	for ; i < end; i++ {
 		c := b[i]
-		switch {
-		case c-'0' < 10:
-			p.digit(c)
-		case c == ';' && p.hasParam && p.nparams < maxParams:
-			p.params[p.nparams] = 0
-			p.nparams++
-			p.raw = 0
-		case c >= 0x40 && c < 0x7F && c != '[':
+		if d := c - '0'; d < 10 {
+			v = min(v*10+uint64(d), 1<<40)
+			has = true
+			continue
+		}
+		if c == ';' && n+1 < maxParams {
+			p.params[n] = int32(min(v, maxParamVal))
+			p.badInter = p.badInter || v > 1<<31-1
+			n++
+			v, has = 0, true
+			continue
+		}
+		if c >= 0x40 && c < 0x7F {
+			if has {
+				p.params[n] = int32(min(v, maxParamVal))
+				p.badInter = p.badInter || v > 1<<31-1
+				n++
+			}
+			p.nparams, p.hasParam = n, has
 			p.state = stGround
 			e.work += uint64(i + 1 - start)
 			e.csiDispatch(c)
 			return i + 1
-		default:
-			goto out
 		}
+		break
+	}
+	if has {
+		p.params[n] = int32(min(v, maxParamVal))
+		p.badInter = p.badInter || v > 1<<31-1
+		p.nparams, p.hasParam, p.raw = n+1, true, v
 		p.state = stCSIParam
 	}
-out:
 	p.seqLen = i - start
 	e.work += uint64(i - start)
 	return i

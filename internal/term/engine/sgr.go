@@ -21,50 +21,50 @@ func (e *Engine) sgr() {
 		v := int(p.params[i])
 		subs := p.subparams(i)
 		next := i + 1 + subs
-		switch {
-		case v == 0:
+		switch v {
+		case 0:
 			*pn = pen{}
-		case v == 1:
+		case 1:
 			pn.style |= attachwire.StyleBold
-		case v == 2:
+		case 2:
 			pn.style |= attachwire.StyleDim
-		case v == 3:
+		case 3:
 			pn.style |= attachwire.StyleItalic
-		case v == 4:
+		case 4:
 			if subs > 0 && p.params[i+1] == 0 {
 				pn.style &^= attachwire.StyleUnderline
 			} else {
 				pn.style |= attachwire.StyleUnderline
 			}
-		case v == 7:
+		case 7:
 			pn.style |= attachwire.StyleReverse
-		case v == 9:
+		case 9:
 			pn.style |= attachwire.StyleStrikethrough
-		case v == 21:
+		case 21:
 			pn.style |= attachwire.StyleUnderline
-		case v == 22:
+		case 22:
 			pn.style &^= attachwire.StyleBold | attachwire.StyleDim
-		case v == 23:
+		case 23:
 			pn.style &^= attachwire.StyleItalic
-		case v == 24:
+		case 24:
 			pn.style &^= attachwire.StyleUnderline
-		case v == 27:
+		case 27:
 			pn.style &^= attachwire.StyleReverse
-		case v == 29:
+		case 29:
 			pn.style &^= attachwire.StyleStrikethrough
-		case v >= 30 && v <= 37:
+		case 30, 31, 32, 33, 34, 35, 36, 37:
 			pn.fg = attachwire.IndexedColor(uint8(v - 30))
-		case v == 39:
+		case 39:
 			pn.fg = 0
-		case v >= 40 && v <= 47:
+		case 40, 41, 42, 43, 44, 45, 46, 47:
 			pn.bg = attachwire.IndexedColor(uint8(v - 40))
-		case v == 49:
+		case 49:
 			pn.bg = 0
-		case v >= 90 && v <= 97:
+		case 90, 91, 92, 93, 94, 95, 96, 97:
 			pn.fg = attachwire.IndexedColor(uint8(v - 90 + 8))
-		case v >= 100 && v <= 107:
+		case 100, 101, 102, 103, 104, 105, 106, 107:
 			pn.bg = attachwire.IndexedColor(uint8(v - 100 + 8))
-		case v == 38, v == 48, v == 58:
+		case 38, 48, 58:
 			c, used, ok := p.extColor(i, subs)
 			next = i + 1 + used
 			if ok && v == 38 {

@@ -51,11 +51,18 @@ func runeWidth(r rune) int {
 		return 1
 	case r >= 0x4E00 && r <= 0x9FFF, r >= 0xAC00 && r <= 0xD7A3, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FF:
 		return 2 // CJK ideographs, Hangul syllables, kana: wide, no marks
+	case r >= 0x2070 && r < 0x20D0, r >= 0x2100 && r < 0x2C00, r >= 0x1F000 && r < 0x1FB00:
+		return wideWidth(r) // symbols, arrows, shapes, emoji: no zero-width ones
 	case isZeroWidth(r):
 		return 0
 	case r < 0x1100:
 		return 1
 	}
+	return wideWidth(r)
+}
+
+// wideWidth returns 2 for a code point in wideRanges, else 1.
+func wideWidth(r rune) int {
 	lo, hi := 0, len(wideRanges)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
