@@ -28,7 +28,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "exec":
 		return execCmd(ctx, rest, stdin, stdout)
 	case "play":
-		return playCmd(ctx, rest, stdout)
+		return playCmd(ctx, rest, stdin, stdout)
 	case "version", "--version":
 		return versionCmd(rest, stdout)
 	case "help", "-h", "-help", "--help":

@@ -60,7 +60,7 @@ func parsePlay(args []string) (playOptions, error) {
 	return o, nil
 }
 
-func playCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func playCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parsePlay(args)
 	if errors.Is(err, flag.ErrHelp) {
 		_, err = io.WriteString(stdout, playHelp)
@@ -69,7 +69,7 @@ func playCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in := io.Reader(os.Stdin)
+	in := stdin
 	if o.file != "-" {
 		f, err := os.Open(o.file)
 		if err != nil {
