@@ -32,7 +32,15 @@ func (e *Engine) printASCII(b []byte) int {
 			splitWideDefault(row, col)
 		}
 		dst := row[col : col+len(src)]
-		k := storeASCII(dst, src, base)
+		var k int
+		if len(src) < 8 {
+			// Short runs (between escape sequences) skip the call.
+			for ; k < len(src) && src[k]-0x20 < 0x5f; k++ {
+				dst[k] = cell{base.c | uint32(src[k]), base.fg, base.bg}
+			}
+		} else {
+			k = storeASCII(dst, src, base)
+		}
 		if end := col + k; end < l.n && row[end].isCont() {
 			row[end] = cell{c: ' '} // its base was overwritten
 		} else if end > l.n {
