@@ -27,8 +27,8 @@ func (e *Engine) csiDispatch(final byte) {
 		e.moveRows(min(n, e.rows))
 	case 'C', 'a': // CUF, HPR
 		e.moveTo(e.cur.row, e.cur.col+min(n, e.cols))
-	case 'D': // CUB
-		e.moveTo(e.cur.row, e.cur.col-min(n, e.cols))
+	case 'D': // CUB (from a pending wrap, counted from past the last column, as tmux does)
+		e.moveTo(e.cur.row, e.effCol()-min(n, e.cols))
 	case 'E': // CNL
 		e.moveRows(min(n, e.rows))
 		e.cur.col = 0

@@ -200,6 +200,9 @@ func (e *Engine) combine(r rune) {
 		col--
 	}
 	c := row[col]
+	if c.isCont() {
+		return // an orphaned half has nothing to combine with
+	}
 	var buf [maxCluster + 4]byte
 	n := 0
 	if c.c&clusterBit != 0 {
