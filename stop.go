@@ -7,16 +7,17 @@ import (
 	"time"
 )
 
-// StopGrace is how long Stop waits after SIGTERM before it sends SIGKILL,
-// unless its context ends first.
+// StopGrace is how long Stop waits after SIGHUP and SIGTERM before it
+// sends SIGKILL, unless its context ends first.
 const StopGrace = 2 * time.Second
 
 // killWait bounds how long Stop waits for the session to end after SIGKILL
 // before it gives up on the child and closes the master itself.
 const killWait = 5 * time.Second
 
-// Stop ends the session: SIGTERM to the child's process group, SIGKILL when
-// StopGrace or ctx runs out, then it waits for the Exit frame and for the
+// Stop ends the session: SIGHUP (what a closed terminal sends, and what
+// makes interactive shells exit, which ignore SIGTERM) and SIGTERM to the
+// child's process group, SIGKILL when StopGrace or ctx runs out, then it waits for the Exit frame and for the
 // session's goroutines (the master is closed by then). Processes of the
 // group that outlived the child (a background job ignoring SIGHUP, which a
 // session leaves running at exit as a closed terminal would) get SIGKILL
@@ -26,6 +27,7 @@ const killWait = 5 * time.Second
 // returns an error (a child stuck in the kernel).
 func (s *Session) Stop(ctx context.Context) error {
 	if !s.ended() {
+		s.signal(syscall.SIGHUP)
 		s.signal(syscall.SIGTERM)
 		t := time.NewTimer(StopGrace)
 		select {

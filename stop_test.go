@@ -43,19 +43,44 @@ func TestStopEscalation(t *testing.T) {
 	}
 }
 
+// TestStopPolite: Stop's first signals end ordinary programs, interactive
+// shells (which ignore SIGTERM) and programs that ignore SIGHUP, without
+// resorting to SIGKILL.
 func TestStopPolite(t *testing.T) {
-	s := start(t, Spec{Command: []string{"sleep", "60"}}, newFakeTerm)
-	var wg sync.WaitGroup
-	for range 3 { // concurrent Stops are fine
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stopT(t, s)
-		}()
+	tests := []struct {
+		name  string
+		cmd   []string
+		ready string // output that shows the child has set itself up
+		want  attachwire.Exit
+	}{
+		{"sleep", []string{"sleep", "60"}, "", attachwire.Exit{Code: 129, Signal: "SIGHUP"}},
+		{"interactive shell", []string{"sh", "-i"}, "$ ", attachwire.Exit{Code: 129, Signal: "SIGHUP"}},
+		{"ignores SIGHUP", []string{"sh", "-c", "trap '' HUP; echo ready; sleep 60; :"}, "ready", attachwire.Exit{Code: 143, Signal: "SIGTERM"}},
 	}
-	wg.Wait()
-	if ex, _ := s.Exit(); ex != (attachwire.Exit{Code: 143, Signal: "SIGTERM"}) {
-		t.Fatalf("exit = %+v, want SIGTERM", ex)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := start(t, Spec{Command: tt.cmd, Env: []string{"PS1=$ "}}, newFakeTerm)
+			if tt.ready != "" {
+				sub, err := s.Subscribe(0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitOutput(t, sub, tt.ready)
+				sub.Close()
+			}
+			var wg sync.WaitGroup
+			for range 3 { // concurrent Stops are fine
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					stopT(t, s)
+				}()
+			}
+			wg.Wait()
+			if ex, _ := s.Exit(); ex != tt.want {
+				t.Fatalf("exit = %+v, want %+v", ex, tt.want)
+			}
+		})
 	}
 }
 
