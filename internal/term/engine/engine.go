@@ -121,9 +121,11 @@ func (e *Engine) reset() {
 	e.joinNext = false
 	e.fgColor, e.bgColor, e.cursorColor = term.DefaultFg, term.DefaultBg, term.DefaultCursor
 	e.title = e.title[:0]
-	e.ct.strs = e.ct.strs[:0]
-	clear(e.ct.index)
-	e.ct.next = e.clusterBudget()
+	// The cluster table stays: scrollback rows kept as cells refer to it.
+	// Collection drops what the cleared screens no longer use.
+	if e.ct.next == 0 {
+		e.ct.next = e.clusterBudget()
+	}
 }
 
 // steps returns the work done so far: inner-loop steps of the parser,

@@ -288,3 +288,16 @@ func TestScrollbackMatchesScreen(t *testing.T) {
 		}
 	}
 }
+
+func TestRISKeepsScrollbackClusters(t *testing.T) {
+	e, _ := newTest(t, 10, 2, 10)
+	e.Write([]byte("e\u0301x\r\n\r\n\r\n\x1bcy\u0302"))
+	s := screenOf(e)
+	checkInvariants(t, s)
+	if len(s.Scrollback) == 0 || lineText(s.Scrollback[0]) != "e\u0301x" {
+		t.Fatalf("scrollback after RIS: %v", s.Scrollback)
+	}
+	if got := gridText(s)[0]; got != "y\u0302" {
+		t.Errorf("screen after RIS %q", got)
+	}
+}
