@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/cast"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/xvt"
 )
@@ -78,7 +79,7 @@ func playCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		defer f.Close()
 		in = f
 	}
-	cr, err := newCastReader(in)
+	cr, err := cast.NewReader(in)
 	if err != nil {
 		return castProblem(o.file, err)
 	}
@@ -96,7 +97,7 @@ func castProblem(file string, err error) error {
 
 // playScreen feeds every output event to a headless terminal of the
 // cast's size, applies its resizes, and prints the final screen.
-func playScreen(cr *castReader, o playOptions, stdout io.Writer) error {
+func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	h := cr.Header()
 	t, err := xvt.New(term.Options{Cols: h.Width, Rows: h.Height, Scrollback: 200})
 	if err != nil {
@@ -115,7 +116,7 @@ func playScreen(cr *castReader, o playOptions, stdout io.Writer) error {
 		case "o":
 			t.Write([]byte(ev.Data))
 		case "r":
-			if c, r, err := parseCastSize(ev.Data); err == nil {
+			if c, r, err := cast.ParseSize(ev.Data); err == nil {
 				t.Resize(c, r, 0, 0)
 			}
 		}
@@ -129,10 +130,10 @@ func playScreen(cr *castReader, o playOptions, stdout io.Writer) error {
 // playLive writes the output events to stdout through a Viewer sanitizer,
 // sleeping between them as recorded (divided by --speed, each pause capped
 // by the idle limit).
-func playLive(ctx context.Context, cr *castReader, o playOptions, stdout io.Writer) error {
+func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	idle := o.idleLimit
-	if h := cr.Header(); idle == 0 && h.IdleLimit > 0 && h.IdleLimit < math.MaxInt32 {
-		idle = time.Duration(h.IdleLimit * float64(time.Second))
+	if h := cr.Header(); idle == 0 && h.IdleTimeLimit > 0 && h.IdleTimeLimit < math.MaxInt32 {
+		idle = time.Duration(h.IdleTimeLimit * float64(time.Second))
 	}
 	san := sanitize.New(sanitize.Options{Profile: sanitize.Viewer, Cols: cr.Header().Width, Rows: cr.Header().Height})
 	fd, isFile := fileFd(stdout)

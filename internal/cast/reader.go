@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,9 +12,19 @@ import (
 	"strings"
 )
 
-// maxLine caps one line of a cast, so a hostile file cannot make the
-// Reader buffer without bound.
-const maxLine = 16 << 20
+// Limits of the Reader: a longer line, or a larger size in the header or a
+// resize event, is rejected rather than allocated for.
+const (
+	MaxLine = 16 << 20
+	MaxSide = 10000
+)
+
+// The size assumed for a cast whose header says 0x0, as asciinema writes
+// when it recorded without a sized terminal.
+const (
+	DefaultWidth  = 80
+	DefaultHeight = 24
+)
 
 // Event is one event line of a cast.
 type Event struct {
@@ -22,82 +33,131 @@ type Event struct {
 	Data string
 }
 
-// Reader reads a v2 cast: NewReader parses the header, Next each event.
+// ErrBadCast is matched (errors.Is) by every *Error.
+var ErrBadCast = errors.New("cast: not a readable asciinema v2 cast")
+
+// Error reports a malformed cast, naming the line (1-based).
+type Error struct {
+	Line   int
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("cast line %d: %s", e.Line, e.Reason) }
+
+// Is reports whether target is ErrBadCast.
+func (e *Error) Is(target error) bool { return target == ErrBadCast }
+
+// Reader reads a v2 cast: NewReader checks the header, Next returns the
+// events in file order. Blank lines are skipped.
 type Reader struct {
-	s      *bufio.Scanner
-	Header Header
+	sc     *bufio.Scanner
 	line   int
+	header Header
 }
 
 // NewReader reads and checks the header line of a v2 cast.
 func NewReader(r io.Reader) (*Reader, error) {
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 0, 64<<10), maxLine)
-	cr := &Reader{s: s}
-	if !cr.scan() {
-		if err := s.Err(); err != nil {
-			return nil, fmt.Errorf("cast: header: %w", err)
-		}
-		return nil, fmt.Errorf("%w: empty file", ErrBadCast)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	cr := &Reader{sc: sc}
+	line, err := cr.nextLine()
+	if err == io.EOF {
+		return nil, &Error{Line: 1, Reason: "empty file, want an asciicast v2 header"}
 	}
-	if err := json.Unmarshal(s.Bytes(), &cr.Header); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrBadCast, err)
+	if err != nil {
+		return nil, err
 	}
-	if cr.Header.Version != 2 {
-		return nil, fmt.Errorf("%w: version %d", ErrBadCast, cr.Header.Version)
+	h := &cr.header
+	if err := json.Unmarshal(line, h); err != nil {
+		return nil, &Error{Line: cr.line, Reason: "header is not a JSON object: " + jsonReason(err)}
 	}
-	if cr.Header.Width <= 0 || cr.Header.Height <= 0 {
-		return nil, fmt.Errorf("%w: size %dx%d", ErrBadCast, cr.Header.Width, cr.Header.Height)
+	switch {
+	case h.Version != 2:
+		return nil, &Error{Line: cr.line, Reason: fmt.Sprintf("asciicast version %d is not supported (want 2)", h.Version)}
+	case h.Width < 0 || h.Height < 0 || h.Width > MaxSide || h.Height > MaxSide:
+		return nil, &Error{Line: cr.line, Reason: fmt.Sprintf("header size %dx%d is out of range", h.Width, h.Height)}
+	}
+	if h.Width == 0 || h.Height == 0 {
+		h.Width, h.Height = DefaultWidth, DefaultHeight
 	}
 	return cr, nil
 }
 
-func (r *Reader) scan() bool {
-	for r.s.Scan() {
-		r.line++
-		if len(bytes.TrimSpace(r.s.Bytes())) > 0 {
-			return true
-		}
-	}
-	return false
-}
+// Header returns the cast's header; a 0x0 size reads as 80x24.
+func (r *Reader) Header() Header { return r.header }
 
 // Next returns the next event, or io.EOF after the last one.
 func (r *Reader) Next() (Event, error) {
-	if !r.scan() {
-		if err := r.s.Err(); err != nil {
-			return Event{}, fmt.Errorf("cast: line %d: %w", r.line+1, err)
-		}
-		return Event{}, io.EOF
+	line, err := r.nextLine()
+	if err != nil {
+		return Event{}, err
 	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(r.s.Bytes(), &raw); err != nil || len(raw) != 3 {
-		return Event{}, fmt.Errorf("%w: line %d: not a [time, code, data] event", ErrBadCast, r.line)
+	var parts []json.RawMessage
+	if err := json.Unmarshal(line, &parts); err != nil {
+		return Event{}, &Error{Line: r.line, Reason: "event is not a JSON array: " + jsonReason(err)}
+	}
+	if len(parts) != 3 {
+		return Event{}, &Error{Line: r.line, Reason: fmt.Sprintf("event has %d elements, want [time, code, data]", len(parts))}
 	}
 	var ev Event
-	if err := json.Unmarshal(raw[0], &ev.Time); err != nil || ev.Time < 0 || math.IsInf(ev.Time, 0) {
-		return Event{}, fmt.Errorf("%w: line %d: bad time", ErrBadCast, r.line)
+	if json.Unmarshal(parts[0], &ev.Time) != nil || ev.Time < 0 || math.IsInf(ev.Time, 0) || math.IsNaN(ev.Time) {
+		return Event{}, &Error{Line: r.line, Reason: "event time is not a non-negative number"}
 	}
-	if err := json.Unmarshal(raw[1], &ev.Code); err != nil {
-		return Event{}, fmt.Errorf("%w: line %d: bad code", ErrBadCast, r.line)
+	if json.Unmarshal(parts[1], &ev.Code) != nil || ev.Code == "" {
+		return Event{}, &Error{Line: r.line, Reason: "event code is not a non-empty string"}
 	}
-	if err := json.Unmarshal(raw[2], &ev.Data); err != nil {
-		return Event{}, fmt.Errorf("%w: line %d: bad data", ErrBadCast, r.line)
+	if json.Unmarshal(parts[2], &ev.Data) != nil {
+		return Event{}, &Error{Line: r.line, Reason: "event data is not a string"}
 	}
 	return ev, nil
 }
 
-// ParseSize parses the data of a resize event, "COLSxROWS".
+// nextLine returns the next non-blank line.
+func (r *Reader) nextLine() ([]byte, error) {
+	for r.sc.Scan() {
+		r.line++
+		if b := bytes.TrimSpace(r.sc.Bytes()); len(b) > 0 {
+			return b, nil
+		}
+	}
+	err := r.sc.Err()
+	switch {
+	case err == nil:
+		return nil, io.EOF
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, &Error{Line: r.line + 1, Reason: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+	}
+	return nil, fmt.Errorf("cast: read: %w", err)
+}
+
+// ParseSize parses the data of a resize event, "COLSxROWS", each side in
+// 1..MaxSide.
 func ParseSize(data string) (cols, rows int, err error) {
-	c, r, ok := strings.Cut(data, "x")
+	c, rs, ok := strings.Cut(data, "x")
 	if ok {
 		cols, err = strconv.Atoi(c)
 		if err == nil {
-			rows, err = strconv.Atoi(r)
+			rows, err = strconv.Atoi(rs)
 		}
 	}
-	if !ok || err != nil || cols <= 0 || rows <= 0 {
+	if !ok || err != nil || cols < 1 || rows < 1 || cols > MaxSide || rows > MaxSide {
 		return 0, 0, fmt.Errorf("%w: bad size %q", ErrBadCast, data)
 	}
 	return cols, rows, nil
+}
+
+// jsonReason shortens encoding/json's messages to their cause.
+func jsonReason(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v at offset %d", se, se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("field %q has the wrong type", te.Field)
+		}
+		return "wrong JSON type"
+	}
+	return err.Error()
 }

@@ -3,7 +3,6 @@ package cast
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,6 +18,8 @@ type Header struct {
 	Command   string            `json:"command,omitempty"`
 	Title     string            `json:"title,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
+	// IdleTimeLimit, in seconds, asks players to shorten longer pauses.
+	IdleTimeLimit float64 `json:"idle_time_limit,omitempty"`
 }
 
 // Event codes of a v2 cast.
@@ -257,6 +258,3 @@ func appendJSONString(dst, text []byte) []byte {
 	dst = append(dst, text[start:]...)
 	return append(dst, '"')
 }
-
-// ErrBadCast reports a file that is not a readable v2 cast.
-var ErrBadCast = errors.New("cast: not an asciinema v2 cast")
