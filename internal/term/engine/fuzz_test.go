@@ -1,13 +1,14 @@
 package engine
 
 import (
+	"reflect"
 	"testing"
 )
 
 // FuzzEngine feeds arbitrary bytes, split into chunks and with a resize
 // in the middle, and checks that nothing panics, that every Screen keeps
-// its invariants, and that the work stays within the per-byte bound: at
-// most workPerByte(cols, rows) steps a byte on average (see Engine.Write).
+// its invariants, that the work stays within workBudget, and that the
+// screen and answers are those of the same input written whole.
 func FuzzEngine(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -21,7 +22,7 @@ func FuzzEngine(f *testing.F) {
 		cols2, rows2 := 1+int(data[3])%100, 1+int(data[0]^data[3])%40
 		data = data[4:]
 		cut = min(cut, len(data))
-		e, _ := newTest(t, cols, rows, 20)
+		e, answers := newTest(t, cols, rows, 20)
 		check := func(part []byte, cols, rows int) {
 			t.Helper()
 			for len(part) > 0 {
@@ -42,6 +43,13 @@ func FuzzEngine(f *testing.F) {
 		check(data[cut:], cols2, rows2)
 		if got, limit := e.steps()-b1, workBudget(len(data)-cut, cols2, rows2); got > limit {
 			t.Fatalf("%d steps for %d bytes at %dx%d, budget %d", got, len(data)-cut, cols2, rows2, limit)
+		}
+		whole, wholeAnswers := newTest(t, cols, rows, 20)
+		whole.Write(data[:cut])
+		whole.Resize(cols2, rows2, 0, 0)
+		whole.Write(data[cut:])
+		if !reflect.DeepEqual(screenOf(whole), screenOf(e)) || !reflect.DeepEqual(*wholeAnswers, *answers) {
+			t.Fatalf("chunked writes give another screen or answers than whole ones")
 		}
 	})
 }
