@@ -7,13 +7,20 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// DrainGrace bounds how long the host keeps reading the master after the
-// child has exited. The drain normally ends at once, at end of file, when
-// the last fd of the PTY's slave side closes; a background process that
-// inherited the slave (`sleep 60 &`) would keep it open, so after
-// DrainGrace the host stops reading, publishes what it has read and then
-// the Exit frame. Whatever such a process writes later is lost.
-const DrainGrace = 500 * time.Millisecond
+// DrainGrace and DrainLimit bound how long the host keeps reading the
+// master after the child has exited. The drain normally ends at end of
+// file, when the last fd of the PTY's slave side closes. A background
+// process that inherited the slave (`sleep 60 &`) keeps it open, so the
+// host also stops once the master has been quiet for DrainGrace, or, for a
+// background process that keeps writing, DrainLimit after the child
+// exited. It then publishes what it has read and the Exit frame; whatever
+// such a process writes later is lost. The grace counts from the last
+// read, not from the exit: a read loop held up by a slow terminal feed or
+// a busy session lock loses nothing the child wrote before it exited.
+const (
+	DrainGrace = 500 * time.Millisecond
+	DrainLimit = 3 * time.Second
+)
 
 // exitPayload maps the child's wait status to the Exit payload, the one
 // place ptyhost does so: a normal exit carries the code and no signal; a
@@ -56,21 +63,34 @@ func (s *Session) lifecycle() {
 	close(s.done)
 }
 
-// drain waits for the read loop to reach end of file, cutting it short
-// after DrainGrace.
+// drain lets the read loop run to end of file, bounded by DrainGrace of
+// quiet and by DrainLimit in all (see DrainGrace); the read loop extends
+// the deadline after every chunk it publishes.
 func (s *Session) drain() {
-	t := time.NewTimer(DrainGrace)
-	defer t.Stop()
-	select {
-	case <-s.readDone:
-		return
-	case <-t.C:
-	}
-	s.log.Info("ptyhost: pty still open after the child exited; ending the drain")
-	if err := s.master.SetReadDeadline(time.Now()); err != nil {
+	now := time.Now()
+	limit := now.Add(DrainLimit)
+	s.drainBy.Store(limit.UnixNano())
+	if err := s.master.SetReadDeadline(now.Add(DrainGrace)); err != nil {
 		s.master.Close()
 	}
 	<-s.readDone
+}
+
+// extendDrain moves the read deadline DrainGrace past now (capped at
+// DrainLimit after the exit) once the child has exited; before that there
+// is no deadline.
+func (s *Session) extendDrain() {
+	by := s.drainBy.Load()
+	if by == 0 {
+		return
+	}
+	deadline := time.Now().Add(DrainGrace)
+	if limit := time.Unix(0, by); limit.Before(deadline) {
+		deadline = limit
+	}
+	if err := s.master.SetReadDeadline(deadline); err != nil {
+		s.master.Close()
+	}
 }
 
 // publishExit captures the final screen and publishes the Exit frame; after

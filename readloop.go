@@ -16,9 +16,9 @@ const MaxOutputFrame = 32 << 10
 
 // readLoop is the only reader of the master. Each chunk is fed to the
 // terminal and published as one Output frame under the session lock. It
-// returns at end of file (every slave fd closed: EIO on Linux), when the
-// lifecycle goroutine ends the drain with a read deadline, or when the
-// master is closed.
+// returns at end of file (every slave fd closed: EIO on Linux), at the
+// drain's read deadline once the child has exited, or when the master is
+// closed.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
@@ -27,9 +27,13 @@ func (s *Session) readLoop() {
 		n, err := s.master.Read(buf)
 		if n > 0 {
 			s.feed(bytes.Clone(buf[:n]))
+			s.extendDrain()
 		}
 		if err != nil {
-			if !isEndOfOutput(err) {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				s.log.Info("ptyhost: pty still open after the child exited; ending the drain")
+			case !isEndOfOutput(err):
 				s.log.Warn("ptyhost: read pty master", "err", err)
 			}
 			return

@@ -31,7 +31,7 @@ func readCast(tb testing.TB, path string) (cast.Header, []cast.Event) {
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return r.Header, evs
+			return r.Header(), evs
 		}
 		if err != nil {
 			tb.Fatal(err)

@@ -34,9 +34,10 @@ type Session struct {
 
 	answers *answerer
 	ring    *ring
-	roles   attachRoles // which LocalAttach drives
-	rec     *recorder   // nil unless Spec.RecordPath; used under mu
-	exited  atomic.Bool // set under mu together with the Exit frame
+	roles   attachRoles  // which LocalAttach drives
+	rec     *recorder    // nil unless Spec.RecordPath; used under mu
+	exited  atomic.Bool  // set under mu together with the Exit frame
+	drainBy atomic.Int64 // unix nanos: 0 while the child runs, then the drain's hard limit
 	// leftovers is set at exit when processes of the child's group
 	// outlived it (background jobs); Stop kills them.
 	leftovers atomic.Bool
