@@ -7,9 +7,13 @@ import (
 )
 
 // frameOverhead is what a buffered frame costs against RingBytes on top of
-// its payload: roughly the Frame header and slice bookkeeping, so that a
-// stream of 1-byte frames cannot hold an unbounded number of them.
-const frameOverhead = 64
+// its payload: its slot in the ring's array (a 48-byte Frame, with room for
+// the array's growth slack) and the payload's allocation rounding, so that
+// the ring's memory stays within RingBytes however small its frames are.
+const frameOverhead = 128
+
+// minSlots is the smallest the ring's array shrinks to.
+const minSlots = 16
 
 // ring holds the most recent frames of a session, bounded by bytes, and
 // wakes waiting subscriptions when a frame is appended.
@@ -33,7 +37,7 @@ type ring struct {
 }
 
 func newRing(limit int) *ring {
-	return &ring{limit: limit, frames: make([]attachwire.Frame, 16), wake: make(chan struct{})}
+	return &ring{limit: limit, frames: make([]attachwire.Frame, minSlots), wake: make(chan struct{})}
 }
 
 func frameCost(f attachwire.Frame) int { return len(f.Payload) + frameOverhead }
@@ -45,7 +49,7 @@ func (r *ring) append(f attachwire.Frame) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.n == len(r.frames) {
-		r.grow()
+		r.resize(2 * len(r.frames))
 	}
 	r.frames[(r.start+r.n)%len(r.frames)] = f
 	r.n++
@@ -61,6 +65,12 @@ func (r *ring) append(f attachwire.Frame) {
 		r.n--
 		r.tail++
 	}
+	// Release the array's slack once few frames are left (after a burst
+	// of tiny frames gave way to large ones), so it never holds more than
+	// four slots a frame.
+	if len(r.frames) > minSlots && r.n < len(r.frames)/4 {
+		r.resize(len(r.frames) / 2)
+	}
 	if f.Type == attachwire.TypeExit {
 		r.exitSeq = f.Seq
 	}
@@ -71,8 +81,9 @@ func (r *ring) append(f attachwire.Frame) {
 	}
 }
 
-func (r *ring) grow() {
-	frames := make([]attachwire.Frame, 2*len(r.frames))
+// resize moves the buffered frames into an array of size slots (>= r.n).
+func (r *ring) resize(size int) {
+	frames := make([]attachwire.Frame, size)
 	for i := range r.n {
 		frames[i] = r.frames[(r.start+i)%len(r.frames)]
 	}

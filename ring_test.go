@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -25,8 +26,9 @@ func (s *Session) publishTest(typ attachwire.FrameType, payload []byte) attachwi
 }
 
 func TestRingBoundaries(t *testing.T) {
-	// Each 36-byte payload costs 100 against the limit: 5 frames fit in 500.
-	const payload = 100 - frameOverhead
+	// Each frame costs payload + frameOverhead: 5 fit in the limit.
+	const payload = 36
+	const limit = 5 * (payload + frameOverhead)
 	tests := []struct {
 		name      string
 		published int
@@ -40,12 +42,12 @@ func TestRingBoundaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ringSession(500)
+			s := ringSession(limit)
 			for range tt.published {
 				s.publishTest(attachwire.TypeOutput, make([]byte, payload))
 			}
 			n, cost, tail, head := s.ring.stats()
-			if head != uint64(tt.published) || (n > 0 && tail != tt.wantTail) || cost > 500 {
+			if head != uint64(tt.published) || (n > 0 && tail != tt.wantTail) || cost > limit {
 				t.Fatalf("n=%d cost=%d tail=%d head=%d, want tail %d head %d", n, cost, tail, head, tt.wantTail, tt.published)
 			}
 			for after := uint64(0); after <= head+2; after++ {
@@ -213,5 +215,27 @@ func TestStalledSubscriberCutOff(t *testing.T) {
 	}
 	if _, err := stalled.Next(context.Background()); !errors.Is(err, attachwire.ErrRingMiss) {
 		t.Fatalf("stalled subscriber, second read: %v, want ErrRingMiss again", err)
+	}
+}
+
+// TestRingArrayShrinks: a burst of tiny frames grows the ring's array; once
+// large frames have replaced them, the array shrinks again, so the ring's
+// memory (array plus payloads) stays within RingBytes plus one frame.
+func TestRingArrayShrinks(t *testing.T) {
+	const limit = 1 << 20
+	s := ringSession(limit)
+	for range 20000 {
+		s.publishTest(attachwire.TypeMarker, nil)
+	}
+	grown := len(s.ring.frames)
+	big := make([]byte, 32<<10)
+	for range 200 {
+		s.publishTest(attachwire.TypeOutput, big)
+	}
+	n, _, _, _ := s.ring.stats()
+	slots := len(s.ring.frames)
+	memory := slots*int(unsafe.Sizeof(attachwire.Frame{})) + n*len(big)
+	if slots >= grown || slots > 4*n+minSlots || memory > limit+len(big) {
+		t.Fatalf("array of %d slots (was %d) for %d frames: %d bytes, limit %d", slots, grown, n, memory, limit)
 	}
 }
