@@ -59,7 +59,7 @@ type Spec struct {
 
 	// RingBytes bounds the ring buffer of published frames: the sum over
 	// buffered frames of the payload length plus a fixed per-frame
-	// accounting overhead of 64 bytes (so that a stream of tiny frames
+	// accounting overhead of 128 bytes (so that a stream of tiny frames
 	// stays bounded too). The oldest frames are evicted first; a single
 	// frame larger than the bound is kept on its own. 0 means
 	// DefaultRingBytes (8 MiB).
@@ -171,20 +171,21 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-// lookPath resolves name the way a shell would with the given PATH, and
-// tells "not found" (exec.ErrNotFound) from "not executable"
-// (fs.ErrPermission).
-func lookPath(name, path string) (string, error) {
+// lookPath resolves name the way a shell started in dir would with the
+// given PATH, and tells "not found" (exec.ErrNotFound) from "not
+// executable" (fs.ErrPermission). A relative result is relative to dir,
+// which is how exec.Cmd runs it.
+func lookPath(name, path, dir string) (string, error) {
 	if strings.Contains(name, "/") {
-		return name, checkExecutable(name)
+		return name, checkExecutable(name, dir)
 	}
 	var firstErr error
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
+	for _, entry := range filepath.SplitList(path) {
+		if entry == "" {
+			entry = "."
 		}
-		p := filepath.Join(dir, name)
-		err := checkExecutable(p)
+		p := filepath.Join(entry, name)
+		err := checkExecutable(p, dir)
 		if err == nil {
 			return p, nil
 		}
@@ -198,7 +199,12 @@ func lookPath(name, path string) (string, error) {
 	return "", fmt.Errorf("%q not in PATH: %w", name, exec.ErrNotFound)
 }
 
-func checkExecutable(p string) error {
+// checkExecutable checks the program at p, taken relative to dir when it
+// is relative.
+func checkExecutable(p, dir string) error {
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -231,7 +237,7 @@ func spawn(spec Spec, newTerm func(term.Options) (term.Terminal, error)) (*Sessi
 		return nil, fmt.Errorf("ptyhost: spawn: %w", err)
 	}
 	env := childEnv(os.Environ(), spec.Env)
-	path, err := lookPath(spec.Command[0], envValue(env, "PATH"))
+	path, err := lookPath(spec.Command[0], envValue(env, "PATH"), spec.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("ptyhost: spawn: %w", err)
 	}

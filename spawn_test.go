@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -123,4 +124,25 @@ func openFDs(tb testing.TB) int {
 		tb.Skipf("SKIP: no /proc/self/fd: %v", err)
 	}
 	return len(ents)
+}
+
+// TestSpawnRelativeToDir: a relative command (and a relative PATH entry)
+// is found in Spec.Dir, where the child runs, not in the host's directory.
+func TestSpawnRelativeToDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.sh"), []byte("#!/bin/sh\necho hi from dir\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []Spec{
+		{Command: []string{"./hello.sh"}, Dir: dir},
+		{Command: []string{"hello.sh"}, Dir: dir, Env: []string{"PATH=.:/usr/bin:/bin"}},
+	} {
+		s := start(t, spec, newFakeTerm)
+		if out := output(collect(t, mustSubscribe(t, s, 0))); !bytes.Contains(out, []byte("hi from dir")) {
+			t.Fatalf("%q printed %q", spec.Command, out)
+		}
+	}
+	if _, err := Spawn(Spec{Command: []string{"./hello.sh"}}); !errors.Is(err, exec.ErrNotFound) {
+		t.Fatalf("./hello.sh outside its dir: %v, want exec.ErrNotFound", err)
+	}
 }
