@@ -63,8 +63,9 @@
 //
 // # Concurrency
 //
-// A Session is safe for concurrent use. A Subscription is safe for
-// concurrent use too, though frames are only meaningful to one reader.
+// A Session is safe for concurrent use. A Subscription or LocalAttach is a
+// cursor for one reader: Next is for one goroutine at a time, while Close
+// may be called from any.
 // Frames handed out are shared between subscribers and must not be
 // modified.
 //

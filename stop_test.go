@@ -15,7 +15,9 @@ import (
 )
 
 // TestStopEscalation: a child that ignores SIGTERM and SIGHUP dies by
-// SIGKILL once ctx expires, and Stop returns (within a generous watchdog).
+// SIGKILL once ctx expires, and Stop returns soon after ctx: well before
+// StopGrace, which a Stop that ignored ctx would wait out. (The bound
+// leaves 1.8 s of slack for a loaded machine.)
 func TestStopEscalation(t *testing.T) {
 	s := start(t, helperSpec("trap"), newFakeTerm)
 	sub, err := s.Subscribe(0)
@@ -26,6 +28,7 @@ func TestStopEscalation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	errc := make(chan error, 1)
+	began := time.Now()
 	go func() { errc <- s.Stop(ctx) }()
 	select {
 	case err := <-errc:
@@ -34,6 +37,9 @@ func TestStopEscalation(t *testing.T) {
 		}
 	case <-time.After(watchdog):
 		t.Fatal("Stop did not return")
+	}
+	if took := time.Since(began); took >= StopGrace {
+		t.Fatalf("Stop took %v with a 200ms context, not less than StopGrace %v", took, StopGrace)
 	}
 	if ex, _ := s.Exit(); ex != (attachwire.Exit{Code: 137, Signal: "SIGKILL"}) {
 		t.Fatalf("exit = %+v, want SIGKILL", ex)

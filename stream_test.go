@@ -285,13 +285,14 @@ func TestNoLeaks(t *testing.T) {
 	if testing.Short() {
 		cycles = 20
 	}
+	cases := backends(t) // fake, and every real backend with its goroutines
 	before := openFDs(t)
 	for i := range cycles {
 		cmd := []string{"sleep", "60"}
 		if i%2 == 1 {
-			cmd = []string{"true"}
+			cmd = []string{"printf", `\033[c\033[6nbye`} // queries: answers in flight at exit
 		}
-		s, err := spawn(Spec{Command: cmd}, newFakeTerm)
+		s, err := spawn(Spec{Command: cmd}, cases[i%len(cases)].newTerm)
 		if err != nil {
 			t.Fatal(err)
 		}
