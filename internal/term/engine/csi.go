@@ -12,6 +12,11 @@ func (e *Engine) csiDispatch(final byte) {
 		e.csiPrivate(final)
 		return
 	}
+	if final == 'm' { // the most frequent sequence by far
+		e.lastRune = -1
+		e.sgr()
+		return
+	}
 	n := p.arg(0, 1)
 	last := e.lastRune
 	e.lastRune = -1 // REP repeats only a character printed right before it
@@ -84,8 +89,6 @@ func (e *Engine) csiDispatch(final byte) {
 		e.clearTabs(p.arg0(0))
 	case 'h', 'l': // SM, RM
 		e.setANSIModes(final == 'h')
-	case 'm':
-		e.sgr()
 	case 'n':
 		e.deviceStatus(false)
 	case 'r': // DECSTBM
@@ -251,6 +254,7 @@ func (e *Engine) repeat(r rune, n int) {
 		return
 	}
 	n = min(n, e.cols-e.cur.col)
+	e.work += uint64(n)
 	b := [1]byte{byte(r)}
 	for range n {
 		e.printASCII(b[:])

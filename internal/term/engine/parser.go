@@ -86,6 +86,7 @@ func (e *Engine) Write(b []byte) {
 	if e.closed {
 		return
 	}
+	e.work += uint64(len(b)) // one step per byte; loops add their extra work
 	p := &e.p
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -102,7 +103,6 @@ func (e *Engine) Write(b []byte) {
 			if c >= 0xC2 && c < 0xF5 {
 				// A whole, valid UTF-8 character (not C1): decode it here.
 				if r, size := utf8.DecodeRune(b[i:]); size > 1 && r >= 0xA0 {
-					e.work += uint64(size)
 					e.printRune(r)
 					i += size
 					continue
@@ -113,18 +113,15 @@ func (e *Engine) Write(b []byte) {
 				e.cur.col = 0
 				e.cur.wrapPending = false
 				e.lastRune = -1
-				e.work++
 				i++
 				continue
 			case '\n':
 				e.lastRune = -1
 				e.index()
-				e.work++
 				i++
 				continue
 			case 0x1B:
 				e.clearSeq(stEscape)
-				e.work++
 				i++
 				if i < len(b) && b[i] == '[' {
 					p.state = stCSIEntry
@@ -135,7 +132,6 @@ func (e *Engine) Write(b []byte) {
 		case stEscape:
 			if c == '[' {
 				e.clearSeq(stCSIEntry)
-				e.work++
 				i++
 				continue
 			}
@@ -152,7 +148,6 @@ func (e *Engine) Write(b []byte) {
 				p.raw = 0
 			case c >= 0x40 && c < 0x7F:
 				p.state = stGround
-				e.work++
 				i++
 				e.csiDispatch(c)
 				continue
@@ -163,7 +158,6 @@ func (e *Engine) Write(b []byte) {
 			}
 			p.state = stCSIParam
 			p.seqLen++
-			e.work++
 			i++
 			continue
 		}
@@ -206,7 +200,6 @@ func (e *Engine) csiFast(b []byte, i int) int {
 			}
 			p.nparams, p.hasParam = n, has
 			p.state = stGround
-			e.work += uint64(i + 1 - start)
 			e.csiDispatch(c)
 			return i + 1
 		}
@@ -219,14 +212,12 @@ func (e *Engine) csiFast(b []byte, i int) int {
 		p.state = stCSIParam
 	}
 	p.seqLen = i - start
-	e.work += uint64(i - start)
 	return i
 }
 
 // byte runs one byte through the UTF-8 decoder and the state machine.
 func (e *Engine) byte(c byte) {
 	p := &e.p
-	e.work++
 	if p.utfNeed > 0 {
 		if c&0xC0 != 0x80 {
 			// A broken sequence is dropped; c is handled afresh.

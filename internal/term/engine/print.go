@@ -47,7 +47,6 @@ func (e *Engine) printASCII(b []byte) int {
 			l.n = end
 		}
 		i += k
-		e.work += uint64(k)
 		col += k
 		if col < cols {
 			e.cur.col = col
@@ -67,7 +66,6 @@ func (e *Engine) printASCII(b []byte) int {
 		for j < len(b) && b[j]-0x20 < 0x5f {
 			j++
 		}
-		e.work += uint64(j - i)
 		if j > i {
 			row[cols-1] = cell{c: base.c | uint32(b[j-1]), fg: base.fg, bg: base.bg}
 		}
@@ -124,7 +122,6 @@ func (e *Engine) wrapOrStay() {
 
 // printRune prints one character (already decoded, not a control).
 func (e *Engine) printRune(r rune) {
-	e.work++
 	last := rune(-1) // REP repeats only ASCII (before charset mapping), as tmux does
 	if r < 0x80 {
 		last = r

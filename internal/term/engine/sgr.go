@@ -19,7 +19,10 @@ func (e *Engine) sgr() {
 	pn := &e.cur.pen
 	for i := 0; i < p.nparams; {
 		v := int(p.params[i])
-		subs := p.subparams(i)
+		subs := 0
+		if p.colons != 0 {
+			subs = p.subparams(i)
+		}
 		next := i + 1 + subs
 		switch v {
 		case 0:
