@@ -3,6 +3,7 @@ package attachwire
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // Control is a control message: the JSON document a Control frame carries
@@ -329,28 +330,44 @@ func MarshalControl(c Control) ([]byte, error) {
 	return append(out, body[1:]...), nil
 }
 
-// ParseControl decodes a control's JSON document. Unknown members are
-// ignored. An unknown "type" returns a nil Control and an
-// *UnknownControlError (errors.Is ErrUnknownControl), which is not a
+// ParseControl decodes a control's JSON document. Member names match
+// exactly, as in JavaScript: "Type" or "REASON" is an unknown member, and
+// unknown members are ignored. An unknown "type" returns a nil Control and
+// an *UnknownControlError (errors.Is ErrUnknownControl), which is not a
 // framing error. Malformed JSON, a document that is not an object, a
 // missing or non-string "type", or a member of the wrong JSON type is a
-// *FramingError.
+// *FramingError; so is an object it interprets (the document, a viewport,
+// a presence member) with a member name that occurs twice, or with two
+// names that differ only in case, which parsers would resolve differently.
 func ParseControl(doc []byte) (Control, error) {
-	var head struct {
-		Type *string `json:"type"`
+	members, isObject, err := objectMembers("control", doc)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, &FramingError{Reason: "control json", Err: err}
+	if !isObject {
+		return nil, framingf("control is not a JSON object")
 	}
-	if head.Type == nil {
+	var typ *string
+	for _, m := range members {
+		if m.name == "type" {
+			if err := json.Unmarshal(m.value, &typ); err != nil {
+				return nil, &FramingError{Reason: "control \"type\"", Err: err}
+			}
+		}
+	}
+	if typ == nil {
 		return nil, framingf("control has no \"type\"")
 	}
-	v := newControl(*head.Type)
+	v := newControl(*typ)
 	if v == nil {
-		return nil, &UnknownControlError{Type: *head.Type}
+		return nil, &UnknownControlError{Type: *typ}
 	}
-	if err := json.Unmarshal(doc, v); err != nil {
-		return nil, &FramingError{Reason: *head.Type + " control json", Err: err}
+	body, err := exactObject(*typ+" control", members, reflect.TypeOf(v).Elem())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return nil, &FramingError{Reason: *typ + " control json", Err: err}
 	}
 	return derefControl(v), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -134,6 +135,89 @@ func TestParseControlErrors(t *testing.T) {
 				t.Fatalf("framing error matches ErrUnknownControl")
 			}
 		})
+	}
+}
+
+// TestParseControlMemberNames checks that member names match exactly, as
+// JavaScript's JSON.parse reads them, and that objects a case-insensitive or
+// a case-sensitive parser would read differently are framing errors.
+func TestParseControlMemberNames(t *testing.T) {
+	tests := []struct {
+		name   string
+		json   string
+		want   Control // nil: a framing error whose reason contains reason
+		reason string
+	}{
+		{"upper-case names", `{"TYPE":"kill","REASON":"quota"}`, nil, `no "type"`},
+		{"capitalised type only", `{"Type":"grab"}`, nil, `no "type"`},
+		{"empty object", `{}`, nil, `no "type"`},
+		{"upper-case member ignored", `{"type":"kill","REASON":"quota"}`, Kill{}, ""},
+		{"mixed-case member ignored", `{"type":"pen_state","PenGeneration":4,"holderUserID":"u"}`, PenState{}, ""},
+		{"kelvin sign is not k", `{"type":"input_ack","ac\u212aInputSeq":5}`, InputAck{}, ""},
+		{"long s is not s", `{"type":"resume_from","\u017feq":5}`, ResumeFrom{}, ""},
+		{"escaped exact name", `{"typ\u0065":"kill","re\u0061son":"quota"}`, Kill{Reason: KillQuota}, ""},
+		{"type and Type", `{"type":"grab","Type":"kill","reason":"revoked"}`, nil, `"type" and "Type" differ only in case`},
+		{"Type and type", `{"Type":"kill","type":"grab"}`, nil, `"Type" and "type" differ only in case`},
+		{"type twice", `{"type":"grab","type":"kill"}`, nil, `member "type" twice`},
+		{"escaped type twice", `{"type":"grab","typ\u0065":"kill"}`, nil, `member "type" twice`},
+		{"reason twice", `{"type":"kill","reason":"quota","reason":"revoked"}`, nil, `member "reason" twice`},
+		{"reason and Reason", `{"type":"kill","reason":"quota","Reason":"revoked"}`, nil, "differ only in case"},
+		{"kelvin collision", `{"type":"input_ack","ackInputSeq":1,"ac\u212aInputSeq":2}`, nil, "differ only in case"},
+		{"unknown names collide", `{"type":"grab","x":1,"X":2}`, nil, `"x" and "X"`},
+		{"unknown name twice", `{"type":"grab","x":1,"x":2}`, nil, `member "x" twice`},
+		{"unknown nested object not examined", `{"type":"grab","extra":{"a":1,"a":2,"A":3}}`, Grab{}, ""},
+		{"viewport exact", `{"type":"subscribe","viewport":{"Cols":80,"rows":24,"ROWS":25}}`, nil, `subscribe control viewport members "rows" and "ROWS"`},
+		{"viewport case ignored", `{"type":"subscribe","viewport":{"Cols":80,"rows":24}}`, Subscribe{Viewport: &Viewport{Rows: 24}}, ""},
+		{"viewport twice inside", `{"type":"subscribe","viewport":{"cols":80,"cols":81}}`, nil, `member "cols" twice`},
+		{"viewport null", `{"type":"subscribe","viewport":null}`, Subscribe{}, ""},
+		{"viewport not an object", `{"type":"subscribe","viewport":5}`, nil, "subscribe control json"},
+		{"member case ignored", `{"type":"presence","op":"join","members":[{"UserId":"u","connId":"c"}]}`,
+			Presence{Op: PresenceJoin, Members: []Member{{ConnID: "c"}}}, ""},
+		{"member names collide", `{"type":"presence","op":"join","members":[{"userId":"u"},{"userId":"u","USERID":"v"}]}`,
+			nil, `presence control members members "userId" and "USERID"`},
+		{"members not an array", `{"type":"presence","members":{"userId":"u"}}`, nil, "presence control json"},
+		{"data after the object", `{"type":"grab"}{}`, nil, "data after the object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseControl([]byte(tt.json))
+			if tt.want != nil {
+				if err != nil || !reflect.DeepEqual(got, tt.want) {
+					t.Fatalf("ParseControl = %#v, %v; want %#v", got, err, tt.want)
+				}
+				return
+			}
+			if got != nil {
+				t.Fatalf("ParseControl = %#v, want nil", got)
+			}
+			wantFraming(t, err, tt.name)
+			if !strings.Contains(err.Error(), tt.reason) {
+				t.Fatalf("error %q does not mention %q", err, tt.reason)
+			}
+			payload := append(appendUvarint(nil, uint64(len(tt.json))), tt.json...)
+			if _, derr := DecodeControl(payload); derr == nil || derr.Error() != err.Error() {
+				t.Fatalf("DecodeControl error %v, ParseControl error %v", derr, err)
+			}
+		})
+	}
+}
+
+func TestFoldName(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"type", "TYPE", true},
+		{"type", "Type", true},
+		{"ackInputSeq", "ac\u212aInputSeq", true},
+		{"seq", "\u017feq", true},
+		{"type", "types", false},
+		{"userId", "userld", false},
+		{"", "", true},
+	} {
+		if got := foldName(tt.a) == foldName(tt.b); got != tt.same || got != strings.EqualFold(tt.a, tt.b) {
+			t.Errorf("foldName(%q) == foldName(%q) is %v, want %v", tt.a, tt.b, got, tt.same)
+		}
 	}
 }
 

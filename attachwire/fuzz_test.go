@@ -2,6 +2,7 @@ package attachwire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
@@ -162,7 +163,35 @@ func FuzzDecodeControl(f *testing.F) {
 		if !bytes.Equal(a, b) || again.ControlType() != c.ControlType() {
 			t.Fatalf("control %s re-decodes as %s", a, b)
 		}
+		_, k := uvarint(p)
+		checkControlAsJS(t, p[k:], a)
 	})
+}
+
+// checkControlAsJS checks a parsed control against the document as a
+// case-sensitive parser with last-duplicate-wins (JavaScript's JSON.parse)
+// reads it: the same "type", and the same value for every top-level string
+// or boolean member the control carries.
+func checkControlAsJS(t *testing.T, doc, marshaled []byte) {
+	t.Helper()
+	var js, ours map[string]any
+	if err := json.Unmarshal(doc, &js); err != nil {
+		t.Fatalf("accepted control %q is not a JSON object: %v", doc, err)
+	}
+	if err := json.Unmarshal(marshaled, &ours); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range ours {
+		switch v.(type) {
+		case string, bool:
+			if jv := js[name]; jv != nil && jv != v { // absent or null: the zero value
+				t.Fatalf("control %q: member %q is %v, a case-sensitive parser reads %v", doc, name, v, jv)
+			}
+		}
+	}
+	if js["type"] != ours["type"] {
+		t.Fatalf("control %q: type %v, a case-sensitive parser reads %v", doc, ours["type"], js["type"])
+	}
 }
 
 func FuzzFileReader(f *testing.F) {

@@ -441,6 +441,10 @@ func (d *decoder) cells(what string, n uint64) []Cell {
 				d.fail(truncated(what))
 				return nil
 			}
+			if l == 0 { // a non-minimal 0 (80 00): a continuation cell too
+				p = p[k:]
+				break
+			}
 			b := p[k : k+int(l)]
 			if !validContent(b) {
 				d.fail(framingf("%s: cell content %q is not printable UTF-8", what, b))

@@ -318,3 +318,69 @@ func TestDecodeScreenSharesASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeScreenNonMinimalRuneLen checks that a continuation cell's
+// runeLen 0 is recognised by value (PROTOCOL §1: decoders accept
+// non-minimal uvarints), not only as the single byte 00.
+func TestDecodeScreenNonMinimalRuneLen(t *testing.T) {
+	want := &Screen{Cols: 2, Rows: 1, CursorVisible: true,
+		Primary: []Cell{{Content: "中", Fg: IndexedColor(3)}, {Style: StyleWideCont, Fg: IndexedColor(3)}}}
+	enc, err := AppendScreen(nil, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The continuation cell, then altPresent 0 and scrollbackLines 0.
+	const minimal = "00 40 01 03 00" + " 00 00"
+	head, ok := bytes.CutSuffix(enc, unhex(t, minimal))
+	if !ok {
+		t.Fatalf("encoding % x does not end in %s", enc, minimal)
+	}
+	tests := []struct {
+		name, cont string
+		ok         bool
+	}{
+		{"runeLen 80 00", "80 00 40 01 03 00", true},
+		{"runeLen 80 80 00", "80 80 00 40 01 03 00", true},
+		{"runeLen 80 00 style 0", "80 00 00 01 03 00", false},
+		{"runeLen 80 00 truncated", "80 00 40 01", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := append(bytes.Clone(head), unhex(t, tt.cont+" 00 00")...)
+			got, err := DecodeScreen(p)
+			if !tt.ok {
+				wantFraming(t, err, tt.name)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertScreenEqual(t, &got, want)
+		})
+	}
+}
+
+// TestDecodeScreenNonMinimalRuneLenBlank is the case the review found: a
+// 2x1 screen whose wide glyph has default colors and a continuation cell
+// encoded 80 00 40 00 00.
+func TestDecodeScreenNonMinimalRuneLenBlank(t *testing.T) {
+	want := &Screen{Cols: 2, Rows: 1, Primary: []Cell{{Content: "中"}, {Style: StyleWideCont}}}
+	enc, err := AppendScreen(nil, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, ok := bytes.CutSuffix(enc, unhex(t, "00 40 00 00 00 00"))
+	if !ok {
+		t.Fatalf("encoding % x does not end in a minimal continuation cell", enc)
+	}
+	got, err := DecodeScreen(append(bytes.Clone(head), unhex(t, "80 00 40 00 00 00 00")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertScreenEqual(t, &got, want)
+	minimal, err := DecodeScreen(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertScreenEqual(t, &got, &minimal)
+}
