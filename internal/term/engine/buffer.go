@@ -7,6 +7,10 @@ import "github.com/ptyhost/ptyhost/attachwire"
 // a Screen.
 const wideBit = 1 << 22
 
+// padBit marks the blank left in the last column when a wide glyph did
+// not fit there and wrapped: reflow drops it.
+const padBit = 1 << 23
+
 // line is one row of a buffer.
 type line struct {
 	cells []cell

@@ -155,7 +155,7 @@ func (e *Engine) printRune(r rune) {
 			// blank (tmux pads it so) and the glyph goes to the next line.
 			row := e.scr.row(e.cur.row)
 			splitWideDefault(row, e.cols-1)
-			row[e.cols-1] = cell{c: ' '}
+			row[e.cols-1] = cell{c: ' ' | padBit}
 			e.scr.line(e.cur.row).wrapped = true
 			e.cur.col = 0
 			e.indexBg(0)

@@ -6,16 +6,21 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// Resize changes the grid size, keeping content: columns are cut or
-// padded (no reflow); when rows shrink, blank rows below the cursor go
-// first, then top rows move into scrollback; when rows grow, lines come
-// back from scrollback, as tmux does. Sizes are clamped to [1, max].
+// Resize changes the grid size, keeping content: a width change rewraps
+// soft-wrapped lines of the primary screen and its scrollback (see
+// reflow; the alternate screen is cut or padded); when rows shrink,
+// blank rows below the cursor go first, then top rows move into
+// scrollback; when rows grow, lines come back from scrollback, as tmux
+// does. Sizes are clamped to [1, max].
 func (e *Engine) Resize(cols, rows, pxWidth, pxHeight int) {
 	cols = min(max(cols, 1), maxCols)
 	rows = min(max(rows, 1), maxRows)
 	e.pxW, e.pxH = max(pxWidth, 0), max(pxHeight, 0)
 	if cols == e.cols && rows == e.rows {
 		return
+	}
+	if cols != e.cols && !e.altActive && cols >= 2 && e.cols >= 2 {
+		e.reflow(cols)
 	}
 	shift := e.resizePrimary(cols, rows)
 	if e.altActive {

@@ -200,14 +200,16 @@ func TestResize(t *testing.T) {
 	e.Resize(8, 2, 0, 0)
 	s := screenOf(e)
 	checkInvariants(t, s)
-	if got := gridText(s); !reflect.DeepEqual(got, []string{"three", "four世界"}) {
+	// The cursor was right after "界", which now fills the row: it moves
+	// to the next row, and "three" into scrollback.
+	if got := gridText(s); !reflect.DeepEqual(got, []string{"four世界", ""}) {
 		t.Errorf("shrunk screen %q", got)
 	}
-	if len(s.Scrollback) != 2 || lineText(s.Scrollback[1]) != "two" {
+	if len(s.Scrollback) != 3 || lineText(s.Scrollback[2]) != "three" {
 		t.Errorf("scrollback after shrink %d lines", len(s.Scrollback))
 	}
-	if s.CursorRow != 1 || s.CursorCol != 7 {
-		t.Errorf("cursor %d,%d, want 1,7", s.CursorRow, s.CursorCol)
+	if s.CursorRow != 1 || s.CursorCol != 0 {
+		t.Errorf("cursor %d,%d, want 1,0", s.CursorRow, s.CursorCol)
 	}
 	e.Resize(12, 5, 0, 0)
 	s = screenOf(e)
@@ -235,6 +237,52 @@ func TestResize(t *testing.T) {
 	}
 	e2.Write([]byte("\x1b[?1049l"))
 	checkInvariants(t, screenOf(e2))
+}
+
+func TestReflow(t *testing.T) {
+	tests := []struct {
+		name       string
+		cols, rows int
+		in         string
+		newCols    int
+		want       []string
+		scrollback []string
+		row, col   int
+		pending    bool
+	}{
+		{"widen joins a wrapped line", 5, 3, "abcdefgh\r\nxy", 10, []string{"abcdefgh", "xy", ""}, nil, 1, 2, false},
+		{"narrow wraps", 10, 3, "abcdefgh\r\nxy", 4, []string{"abcd", "efgh", "xy"}, nil, 2, 2, false},
+		{"narrow pushes into scrollback", 10, 2, "abcdefgh\r\nxy", 4, []string{"efgh", "xy"}, []string{"abcd"}, 1, 2, false},
+		{"hard breaks stay", 10, 4, "ab\r\ncd\r\n", 4, []string{"ab", "cd", "", ""}, nil, 2, 0, false},
+		{"wide glyph moves down", 6, 3, "abcde世", 5, []string{"abcde", "世", ""}, nil, 1, 2, false},
+		{"wide glyph not split", 4, 3, "a世", 2, []string{"a", "世", ""}, nil, 2, 0, false},
+		{"scrollback rewrapped", 4, 2, "abcdefgh\r\nij\r\nkl", 8, []string{"ij", "kl"}, []string{"abcdefgh"}, 1, 2, false},
+		{"pending wrap stays at the edge", 4, 3, "abcdefgh", 8, []string{"abcdefgh", "", ""}, nil, 0, 7, true},
+		{"pending wrap leaves the edge", 4, 3, "abcdef", 8, []string{"abcdef", "", ""}, nil, 0, 6, false},
+		{"cursor past content", 10, 3, "ab\x1b[7G", 4, []string{"ab", "", ""}, nil, 1, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := newTest(t, tt.cols, tt.rows, 10)
+			e.Write([]byte(tt.in))
+			e.Resize(tt.newCols, tt.rows, 0, 0)
+			s := screenOf(e)
+			checkInvariants(t, s)
+			if got := gridText(s); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("screen %q, want %q", got, tt.want)
+			}
+			var sb []string
+			for _, l := range s.Scrollback {
+				sb = append(sb, strings.TrimRight(lineText(l), " "))
+			}
+			if !reflect.DeepEqual(sb, tt.scrollback) {
+				t.Errorf("scrollback %q, want %q", sb, tt.scrollback)
+			}
+			if s.CursorRow != tt.row || s.CursorCol != tt.col || (s.Modes&attachwire.ModePendingWrap != 0) != tt.pending {
+				t.Errorf("cursor %d,%d pending %v, want %d,%d %v", s.CursorRow, s.CursorCol, s.Modes&attachwire.ModePendingWrap != 0, tt.row, tt.col, tt.pending)
+			}
+		})
+	}
 }
 
 func TestScreenReusesDestination(t *testing.T) {
@@ -299,5 +347,40 @@ func TestRISKeepsScrollbackClusters(t *testing.T) {
 	}
 	if got := gridText(s)[0]; got != "y\u0302" {
 		t.Errorf("screen after RIS %q", got)
+	}
+}
+
+// TestReflowLongScrollback rewraps scrollback held both as cells and
+// encoded, and checks every logical line survives in order.
+func TestReflowLongScrollback(t *testing.T) {
+	const n = rawLines + 100
+	e, _ := newTest(t, 20, 5, 2*n+10)
+	for i := range n {
+		fmt.Fprintf(writerFunc(e.Write), "\x1b[3%dmline %04d 世界 e\u0301 end\x1b[m\r\n", i%8, i)
+	}
+	e.Resize(12, 5, 0, 0)
+	s := screenOf(e)
+	checkInvariants(t, s)
+	var rows [][]attachwire.Cell
+	rows = append(rows, s.Scrollback...)
+	for r := range s.Rows {
+		rows = append(rows, s.Primary[r*s.Cols:(r+1)*s.Cols])
+	}
+	var lines []string
+	var cur strings.Builder
+	for _, r := range rows {
+		cur.WriteString(strings.TrimRight(lineText(r), " "))
+		if strings.HasSuffix(cur.String(), "end") {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+	}
+	if len(lines) != n {
+		t.Fatalf("%d logical lines after reflow, want %d", len(lines), n)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("line %04d 世界 e\u0301 end", i); strings.ReplaceAll(l, " ", "") != strings.ReplaceAll(want, " ", "") {
+			t.Fatalf("line %d = %q, want %q", i, l, want)
+		}
 	}
 }

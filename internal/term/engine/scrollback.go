@@ -207,7 +207,7 @@ func encodeLine(dst []byte, l *line, ct *clusters) []byte {
 func encodeCells(dst []byte, cells []cell, fills int, fillCell cell, ct *clusters) []byte {
 	var cur cell // style bits in c, colors; starts at defaults
 	attrs := func(c cell) {
-		st := c.c &^ (runeMask | clusterBit | wideBit)
+		st := c.c &^ (runeMask | clusterBit | wideBit | padBit)
 		if c.c&contStyle != 0 {
 			st = cur.c // a continuation takes its base's attributes
 		}
