@@ -66,8 +66,8 @@ func TestQueryWedge(t *testing.T) {
 				t.Errorf("no answer was dropped")
 			}
 			answered(t, "Stop", func() { stopT(t, s) })
-			if ex, _ := s.Exit(); ex.Signal != "SIGTERM" {
-				t.Errorf("exit %+v, want SIGTERM", ex)
+			if ex, _ := s.Exit(); ex.Signal != "SIGHUP" {
+				t.Errorf("exit %+v, want SIGHUP: Stop's polite signal, not SIGKILL", ex)
 			}
 			t.Logf("dropped %d of 10000 answers", s.DroppedAnswers())
 		})
