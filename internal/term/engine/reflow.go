@@ -7,15 +7,23 @@ package engine
 // change here; Resize adjusts it afterwards. Resize calls it only while
 // the primary screen is active and both widths are at least 2.
 func (e *Engine) reflow(cols int) {
-	logical, curLine, curOff := e.logicalLines()
-	if c := logical[curLine]; curOff >= len(c) {
-		// The cursor sits past the line's content: keep its cell.
-		logical[curLine] = append(c, blankRun(curOff+1-len(c))...)
+	logical, curLine, target := e.logicalLines()
+	if e.cur.wrapPending {
+		target++ // the cursor waits after the character at the edge
+	}
+	// Blanks up to the cursor stay (a prompt's trailing space is
+	// content; tmux knows which cells were written, the engine does not).
+	if l := logical[curLine]; target > len(l) {
+		for range target - len(l) {
+			l = append(l, cell{c: ' '})
+		}
+		logical[curLine] = l
 	}
 	var rows []line
-	curRow, curCol := 0, 0
+	curRow, curCol, pending := 0, 0, false
 	for li, cells := range logical {
-		for start := 0; ; {
+		start := 0
+		for {
 			n := min(cols, len(cells)-start)
 			if n == cols && start+n < len(cells) && cells[start+n-1].c&wideBit != 0 {
 				n-- // the glyph would straddle the edge: it moves down
@@ -23,25 +31,27 @@ func (e *Engine) reflow(cols int) {
 			row := line{cells: make([]cell, cols), n: cols, fill: cell{c: ' '}}
 			copy(row.cells, cells[start:start+n])
 			fill(row.cells[n:], cell{c: ' '})
-			if li == curLine && curOff >= start && curOff < start+n {
-				curRow, curCol = len(rows), curOff-start
+			if li == curLine && target >= start && target < start+n {
+				curRow, curCol = len(rows), target-start
 			}
-			start += n
-			row.wrapped = start < len(cells)
+			row.wrapped = start+n < len(cells)
 			rows = append(rows, row)
 			e.work += uint64(cols)
 			if !row.wrapped {
+				if li == curLine && target == len(cells) {
+					// After the content: on its last row, or waiting at
+					// the edge when that row is full.
+					curRow, curCol = len(rows)-1, n
+					if n == cols {
+						curCol, pending = cols-1, true
+					}
+				}
 				break
 			}
+			start += n
 		}
 	}
-	e.placeReflowed(rows, curRow, curCol, cols)
-}
-
-func blankRun(n int) []cell {
-	s := make([]cell, n)
-	fill(s, cell{c: ' '})
-	return s
+	e.placeReflowed(rows, curRow, curCol, pending, cols)
 }
 
 // logicalLines joins scrollback and the screen (down to the cursor or the
@@ -62,8 +72,10 @@ func (e *Engine) logicalLines() (logical [][]cell, curLine, curOff int) {
 			cells = cells[:n-1] // padding before a wrapped wide glyph
 		}
 		if !wrapped {
+			// Trailing blanks go, whatever their background (tmux
+			// drops them too).
 			end := len(cells)
-			for end > 0 && cells[end-1] == (cell{c: ' '}) {
+			for end > 0 && cells[end-1].c == ' ' && cells[end-1].fg == 0 {
 				end--
 			}
 			cells = cells[:end]
@@ -95,11 +107,12 @@ func (e *Engine) logicalLines() (logical [][]cell, curLine, curOff int) {
 	return logical, curLine, curOff
 }
 
-// placeReflowed puts reflowed rows back: the last screenful (keeping the
-// cursor row on it) onto a new primary buffer, the rows above into
-// scrollback.
-func (e *Engine) placeReflowed(rows []line, curRow, curCol, cols int) {
-	start := min(max(0, len(rows)-e.rows), curRow)
+// placeReflowed puts reflowed rows back onto a new primary buffer, the
+// rows above it into scrollback. The cursor stays on its screen row when
+// there is enough content above it (tmux keeps it so); otherwise the
+// content starts at the top.
+func (e *Engine) placeReflowed(rows []line, curRow, curCol int, pending bool, cols int) {
+	start := max(0, curRow-e.cur.row)
 	nb := newBuffer(cols, e.rows)
 	for r := range e.rows {
 		if start+r < len(rows) {
@@ -111,15 +124,5 @@ func (e *Engine) placeReflowed(rows []line, curRow, curCol, cols int) {
 		e.sb.push(&rows[i], &e.ct)
 	}
 	e.prim, e.scr = nb, nb
-	e.cur.row = curRow - start
-	switch {
-	case !e.cur.wrapPending:
-		e.cur.col = curCol
-	case curCol == cols-1:
-		e.cur.col = curCol // still waiting at the edge
-	default:
-		// The character the wrap was pending after is no longer at the
-		// edge: the cursor goes right after it.
-		e.cur.col, e.cur.wrapPending = curCol+1, false
-	}
+	e.cur.row, e.cur.col, e.cur.wrapPending = curRow-start, curCol, pending
 }

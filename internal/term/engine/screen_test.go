@@ -200,16 +200,16 @@ func TestResize(t *testing.T) {
 	e.Resize(8, 2, 0, 0)
 	s := screenOf(e)
 	checkInvariants(t, s)
-	// The cursor was right after "界", which now fills the row: it moves
-	// to the next row, and "three" into scrollback.
-	if got := gridText(s); !reflect.DeepEqual(got, []string{"four世界", ""}) {
+	// The cursor was right after "界", which now fills the row: it waits
+	// at the edge (pending wrap), as tmux has it.
+	if got := gridText(s); !reflect.DeepEqual(got, []string{"three", "four世界"}) {
 		t.Errorf("shrunk screen %q", got)
 	}
-	if len(s.Scrollback) != 3 || lineText(s.Scrollback[2]) != "three" {
+	if len(s.Scrollback) != 2 || lineText(s.Scrollback[1]) != "two" {
 		t.Errorf("scrollback after shrink %d lines", len(s.Scrollback))
 	}
-	if s.CursorRow != 1 || s.CursorCol != 0 {
-		t.Errorf("cursor %d,%d, want 1,0", s.CursorRow, s.CursorCol)
+	if s.CursorRow != 1 || s.CursorCol != 7 || s.Modes&attachwire.ModePendingWrap == 0 {
+		t.Errorf("cursor %d,%d (modes %#x), want 1,7 pending", s.CursorRow, s.CursorCol, s.Modes)
 	}
 	e.Resize(12, 5, 0, 0)
 	s = screenOf(e)
@@ -251,15 +251,15 @@ func TestReflow(t *testing.T) {
 		pending    bool
 	}{
 		{"widen joins a wrapped line", 5, 3, "abcdefgh\r\nxy", 10, []string{"abcdefgh", "xy", ""}, nil, 1, 2, false},
-		{"narrow wraps", 10, 3, "abcdefgh\r\nxy", 4, []string{"abcd", "efgh", "xy"}, nil, 2, 2, false},
+		{"narrow wraps, cursor keeps its row", 10, 3, "abcdefgh\r\nxy", 4, []string{"efgh", "xy", ""}, []string{"abcd"}, 1, 2, false},
 		{"narrow pushes into scrollback", 10, 2, "abcdefgh\r\nxy", 4, []string{"efgh", "xy"}, []string{"abcd"}, 1, 2, false},
 		{"hard breaks stay", 10, 4, "ab\r\ncd\r\n", 4, []string{"ab", "cd", "", ""}, nil, 2, 0, false},
 		{"wide glyph moves down", 6, 3, "abcde世", 5, []string{"abcde", "世", ""}, nil, 1, 2, false},
-		{"wide glyph not split", 4, 3, "a世", 2, []string{"a", "世", ""}, nil, 2, 0, false},
+		{"wide glyph not split", 4, 3, "a世", 2, []string{"世", "", ""}, []string{"a"}, 0, 1, true},
 		{"scrollback rewrapped", 4, 2, "abcdefgh\r\nij\r\nkl", 8, []string{"ij", "kl"}, []string{"abcdefgh"}, 1, 2, false},
 		{"pending wrap stays at the edge", 4, 3, "abcdefgh", 8, []string{"abcdefgh", "", ""}, nil, 0, 7, true},
 		{"pending wrap leaves the edge", 4, 3, "abcdef", 8, []string{"abcdef", "", ""}, nil, 0, 6, false},
-		{"cursor past content", 10, 3, "ab\x1b[7G", 4, []string{"ab", "", ""}, nil, 1, 2, false},
+		{"cursor past content keeps its offset", 10, 3, "ab\x1b[7G", 4, []string{"", "", ""}, []string{"ab"}, 0, 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
