@@ -54,9 +54,9 @@ func TestReflowAgainstTmux(t *testing.T) {
 		t.Skip("starts tmux servers")
 	}
 	tests := []struct {
-		name                    string
+		name                     string
 		cols, rows, cols2, rows2 int
-		in                      string
+		in                       string
 	}{
 		{"widen", 10, 5, 20, 5, "abcdefghijklmnop\r\nxy\r\n$ "},
 		{"narrow", 20, 5, 8, 5, "abcdefghijklmnop\r\nxy\r\n$ "},
