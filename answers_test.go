@@ -66,8 +66,10 @@ func TestQueryWedge(t *testing.T) {
 				t.Errorf("no answer was dropped")
 			}
 			answered(t, "Stop", func() { stopT(t, s) })
-			if ex, _ := s.Exit(); ex.Signal != "SIGHUP" {
-				t.Errorf("exit %+v, want SIGHUP: Stop's polite signal, not SIGKILL", ex)
+			// Stop sends SIGHUP and SIGTERM together; the Go runtime of the
+			// helper may act on either first. Either is polite: not SIGKILL.
+			if ex, _ := s.Exit(); ex.Signal != "SIGHUP" && ex.Signal != "SIGTERM" {
+				t.Errorf("exit %+v, want SIGHUP or SIGTERM, not SIGKILL", ex)
 			}
 			t.Logf("dropped %d of 10000 answers", s.DroppedAnswers())
 		})

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -188,13 +190,13 @@ func mustSubscribe(tb testing.TB, s *Session, after uint64) *Subscription {
 func TestAttachResync(t *testing.T) {
 	const ring = 2 << 10
 	s := start(t, Spec{
-		Command:   []string{"sh", "-c", "seq 1 3000; read x; echo bye"},
+		Command:   []string{"sh", "-c", "seq 1 30000; read x; echo bye"},
 		RingBytes: ring,
-	}, realBackend(t))
+	}, newEngine) // fast enough to push many frames through a tiny ring
 	a := attach(t, s, LocalAttachOptions{})
 	_, joinAt := decodeSnapshotFrame(t, nextFrame(t, a)) // then stall
-	fast := mustSubscribe(t, s, 0)
-	waitTail(t, fast, "\n3000\r\n")
+	waitScreen(t, s, "30000")                            // the child printed everything and waits
+
 	if _, _, tail, _ := s.ring.stats(); tail <= joinAt+1 {
 		t.Fatalf("the ring (tail %d) still holds the stalled attach's next frame %d", tail, joinAt+1)
 	}
@@ -266,5 +268,30 @@ func waitTail(tb testing.TB, sub *Subscription, want string) {
 		if f.Type == attachwire.TypeOutput {
 			out = append(out, f.Payload...)
 		}
+	}
+}
+
+// waitScreen polls the session's snapshot until a row shows want.
+func waitScreen(tb testing.TB, s *Session, want string) {
+	tb.Helper()
+	deadline := time.Now().Add(watchdog)
+	for {
+		scr, _, err := s.Snapshot()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for r := range scr.Rows {
+			var line strings.Builder
+			for _, c := range scr.Primary[r*scr.Cols : (r+1)*scr.Cols] {
+				line.WriteString(c.Content)
+			}
+			if strings.TrimSpace(line.String()) == want {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("no row shows %q", want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -24,7 +24,7 @@ func (s *Session) readLoop() {
 	defer close(s.readDone)
 	buf := make([]byte, MaxOutputFrame)
 	for {
-		n, err := s.master.Read(buf)
+		n, err := readChunk(s.master, buf)
 		if n > 0 {
 			s.feed(bytes.Clone(buf[:n]))
 			s.extendDrain()
