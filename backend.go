@@ -55,3 +55,14 @@ func newXVT(o term.Options) (term.Terminal, error) {
 }
 
 func newEngine(o term.Options) (term.Terminal, error) { return engine.New(o), nil }
+
+// ParseBackend returns the Backend named "default", "xvt" or "engine" (the
+// names String returns), for flags and configuration files.
+func ParseBackend(name string) (Backend, error) {
+	for _, b := range []Backend{BackendDefault, BackendXVT, BackendEngine} {
+		if name == b.String() {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown terminal backend %q (want default, xvt or engine)", ErrInvalidSpec, name)
+}

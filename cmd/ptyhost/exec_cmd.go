@@ -37,6 +37,7 @@ type execOptions struct {
 	format    formatFlag
 	frames    string
 	record    string
+	backend   backendFlag
 
 	command []string
 	pattern *regexp.Regexp
@@ -54,6 +55,7 @@ func parseExec(args []string) (execOptions, error) {
 	fs.Var(&o.format, "format", "")
 	fs.StringVar(&o.frames, "frames", "", "")
 	fs.StringVar(&o.record, "record", "", "")
+	fs.Var(&o.backend, "backend", "")
 	cmd, err := parseCommand("exec", fs, args)
 	if err != nil {
 		return o, err
@@ -124,6 +126,7 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		Cols:       o.size.cols,
 		Rows:       o.size.rows,
 		RecordPath: o.record,
+		Backend:    o.backend.b,
 	})
 	if err != nil {
 		frames.abort()

@@ -23,6 +23,20 @@ func TestExecDrawText(t *testing.T) {
 	}
 }
 
+// TestExecBackends: every backend renders the same screen; an unknown one
+// is a usage error.
+func TestExecBackends(t *testing.T) {
+	for _, b := range []string{"default", "xvt", "engine"} {
+		r := cli(t, "draw", "", "exec", "--backend", b, "--size", "40x10", "--", self(t))
+		if r.code != 0 || r.stdout != drawText {
+			t.Errorf("--backend %s: exit %d, stdout %q, stderr %q; want 0 and %q", b, r.code, r.stdout, r.stderr, drawText)
+		}
+	}
+	if r := cli(t, "draw", "", "exec", "--backend", "vt100", "--", self(t)); r.code != 2 || !strings.Contains(r.stderr, "want default, xvt or engine") {
+		t.Errorf("--backend vt100: exit %d, stderr %q; want 2 and the choices", r.code, r.stderr)
+	}
+}
+
 func TestExecDrawJSON(t *testing.T) {
 	r := cli(t, "draw", "", "exec", "--size", "40x10", "--format", "json", "--", self(t))
 	if r.code != 0 {

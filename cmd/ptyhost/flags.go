@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ptyhost/ptyhost"
 )
 
 // maxSide bounds each side of a --size before the host checks its own,
@@ -146,4 +148,18 @@ func (f *formatFlag) Set(v string) error {
 		return nil
 	}
 	return fmt.Errorf("want text, ansi or json")
+}
+
+// backendFlag is --backend: the headless terminal the host uses.
+type backendFlag struct{ b ptyhost.Backend }
+
+func (f *backendFlag) String() string { return f.b.String() }
+
+func (f *backendFlag) Set(v string) error {
+	b, err := ptyhost.ParseBackend(v)
+	if err != nil {
+		return errors.New("want default, xvt or engine")
+	}
+	f.b = b
+	return nil
 }

@@ -40,6 +40,8 @@ Flags:
   --record FILE      also write an asciinema v2 cast of the session to FILE
   --scrollback N     lines of history the host keeps (default 200)
   --ring BYTES       bytes of frames the host buffers (default 8 MiB)
+  --backend NAME     the host's headless terminal: default (x/vt), xvt or
+                     engine (the in-house engine, much faster)
 `
 
 const execHelp = `usage: ptyhost exec [flags] -- CMD [ARGS...]
@@ -72,6 +74,8 @@ Flags:
                        colors and cursor) or json (the screen model)
   --frames FILE        write the session's attachwire frames file to FILE
   --record FILE        write an asciinema v2 cast of the session to FILE
+  --backend NAME       the host's headless terminal: default (x/vt), xvt
+                       or engine (the in-house engine, much faster)
 
 Durations use Go syntax: 500ms, 2s, 1m30s.
 `
@@ -90,4 +94,5 @@ Flags:
                        terminal (honouring its resizes) and print the final
                        screen as 'ptyhost exec' does
   --format FORMAT      with --screen: text (default), ansi or json
+  --backend NAME       with --screen: the headless terminal, as for exec
 `

@@ -10,10 +10,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
 	"github.com/ptyhost/ptyhost/internal/cast"
 	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/engine"
 	"github.com/ptyhost/ptyhost/internal/term/xvt"
 )
 
@@ -22,6 +24,7 @@ type playOptions struct {
 	idleLimit time.Duration
 	screen    bool
 	format    formatFlag
+	backend   backendFlag
 	file      string
 }
 
@@ -32,6 +35,7 @@ func parsePlay(args []string) (playOptions, error) {
 	fs.DurationVar(&o.idleLimit, "idle-limit", 0, "")
 	fs.BoolVar(&o.screen, "screen", false, "")
 	fs.Var(&o.format, "format", "")
+	fs.Var(&o.backend, "backend", "")
 	// Flags may come before or after the file name.
 	var files []string
 	for {
@@ -99,7 +103,7 @@ func castProblem(file string, err error) error {
 // cast's size, applies its resizes, and prints the final screen.
 func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	h := cr.Header()
-	t, err := xvt.New(term.Options{Cols: h.Width, Rows: h.Height, Scrollback: 200})
+	t, err := newTerminal(o.backend.b, term.Options{Cols: h.Width, Rows: h.Height, Scrollback: ptyhost.DefaultScrollback})
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
 	}
@@ -183,4 +187,13 @@ func finishPlay(stdout io.Writer, tty bool) error {
 	}
 	_, err := io.WriteString(stdout, restoreTrailer)
 	return err
+}
+
+// newTerminal returns the headless terminal a session with backend b would
+// use, for rendering a cast the way the host renders a live program.
+func newTerminal(b ptyhost.Backend, opts term.Options) (term.Terminal, error) {
+	if b == ptyhost.BackendEngine {
+		return engine.New(opts), nil
+	}
+	return xvt.New(opts) // BackendDefault is x/vt
 }

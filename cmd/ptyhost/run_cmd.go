@@ -20,6 +20,7 @@ type runOptions struct {
 	scrollback    int
 	scrollbackSet bool
 	ring          int
+	backend       backendFlag
 	command       []string
 }
 
@@ -30,6 +31,7 @@ func parseRun(args []string) (runOptions, error) {
 	fs.StringVar(&o.record, "record", "", "")
 	fs.IntVar(&o.scrollback, "scrollback", 0, "")
 	fs.IntVar(&o.ring, "ring", 0, "")
+	fs.Var(&o.backend, "backend", "")
 	cmd, err := parseCommand("run", fs, args)
 	if err != nil {
 		return o, err
@@ -71,6 +73,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		Rows:       min(rows, ptyhost.MaxRows),
 		RingBytes:  o.ring,
 		RecordPath: o.record,
+		Backend:    o.backend.b,
 	}
 	if o.scrollbackSet {
 		spec.Scrollback = o.scrollback
