@@ -259,14 +259,18 @@ func (p *painter) sgr(c Cell) {
 			p.dst = append(p.dst, a.sgr...)
 		}
 	}
-	p.dst = appendSGRColor(p.dst, c.Fg, 30)
-	p.dst = appendSGRColor(p.dst, c.Bg, 40)
+	p.dst = AppendSGRColor(p.dst, c.Fg, 30)
+	p.dst = AppendSGRColor(p.dst, c.Bg, 40)
 	p.dst = append(p.dst, 'm')
 }
 
-// appendSGRColor appends ";" and the SGR parameters of c as a foreground
-// (base 30) or background (base 40) color; nothing for the default.
-func appendSGRColor(dst []byte, c Color, base int) []byte {
+// AppendSGRColor appends ";" and the SGR parameters that select c as a
+// foreground (base 30) or background (base 40) color: base+n or base+60+n
+// for the 16 ANSI colors, base+8;5;n for the rest of the palette and
+// base+8;2;r;g;b for RGB (38;2;r;g;b as a foreground). It appends nothing
+// for the default color. Terminal emulators use it to
+// report their pen (DECRQSS), the repaint to paint cells.
+func AppendSGRColor(dst []byte, c Color, base int) []byte {
 	switch c.Kind() {
 	case ColorIndexed:
 		i := int(c.Index())

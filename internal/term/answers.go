@@ -3,6 +3,8 @@ package term
 import (
 	"encoding/hex"
 	"strconv"
+
+	"github.com/ptyhost/ptyhost/attachwire"
 )
 
 // The answers here are constants or numbers computed from emulator state:
@@ -241,4 +243,19 @@ func AppendWindowReport(dst []byte, ps, cols, rows, pxWidth, pxHeight int) []byt
 	dst = append(dst, ';')
 	dst = strconv.AppendInt(dst, int64(b), 10)
 	return append(dst, 't')
+}
+
+// CursorShape maps a DECSCUSR parameter (CSI Ps SP q) to the Screen
+// model's shape: 1–2 block, 3–4 underline, 5–6 bar (blinking or steady
+// alike), anything else the terminal's default.
+func CursorShape(ps int) attachwire.CursorShape {
+	switch ps {
+	case 1, 2:
+		return attachwire.CursorBlock
+	case 3, 4:
+		return attachwire.CursorUnderline
+	case 5, 6:
+		return attachwire.CursorBar
+	}
+	return attachwire.CursorDefault
 }

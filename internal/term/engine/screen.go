@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
 )
 
 // asciiStrings holds every 7-bit character so that a cell's content can be
@@ -25,7 +26,7 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 	}
 	dst.CursorRow, dst.CursorCol = e.cur.row, e.cur.col
 	dst.CursorVisible = e.mode.cursorVisible
-	dst.CursorShape = cursorShape(e.mode.cursorStyle)
+	dst.CursorShape = term.CursorShape(e.mode.cursorStyle)
 	dst.Modes, dst.Mouse = e.screenModes()
 	dst.SavedCursorRow, dst.SavedCursorCol = e.cur.row, e.cur.col
 	if e.altActive {
@@ -65,18 +66,6 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 		}
 		dst.Scrollback[i] = out
 	}
-}
-
-func cursorShape(ps int) attachwire.CursorShape {
-	switch ps {
-	case 1, 2:
-		return attachwire.CursorBlock
-	case 3, 4:
-		return attachwire.CursorUnderline
-	case 5, 6:
-		return attachwire.CursorBar
-	}
-	return attachwire.CursorDefault
 }
 
 func (e *Engine) screenModes() (attachwire.Modes, attachwire.MouseProto) {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strconv"
-
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
@@ -152,30 +150,7 @@ func appendSGR(dst []byte, pn pen) []byte {
 			dst = append(dst, a.code...)
 		}
 	}
-	dst = appendSGRColor(dst, pn.fg, 30)
-	dst = appendSGRColor(dst, pn.bg, 40)
+	dst = attachwire.AppendSGRColor(dst, pn.fg, 30)
+	dst = attachwire.AppendSGRColor(dst, pn.bg, 40)
 	return append(dst, 'm')
-}
-
-func appendSGRColor(dst []byte, c attachwire.Color, base int) []byte {
-	switch c.Kind() {
-	case attachwire.ColorIndexed:
-		i := int(c.Index())
-		switch {
-		case i < 8:
-			return strconv.AppendInt(append(dst, ';'), int64(base+i), 10)
-		case i < 16:
-			return strconv.AppendInt(append(dst, ';'), int64(base+60+i-8), 10)
-		}
-		dst = strconv.AppendInt(append(dst, ';'), int64(base+8), 10)
-		return strconv.AppendInt(append(dst, ";5;"...), int64(i), 10)
-	case attachwire.ColorRGB:
-		r, g, b := c.RGB()
-		dst = strconv.AppendInt(append(dst, ';'), int64(base+8), 10)
-		dst = append(dst, ";2"...)
-		for _, v := range [...]uint8{r, g, b} {
-			dst = strconv.AppendInt(append(dst, ';'), int64(v), 10)
-		}
-	}
-	return dst
 }

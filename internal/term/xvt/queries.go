@@ -217,32 +217,8 @@ func appendSGR(dst []byte, pen *uv.Style) []byte {
 	return appendSGRColor(dst, pen.Bg, 40)
 }
 
-// appendSGRColor appends ";<base+n>", ";<base+60+n>", ";<base+8>;5;n" or
-// ";<base+8>;2;r;g;b" for c; nothing for the default color.
+// appendSGRColor appends the SGR parameters of an x/vt color (see
+// attachwire.AppendSGRColor).
 func appendSGRColor(dst []byte, c color.Color, base int) []byte {
-	col := convertColor(c)
-	switch col.Kind() {
-	case attachwire.ColorIndexed:
-		i := int(col.Index())
-		dst = append(dst, ';')
-		switch {
-		case i < 8:
-			return strconv.AppendInt(dst, int64(base+i), 10)
-		case i < 16:
-			return strconv.AppendInt(dst, int64(base+60+i-8), 10)
-		}
-		dst = strconv.AppendInt(dst, int64(base+8), 10)
-		dst = append(dst, ";5;"...)
-		return strconv.AppendInt(dst, int64(i), 10)
-	case attachwire.ColorRGB:
-		r, g, b := col.RGB()
-		dst = append(dst, ';')
-		dst = strconv.AppendInt(dst, int64(base+8), 10)
-		dst = append(dst, ";2"...)
-		for _, v := range []uint8{r, g, b} {
-			dst = append(dst, ';')
-			dst = strconv.AppendInt(dst, int64(v), 10)
-		}
-	}
-	return dst
+	return attachwire.AppendSGRColor(dst, convertColor(c), base)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
 )
 
 // Screen fills dst with the current screen. It leaves dst.Epoch and
@@ -18,7 +19,7 @@ func (t *Terminal) Screen(dst *attachwire.Screen) {
 	pos := t.emu.CursorPosition()
 	dst.CursorCol, dst.CursorRow = pos.X, pos.Y
 	dst.CursorVisible = !t.emu.CursorHidden()
-	dst.CursorShape = cursorShape(t.scusr)
+	dst.CursorShape = term.CursorShape(t.scusr)
 	dst.Modes, dst.Mouse = t.modes.screenModes()
 	if t.pendingWrap() {
 		dst.Modes |= attachwire.ModePendingWrap
@@ -35,18 +36,6 @@ func (t *Terminal) Screen(dst *attachwire.Screen) {
 		dst.SavedCursorCol, dst.SavedCursorRow = pos.X, pos.Y
 	}
 	dst.Scrollback = t.scrollback(dst.Scrollback[:0])
-}
-
-func cursorShape(scusr int) attachwire.CursorShape {
-	switch scusr {
-	case 1, 2:
-		return attachwire.CursorBlock
-	case 3, 4:
-		return attachwire.CursorUnderline
-	case 5, 6:
-		return attachwire.CursorBar
-	}
-	return attachwire.CursorDefault
 }
 
 // pendingWrap derives the pending-wrap state x/vt keeps to itself: the
