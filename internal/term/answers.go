@@ -166,14 +166,18 @@ func AppendDECRQSS(dst []byte, setting string) []byte {
 	return append(dst, "\x1b\\"...)
 }
 
-// capabilities is the XTGETTCAP allowlist: the few terminfo capabilities
-// probers ask for, with fixed values.
-var capabilities = map[string]string{
-	"TN":     "xterm-256color",
-	"name":   "xterm-256color",
-	"Co":     "256",
-	"colors": "256",
-	"RGB":    "8/8/8",
+// capability returns the value of an XTGETTCAP-allowlisted terminfo
+// capability: the few that probers ask for, with fixed values.
+func capability(name string) (string, bool) {
+	switch name {
+	case "TN", "name":
+		return "xterm-256color", true
+	case "Co", "colors":
+		return "256", true
+	case "RGB":
+		return "8/8/8", true
+	}
+	return "", false
 }
 
 // AppendXTGETTCAP appends the answer to XTGETTCAP (DCS + q names ST) given
@@ -199,7 +203,7 @@ func appendTcapReply(dst []byte, hexName []byte) []byte {
 		return append(dst, "\x1bP0+r\x1b\\"...)
 	}
 	n, err := hex.Decode(buf[:], hexName)
-	value, ok := capabilities[string(buf[:n])]
+	value, ok := capability(string(buf[:n]))
 	if err != nil || !ok {
 		return append(dst, "\x1bP0+r\x1b\\"...)
 	}
