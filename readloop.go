@@ -14,19 +14,34 @@ import (
 // of the master is at most this long and becomes one frame.
 const MaxOutputFrame = 32 << 10
 
-// readLoop is the only reader of the master. Each chunk is fed to the
-// terminal and published as one Output frame under the session lock. It
-// returns at end of file (every slave fd closed: EIO on Linux), at the
-// drain's read deadline once the child has exited, or when the master is
-// closed.
+// readQueue is how many chunks read from the master may wait for the
+// terminal feed: enough to keep the master drained (so the child keeps
+// writing) while the feed works on one chunk, and a bound on what is held
+// outside the ring (readQueue * MaxOutputFrame bytes).
+const readQueue = 4
+
+// readLoop is the only reader of the master. It hands each chunk, in
+// order, to feedLoop, which feeds the terminal and publishes it as one
+// Output frame under the session lock: reading runs beside the feed, so
+// the child's writes and the emulator's work overlap on two cores instead
+// of taking turns. It returns at end of file (every slave fd closed: EIO
+// on Linux), at the drain's read deadline once the child has exited, or
+// when the master is closed, after feedLoop has published every chunk.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
+	chunks := make(chan []byte, readQueue)
+	fed := make(chan struct{})
+	go s.feedLoop(chunks, fed)
+	defer func() { <-fed }()
+	defer close(chunks)
 	buf := make([]byte, MaxOutputFrame)
 	for {
 		n, err := readChunk(s.master, buf)
 		if n > 0 {
-			s.feed(bytes.Clone(buf[:n]))
+			chunks <- bytes.Clone(buf[:n])
+			// The deadline counts from here: time spent waiting for the
+			// feed is not quiet time on the PTY.
 			s.extendDrain()
 		}
 		if err != nil {
@@ -38,6 +53,15 @@ func (s *Session) readLoop() {
 			}
 			return
 		}
+	}
+}
+
+// feedLoop publishes the chunks readLoop reads, in order, and closes fed
+// when chunks is closed and drained. readLoop owns and joins it.
+func (s *Session) feedLoop(chunks <-chan []byte, fed chan<- struct{}) {
+	defer close(fed)
+	for p := range chunks {
+		s.feed(p)
 	}
 }
 
