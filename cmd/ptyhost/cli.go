@@ -48,6 +48,9 @@ func catchSignals(parent context.Context) (context.Context, func()) {
 	wg.Go(func() {
 		select {
 		case s := <-ch:
+			// A second signal gets the default action: a user who asks
+			// twice is not kept waiting for a clean stop.
+			signal.Stop(ch)
 			cancel(&signalError{sig: s.(syscall.Signal)})
 		case <-ctx.Done():
 		}

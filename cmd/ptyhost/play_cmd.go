@@ -54,8 +54,8 @@ func parsePlay(args []string) (playOptions, error) {
 		return o, usagef("play", "missing cast file: ptyhost play [flags] FILE.cast")
 	case len(files) > 1:
 		return o, usagef("play", "one cast file at a time, got %d", len(files))
-	case !(o.speed > 0 && o.speed <= 1000):
-		return o, usagef("play", "--speed must be above 0 and at most 1000")
+	case !(o.speed >= 0.001 && o.speed <= 1000):
+		return o, usagef("play", "--speed must be in 0.001..1000")
 	case o.idleLimit < 0:
 		return o, usagef("play", "--idle-limit must not be negative")
 	case o.format != formatText && !o.screen:
@@ -103,6 +103,9 @@ func castProblem(file string, err error) error {
 // cast's size, applies its resizes, and prints the final screen.
 func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	h := cr.Header()
+	if h.Width > ptyhost.MaxCols || h.Height > ptyhost.MaxRows {
+		return castProblem(o.file, fmt.Errorf("size %dx%d is larger than ptyhost's %dx%d", h.Width, h.Height, ptyhost.MaxCols, ptyhost.MaxRows))
+	}
 	t, err := newTerminal(o.backend.b, term.Options{Cols: h.Width, Rows: h.Height, Scrollback: ptyhost.DefaultScrollback})
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
@@ -121,7 +124,8 @@ func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 			t.Write([]byte(ev.Data))
 		case "r":
 			if c, r, err := cast.ParseSize(ev.Data); err == nil {
-				t.Resize(c, r, 0, 0)
+				// The host never runs a terminal larger than its limits.
+				t.Resize(min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows), 0, 0)
 			}
 		}
 	}
@@ -134,7 +138,7 @@ func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 // playLive writes the output events to stdout through a Viewer sanitizer,
 // sleeping between them as recorded (divided by --speed, each pause capped
 // by the idle limit).
-func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Writer) error {
+func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Writer) (err error) {
 	idle := o.idleLimit
 	if h := cr.Header(); idle == 0 && h.IdleTimeLimit > 0 && h.IdleTimeLimit < math.MaxInt32 {
 		idle = time.Duration(h.IdleTimeLimit * float64(time.Second))
@@ -145,12 +149,22 @@ func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Wri
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	// Whatever ends the replay (the end, a signal, a bad event, a write
+	// error), the terminal gets its restore trailer.
+	defer func() {
+		if ferr := finishPlay(stdout, tty); err == nil {
+			err = ferr
+		}
+	}()
 	var last float64
 	var buf []byte
 	for {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
 		ev, err := cr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
 			return castProblem(o.file, err)
@@ -168,7 +182,6 @@ func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Wri
 			select {
 			case <-timer.C:
 			case <-ctx.Done():
-				finishPlay(stdout, tty)
 				return interrupted(ctx)
 			}
 		}
@@ -177,7 +190,6 @@ func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Wri
 			return fmt.Errorf("play: %w", err)
 		}
 	}
-	return finishPlay(stdout, tty)
 }
 
 // finishPlay resets a terminal the replay may have changed.

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
+	"github.com/ptyhost/ptyhost/internal/cast"
 )
 
 func writeCast(t testing.TB, body string) string {
@@ -61,5 +68,52 @@ func TestPlayStdin(t *testing.T) {
 	r := cli(t, "", "{\"version\": 2, \"width\": 8, \"height\": 2}\n[0, \"o\", \"hi\"]\n", "play", "--screen", "-")
 	if r.code != 0 || r.stdout != "hi\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestPlayLiveAlwaysRestores: on a terminal, a replay that stops early (a
+// malformed event, or a signal before the next event) still writes the
+// restore trailer after what it played.
+func TestPlayLiveAlwaysRestores(t *testing.T) {
+	const castFile = `{"version": 2, "width": 20, "height": 5}` + "\n" +
+		`[0, "o", "\u001b[?1049hhi"]` + "\n" + "not an event\n"
+	for _, tt := range []struct {
+		name      string
+		cancelled bool
+		wantErr   string
+	}{
+		{"bad event", false, "line 3"},
+		{"signal", true, "interrupted"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			master, slave, err := pty.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer master.Close()
+			out := make(chan []byte)
+			go func() {
+				b, _ := io.ReadAll(master) // until EIO once the slave is closed
+				out <- b
+			}()
+			cr, err := cast.NewReader(strings.NewReader(castFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			if tt.cancelled {
+				cancel(errors.New("interrupted"))
+			}
+			defer cancel(nil)
+			err = playLive(ctx, cr, playOptions{speed: 1, file: "x.cast"}, slave)
+			slave.Close()
+			got := <-out
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("playLive: %v, want an error mentioning %q", err, tt.wantErr)
+			}
+			if !bytes.HasSuffix(got, []byte(restoreTrailer)) {
+				t.Errorf("output %q does not end with the restore trailer", got)
+			}
+		})
 	}
 }

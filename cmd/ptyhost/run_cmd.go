@@ -125,7 +125,14 @@ func (a *attachment) run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	defer pump.Stop()
+	// The pump may be blocked writing to a child that does not read: put
+	// the terminal back first, then end the session (which releases that
+	// write), and only then join the pump.
+	defer func() {
+		a.restore()
+		a.stopSession()
+		pump.Stop()
+	}()
 	stopWinch := a.followResizes(att)
 	defer stopWinch()
 

@@ -6,7 +6,9 @@ package main
 // deferred-reply and key-encoding switches (?2048, ?2031, kitty keyboard
 // flags popped, modifyOtherKeys reset), cursor keys and keypad back to
 // normal, the alternate screen left, the cursor shown in its default
-// shape, attributes, hyperlink and colors reset.
+// shape, attributes, hyperlink and colors reset; and the display state the
+// Driver profile lets a program change: charsets (G0/G1 back to ASCII,
+// shift-in), the scroll region, insert mode, origin mode and autowrap.
 const restoreTrailer = "" +
 	"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l" +
 	"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[?2031l" +
@@ -14,4 +16,5 @@ const restoreTrailer = "" +
 	"\x1b[?1l\x1b>" +
 	"\x1b[?1049l\x1b[?25h\x1b[0 q" +
 	"\x1b[0m\x1b]8;;\x1b\\" +
-	"\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\\x1b]112\x1b\\"
+	"\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\\x1b]112\x1b\\" +
+	"\x1b(B\x1b)B\x0f\x1b[r\x1b[4l\x1b[?6l\x1b[?7h"
