@@ -37,6 +37,8 @@ func TestBadInput(t *testing.T) {
 		{"run without a terminal", []string{"run", "--", "true"}, 2, "not a terminal"},
 		{"run missing dashes", []string{"run", "sh"}, 2, "missing --"},
 		{"run bad scrollback", []string{"run", "--scrollback", "-5", "--", "sh"}, 2, "--scrollback"},
+		{"run size too large", []string{"run", "--size", "2000x50", "--", "sh"}, 2, "--size"},
+		{"bad backend", []string{"exec", "--backend", "vt100", "--", "true"}, 2, "--backend"},
 		{"unreadable cast", []string{"play", filepath.Join(dir, "nope.cast")}, 2, "cannot read cast"},
 		{"malformed cast", []string{"play", badCast}, 2, "line 2"},
 		{"no cast", []string{"play"}, 2, "missing cast file"},

@@ -43,6 +43,9 @@ func parseRun(args []string) (runOptions, error) {
 		return o, usagef("run", "--scrollback must be in 0..%d", ptyhost.MaxScrollback)
 	case o.ring < 0 || o.ring > ptyhost.MaxRingBytes:
 		return o, usagef("run", "--ring must be in 0..%d bytes", ptyhost.MaxRingBytes)
+	case o.size.set && (o.size.cols > ptyhost.MaxCols || o.size.rows > ptyhost.MaxRows):
+		// As exec does; only this terminal's own size is clamped.
+		return o, usagef("run", "--size: want 1..%d columns and 1..%d rows", ptyhost.MaxCols, ptyhost.MaxRows)
 	}
 	return o, nil
 }
