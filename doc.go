@@ -5,9 +5,9 @@
 //
 // [Spawn] starts the command as a session and process-group leader whose
 // controlling terminal is a fresh PTY. The [Session] owns the master side:
-// one goroutine reads it, feeds every chunk to a headless terminal emulator
-// (the single authority on what the screen looks like) and publishes the
-// bytes as Output frames. Every frame the host produces (Output, applied
+// one goroutine reads it and hands every chunk, in order, to another that
+// feeds it to a headless terminal emulator (the single authority on what
+// the screen looks like) and publishes the bytes as Output frames. Every frame the host produces (Output, applied
 // Resize, Marker, in-stream Snapshot, Exit) gets the next HostSeq, starting
 // at 1, and goes into a ring buffer bounded by Spec.RingBytes.
 //

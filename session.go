@@ -21,9 +21,9 @@ const MaxMarkerLabel = 4096
 // frames it has published. Create one with Spawn. A Session is safe for
 // concurrent use by multiple goroutines.
 //
-// Goroutines: a Session runs three (the read loop, the answer writer and
-// the lifecycle goroutine that waits for the child); all three have
-// exited once Done is closed, and Stop joins them.
+// Goroutines: a Session runs four (the read loop and the feed loop it
+// owns, the answer writer, and the lifecycle goroutine that waits for the
+// child); all have exited once Done is closed, and Stop joins them.
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
