@@ -97,6 +97,7 @@ func New(opts term.Options) *Engine {
 		version:  opts.Version,
 	}
 	e.sb.max = min(max(opts.Scrollback, 0), maxScrollback)
+	e.ct.limit = maxClusters
 	e.prim = newBuffer(cols, rows)
 	e.scr = e.prim
 	e.reset()
@@ -124,7 +125,7 @@ func (e *Engine) reset() {
 	// The cluster table stays: scrollback rows kept as cells refer to it.
 	// Collection drops what the cleared screens no longer use.
 	if e.ct.next == 0 {
-		e.ct.next = e.clusterBudget()
+		e.ct.next = min(e.clusterBudget(), e.ct.limit)
 	}
 }
 

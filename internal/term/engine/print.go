@@ -211,62 +211,11 @@ func (e *Engine) combine(r rune) {
 		return
 	}
 	n += encodeRune(buf[n:], r)
-	if e.ct.full() {
-		e.collectClusters()
-		c = row[col]
-	}
-	idx := e.ct.intern(buf[:n])
 	e.work += uint64(n)
-	row[col].c = c.c&^(runeMask|clusterBit) | clusterBit | idx
+	idx, ok := e.internCluster(buf[:n]) // may collect: row[col] is reread
+	content := clusterBit | idx
+	if !ok {
+		content = replacementChar
+	}
+	row[col].c = row[col].c&^(runeMask|clusterBit) | content
 }
-
-// collectClusters compacts the cluster table to the clusters still on a
-// screen. It runs when the table has doubled since the last collection,
-// so its O(rows·cols) cost is amortized over as many interned clusters.
-func (e *Engine) collectClusters() {
-	t := &e.ct
-	old := t.strs
-	t.strs = make([]string, 0, len(old))
-	if t.index == nil {
-		t.index = make(map[string]uint32)
-	}
-	clear(t.index)
-	remap := make(map[uint32]uint32)
-	mark := func(cells []cell) {
-		e.work += uint64(len(cells))
-		for j := range cells {
-			c := &cells[j]
-			if c.c&clusterBit == 0 {
-				continue
-			}
-			k := c.c & runeMask
-			nk, ok := remap[k]
-			if !ok {
-				s := " "
-				if int(k) < len(old) {
-					s = old[k]
-				}
-				nk = uint32(len(t.strs))
-				t.strs = append(t.strs, s)
-				t.index[s] = nk
-				remap[k] = nk
-			}
-			c.c = c.c&^runeMask | nk
-		}
-	}
-	for _, b := range [...]*buffer{e.prim, e.alt} {
-		if b != nil {
-			for i := range b.lines {
-				mark(b.lines[i].cells[:b.lines[i].n])
-			}
-		}
-	}
-	for i := range e.sb.rawN {
-		l := &e.sb.raw[ringIndex(e.sb.rawStart, i, len(e.sb.raw))]
-		mark(l.cells[:l.n])
-	}
-	t.next = 2*len(t.strs) + e.clusterBudget()
-}
-
-// clusterBudget is the table growth allowed between collections.
-func (e *Engine) clusterBudget() int { return 256 + e.cols*(e.rows+e.sb.rawMax())/4 }

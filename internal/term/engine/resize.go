@@ -47,7 +47,10 @@ func (e *Engine) Resize(cols, rows, pxWidth, pxHeight int) {
 	}
 	e.top, e.bot = 0, rows-1
 	e.resizeTabs(cols)
-	e.ct.next = max(e.ct.next, 2*len(e.ct.strs)+e.clusterBudget())
+	// Popped lines interned clusters, reflowed rows left some: compact
+	// the table for the new size (O(cols·(rows+rawLines)), as the
+	// resize itself).
+	e.collectClusters()
 }
 
 // resizePrimary resizes the primary buffer and returns how far its content
@@ -135,7 +138,9 @@ func isBlankRow(cells []cell) bool {
 }
 
 // cellsFromLine decodes an encoded scrollback line back into grid cells,
-// interning its clusters.
+// interning its clusters without collecting (dst is not in a buffer yet;
+// Resize collects at its end). A cluster the full table cannot take
+// becomes U+FFFD.
 func (e *Engine) cellsFromLine(dst []cell, b []byte) {
 	cells := decodeLine(nil, b)
 	for i, c := range cells[:min(len(cells), len(dst))] {
@@ -149,7 +154,11 @@ func (e *Engine) cellsFromLine(dst []cell, b []byte) {
 		case n == len(c.Content):
 			x.c |= uint32(r)
 		default:
-			x.c |= clusterBit | e.ct.intern([]byte(c.Content))
+			if k, ok := e.ct.internString(c.Content); ok {
+				x.c |= clusterBit | k
+			} else {
+				x.c |= replacementChar
+			}
 		}
 		dst[i] = x
 	}
