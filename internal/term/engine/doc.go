@@ -28,7 +28,12 @@
 // buffered string is capped, and a parameter past 2^31-1 discards its
 // sequence, so no byte costs more than O(cols + rows) steps, amortized
 // over the input (the fuzz target checks an explicit budget). Memory is
-// fixed by the size and Options.Scrollback.
+// fixed by the size and Options.Scrollback: the cluster table holds at
+// most about twice the cells of the screens and of the 256 newest
+// scrollback lines, and never more than its index field can address
+// (clusters.go). A resize rewraps the screen and those 256 lines only,
+// leaving older lines at their width, so it costs O(cols·(rows+256))
+// however long the scrollback is (reflow.go).
 //
 // Answers to queries (TERMINAL.md's table) are produced synchronously during
 // Write, in query order, through Options.Answer, using the shared encoders

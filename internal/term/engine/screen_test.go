@@ -351,7 +351,8 @@ func TestRISKeepsScrollbackClusters(t *testing.T) {
 }
 
 // TestReflowLongScrollback rewraps scrollback held both as cells and
-// encoded, and checks every logical line survives in order.
+// encoded (the encoded lines keep their width, see reflow.go), and
+// checks every logical line survives in order.
 func TestReflowLongScrollback(t *testing.T) {
 	const n = rawLines + 100
 	e, _ := newTest(t, 20, 5, 2*n+10)

@@ -91,18 +91,42 @@ func (s *scrollback) reset() {
 		s.enc[i].b = s.enc[i].b[:0]
 	}
 	s.encStart, s.encN = 0, 0
-	s.rawStart, s.rawN = 0, 0
+	s.resetRaw()
 }
+
+// resetRaw drops the raw lines, keeping the encoded ones.
+func (s *scrollback) resetRaw() { s.rawStart, s.rawN = 0, 0 }
 
 // push moves a screen line into the ring and gives the screen a
 // recycled buffer of the same length in its place, holding no stored
 // cells (n = 0). Without scrollback the line just stays.
 func (s *scrollback) push(l *line, ct *clusters) {
-	rm := s.rawMax()
-	if rm <= 0 {
+	slot, ok := s.slot(ct)
+	if !ok {
 		return
 	}
-	var slot int
+	old := s.raw[slot].cells
+	s.raw[slot] = *l
+	if len(old) != len(l.cells) {
+		old = make([]cell, len(l.cells))
+	}
+	*l = line{cells: old, fill: cell{c: ' '}}
+}
+
+// place puts l, which the ring then owns, as the newest line.
+func (s *scrollback) place(l line, ct *clusters) {
+	if slot, ok := s.slot(ct); ok {
+		s.raw[slot] = l
+	}
+}
+
+// slot makes room for a newest raw line and returns its slot; ok is
+// false without scrollback.
+func (s *scrollback) slot(ct *clusters) (slot int, ok bool) {
+	rm := s.rawMax()
+	if rm <= 0 {
+		return 0, false
+	}
 	switch {
 	case s.rawN < len(s.raw):
 		slot = ringIndex(s.rawStart, s.rawN, len(s.raw))
@@ -118,12 +142,7 @@ func (s *scrollback) push(l *line, ct *clusters) {
 		s.pushEncoded(&s.raw[slot], ct)
 		s.rawStart = ringIndex(s.rawStart, 1, len(s.raw))
 	}
-	old := s.raw[slot].cells
-	s.raw[slot] = *l
-	if len(old) != len(l.cells) {
-		old = make([]cell, len(l.cells))
-	}
-	*l = line{cells: old, fill: cell{c: ' '}}
+	return slot, true
 }
 
 // pushEncoded appends an encoded line to the older ring, evicting the
