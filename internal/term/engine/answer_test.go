@@ -48,7 +48,8 @@ func TestAnswers(t *testing.T) {
 		{"clipboard and font unanswered", "\x1b]52;c;?\x07\x1b]50;?\x07", nil},
 		{"order", "\x1b[6n\x1b[c\x1b]11;?\x07\x1b[5n", []string{"\x1b[1;1R", "\x1b[?62;22c", "\x1b]11;rgb:0000/0000/0000\x07", "\x1b[0n"}},
 		{"aborted by can", "\x1b[6\x18n\x1b]11;?\x18", nil},
-		{"utf-8 c1 csi is not a query", "\xc2\x9b6n", nil},
+		{"raw and utf-8 c1 csi query as their 7-bit form", "\x9b6n\xc2\x9b5n\x9d11;?\x9c", []string{"\x1b[1;1R", "\x1b[0n", "\x1b]11;rgb:0000/0000/0000\x1b\\"}},
+		{"non-ascii inside a query drops it", "\x1b[6én\x1b[\xff5n\x1b[>\xc2\xa0c", nil},
 		{"dcs over cap dropped", "\x1bP$q" + strings.Repeat(" ", 2000) + "m\x1b\\", nil},
 	}
 	for _, tt := range tests {

@@ -19,10 +19,19 @@
 // Parsing is a VT500-style state machine (ground, escape, CSI, DCS, OSC,
 // SOS/PM/APC) that decodes UTF-8 statefully before anything looks at a byte
 // above 0x7F, with fast paths for runs of printable ASCII and for plain CSI
-// parameters. Where terminals differ, it does what tmux and xterm do in
-// UTF-8 mode (C1 controls and invalid UTF-8 are not acted on), and on
-// details where those two differ it follows tmux, the fidelity oracle (see
-// fidelity_test.go and gen_test.go for the differences left).
+// parameters. Its structure rules are the viewer-side sanitizer's
+// (attachwire/sanitize), so the host's screen is the one a viewer's
+// terminal shows: a C1 control, a raw byte 0x80–0x9F outside valid UTF-8
+// or UTF-8-encoded (U+0080–U+009F), acts as ESC followed by c-0x40 (0x9B
+// is CSI, 0x9C ST ends a string, any other C1 abandons what is being
+// parsed), and a non-ASCII byte inside an escape or control sequence
+// makes it invalid, consumed to its final byte and dropped. There tmux
+// 3.3a ignores the C1 control or the character (x/vt acts on raw C1 bytes
+// too, but ignores UTF-8-encoded ones and aborts a sequence at a
+// non-ASCII character); fidelity_test.go lists those divergences. Invalid UTF-8 in text is
+// dropped, and elsewhere, where terminals differ, the engine follows
+// tmux, the fidelity oracle (see fidelity_test.go and gen_test.go for the
+// differences left).
 //
 // Bounds. Every count taken from the input is clamped to the screen, every
 // buffered string is capped, and a parameter past 2^31-1 discards its

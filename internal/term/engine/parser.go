@@ -3,18 +3,23 @@ package engine
 import "unicode/utf8"
 
 // The parser is the VT500-style state machine (DEC's, as Paul Williams
-// described it) with the sanitizer's structure rules: UTF-8 is decoded
-// statefully, across writes, before anything else looks at a byte above
-// 0x7F; ESC inside any sequence or string ends it; CAN and SUB abort; C0
-// controls inside a sequence are executed and the sequence goes on;
-// parameters saturate instead of wrapping and one past 2^31-1 discards
-// its sequence; buffered strings are capped and an over-long one is
-// dropped whole at its terminator.
+// described it) with the sanitizer's structure rules (package
+// attachwire/sanitize), so that the host's screen is the one a viewer's
+// terminal shows after the sanitizer: UTF-8 is decoded statefully, across
+// writes, before anything else looks at a byte above 0x7F; a C1 control,
+// whether a raw byte 0x80–0x9F outside valid UTF-8 or UTF-8-encoded
+// (U+0080–U+009F), acts as ESC followed by c-0x40 (ST ends a string, any
+// other C1 abandons what is being parsed); a non-ASCII character or
+// invalid UTF-8 inside an escape, control or DCS header makes the
+// sequence invalid, consumed to its final byte and dropped; invalid
+// UTF-8 inside an OSC or DCS string drops the string; ESC inside any
+// sequence or string ends it; CAN and SUB abort; C0 controls inside a
+// sequence are executed and the sequence goes on; parameters saturate
+// instead of wrapping and one past 2^31-1 discards its sequence;
+// buffered strings are capped and an over-long one is dropped whole at
+// its terminator.
 //
-// Where a terminal, not a sanitizer, has to choose, the engine does what
-// tmux and xterm do in UTF-8 mode: C1 controls (raw bytes, which are not
-// valid UTF-8, or UTF-8-encoded) are not acted on, invalid UTF-8 is
-// dropped, and a non-ASCII character inside a sequence is ignored.
+// Invalid UTF-8 in text is dropped, as tmux does.
 
 const (
 	maxParams   = 32
@@ -30,6 +35,7 @@ const (
 	stGround parserState = iota
 	stEscape
 	stEscInter
+	stEscIgnore // invalid escape sequence, consumed to its final byte
 	stCSIEntry
 	stCSIParam
 	stCSIInter
@@ -49,10 +55,11 @@ type parser struct {
 	// strState is the string state an ESC interrupted (in stStrEsc).
 	strState parserState
 
-	// UTF-8 decoding, across Write calls.
-	utfNeed uint8
-	utfAcc  rune
-	utfMin  rune
+	// UTF-8 decoding, across Write calls: utfNeed continuation bytes
+	// are still to come, the next one in utfLo..utfHi.
+	utfNeed      uint8
+	utfLo, utfHi byte
+	utfAcc       rune
 
 	params  [maxParams]int32
 	nparams int
@@ -90,12 +97,15 @@ func (e *Engine) Write(b []byte) {
 	p := &e.p
 	for i := 0; i < len(b); {
 		c := b[i]
-		// Fast paths for the common cases; everything else takes byte.
+		// Fast paths for the common cases; everything else, and every
+		// byte while a UTF-8 character is pending, takes byte.
+		if p.utfNeed != 0 {
+			e.byte(c)
+			i++
+			continue
+		}
 		switch p.state {
 		case stGround:
-			if p.utfNeed != 0 {
-				break
-			}
 			if c-0x20 < 0x5f {
 				i += e.printASCII(b[i:])
 				continue
@@ -216,45 +226,89 @@ func (e *Engine) csiFast(b []byte, i int) int {
 }
 
 // byte runs one byte through the UTF-8 decoder and the state machine.
+// The decoder accepts exactly what unicode/utf8 does and rejects a bad
+// sequence at the first byte that cannot continue it, which is then
+// handled afresh (so "\xe0\x9b" is an invalid byte, then CSI), as the
+// sanitizer's does.
 func (e *Engine) byte(c byte) {
 	p := &e.p
 	if p.utfNeed > 0 {
-		if c&0xC0 != 0x80 {
-			// A broken sequence is dropped; c is handled afresh.
-			p.utfNeed = 0
-			e.byte(c)
+		if c >= p.utfLo && c <= p.utfHi {
+			p.utfAcc = p.utfAcc<<6 | rune(c&0x3F)
+			p.utfLo, p.utfHi = 0x80, 0xBF
+			if p.utfNeed--; p.utfNeed > 0 {
+				return
+			}
+			if r := p.utfAcc; r < 0xA0 {
+				e.c1(byte(r)) // U+0080–U+009F
+			} else {
+				e.char(r)
+			}
 			return
 		}
-		p.utfAcc = p.utfAcc<<6 | rune(c&0x3F)
-		p.utfNeed--
-		if p.utfNeed > 0 {
-			return
-		}
-		// Overlong forms, surrogates and UTF-8-encoded C1 controls are
-		// dropped, as tmux does.
-		if r := p.utfAcc; r >= p.utfMin && r <= 0x10FFFF && (r < 0xD800 || r > 0xDFFF) && r >= 0xA0 {
-			e.char(r)
-		}
-		return
+		p.utfNeed = 0
+		e.invalid() // then c starts afresh
 	}
+	p.utfLo, p.utfHi = 0x80, 0xBF
 	switch {
 	case c < 0x80:
 		e.ascii(c)
+	case c < 0xA0:
+		e.c1(c) // a raw C1 byte
 	case c < 0xC2:
-		// A raw C1 byte or a stray continuation byte: not valid UTF-8,
-		// dropped (tmux and xterm in UTF-8 mode do not act on them).
+		e.invalid() // a stray continuation byte or an overlong lead
 	case c < 0xE0:
-		p.utfNeed, p.utfAcc, p.utfMin = 1, rune(c&0x1F), 0x80
+		p.utfNeed, p.utfAcc = 1, rune(c&0x1F)
 	case c < 0xF0:
-		p.utfNeed, p.utfAcc, p.utfMin = 2, rune(c&0x0F), 0x800
+		p.utfNeed, p.utfAcc = 2, rune(c&0x0F)
+		switch c {
+		case 0xE0:
+			p.utfLo = 0xA0 // overlong
+		case 0xED:
+			p.utfHi = 0x9F // surrogates
+		}
 	case c < 0xF5:
-		p.utfNeed, p.utfAcc, p.utfMin = 3, rune(c&0x07), 0x10000
+		p.utfNeed, p.utfAcc = 3, rune(c&0x07)
+		switch c {
+		case 0xF0:
+			p.utfLo = 0x90 // overlong
+		case 0xF4:
+			p.utfHi = 0x8F // above U+10FFFF
+		}
+	default:
+		e.invalid()
 	}
 }
 
-// char handles a decoded non-ASCII character: printed in ground, data in
-// an OSC or DCS string, ignored inside a sequence (which goes on, as in
-// tmux).
+// c1 handles a C1 control, from a raw byte or U+0080–U+009F, as the
+// sanitizer does: ST (0x9C) ends a string; any other C1, and ST outside a
+// string, abandons whatever is being parsed and acts as its 7-bit form,
+// ESC followed by c-0x40 (0x9B is CSI, 0x9D OSC, 0x90 DCS, 0x84 IND, 0x85
+// NEL, 0x88 HTS, 0x8D RI, ...).
+func (e *Engine) c1(c byte) {
+	p := &e.p
+	if c == 0x9C {
+		switch p.state {
+		case stOSC:
+			p.state = stGround
+			e.oscDispatch(false)
+			return
+		case stDCSPass:
+			p.state = stGround
+			e.dcsDispatch()
+			return
+		case stDCSIgnore, stSOS:
+			p.state = stGround
+			return
+		}
+	}
+	e.clearSeq(stEscape)
+	e.escapeByte(c - 0x40)
+}
+
+// char handles a decoded character of U+00A0 or above: printed in ground,
+// data in an OSC or DCS string, ignored in SOS/PM/APC; anywhere else it
+// makes the sequence invalid.
 func (e *Engine) char(r rune) {
 	switch e.p.state {
 	case stGround:
@@ -263,6 +317,39 @@ func (e *Engine) char(r rune) {
 		var buf [4]byte
 		n := encodeRune(buf[:], r)
 		e.strPut(buf[:n]...)
+	case stSOS, stDCSIgnore:
+	default:
+		e.poison()
+	}
+}
+
+// invalid handles bytes that are not UTF-8: dropped in text, they drop
+// the OSC or DCS string they are in and make any other sequence invalid.
+func (e *Engine) invalid() {
+	p := &e.p
+	switch p.state {
+	case stGround, stSOS, stDCSIgnore:
+	case stOSC, stDCSPass:
+		p.strOver = true
+	default:
+		e.poison()
+	}
+}
+
+// poison marks the escape, control or DCS sequence being parsed invalid:
+// it is consumed to its final byte and dropped. After an ESC inside a
+// string, the string is dropped and so is the escape sequence.
+func (e *Engine) poison() {
+	p := &e.p
+	switch p.state {
+	case stStrEsc:
+		e.clearSeq(stEscIgnore)
+	case stEscape, stEscInter:
+		p.state = stEscIgnore
+	case stCSIEntry, stCSIParam, stCSIInter:
+		p.state = stCSIIgnore
+	case stDCSEntry, stDCSParam, stDCSInter:
+		p.state = stDCSIgnore
 	}
 }
 
@@ -309,13 +396,17 @@ func (e *Engine) ascii(c byte) {
 		}
 	case stEscape:
 		e.escapeByte(c)
-	case stEscInter:
+	case stEscInter, stEscIgnore:
 		switch {
 		case c < 0x20:
 			e.execute(c)
 		case c < 0x30:
 			e.collect(c)
 		case c < 0x7F:
+			if p.state == stEscIgnore {
+				p.state = stGround // dropped, as if it never came
+				return
+			}
 			p.state = stGround
 			e.escDispatch(c)
 		}
