@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term/termtest"
 )
 
 // attach opens a local attach and closes it at cleanup.
@@ -271,7 +272,7 @@ func waitTail(tb testing.TB, sub *Subscription, want string) {
 	}
 }
 
-// waitScreen polls the session's snapshot until a row shows want.
+// waitScreen polls the session's snapshot until a row shows exactly want.
 func waitScreen(tb testing.TB, s *Session, want string) {
 	tb.Helper()
 	deadline := time.Now().Add(watchdog)
@@ -280,12 +281,9 @@ func waitScreen(tb testing.TB, s *Session, want string) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		for r := range scr.Rows {
-			var line strings.Builder
-			for _, c := range scr.Primary[r*scr.Cols : (r+1)*scr.Cols] {
-				line.WriteString(c.Content)
-			}
-			if strings.TrimSpace(line.String()) == want {
+		grid := termtest.FromScreen(&scr)
+		for _, line := range strings.Split(grid.Text(), "\n") {
+			if strings.TrimSpace(line) == want {
 				return
 			}
 		}

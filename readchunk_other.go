@@ -4,5 +4,10 @@ package ptyhost
 
 import "os"
 
-// readChunk reads what the master has.
-func readChunk(master *os.File, buf []byte) (int, error) { return master.Read(buf) }
+// chunkReader reads the master.
+type chunkReader struct{ f *os.File }
+
+func newChunkReader(master *os.File) *chunkReader { return &chunkReader{f: master} }
+
+// read reads what the master has.
+func (r *chunkReader) read(buf []byte) (int, error) { return r.f.Read(buf) }

@@ -5,25 +5,39 @@ package ptyhost
 import (
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// readChunk reads what the master has, waiting under Go's poller (so that
+// chunkReader reads the master through its raw connection, taken once.
+type chunkReader struct {
+	f  *os.File
+	rc syscall.RawConn // nil if the file has none: plain reads then
+}
+
+func newChunkReader(master *os.File) *chunkReader {
+	rc, err := master.SyscallConn()
+	if err != nil {
+		rc = nil
+	}
+	return &chunkReader{f: master, rc: rc}
+}
+
+// read reads what the master has, waiting under Go's poller (so that
 // read deadlines and Close interrupt it) only while there is nothing. It
 // keeps reading until the master is empty or buf is full: the tty layer
 // hands output over a few KiB at a time, and when the host has fallen
 // behind, taking all that is queued in one frame spares a terminal feed,
 // a publish and a subscriber wake-up per piece. It never waits for more
 // once it has something, so it adds no latency.
-func readChunk(master *os.File, buf []byte) (int, error) {
-	rc, err := master.SyscallConn()
-	if err != nil {
-		return master.Read(buf)
+func (r *chunkReader) read(buf []byte) (int, error) {
+	if r.rc == nil {
+		return r.f.Read(buf)
 	}
 	n := 0
 	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
+	err := r.rc.Read(func(fd uintptr) bool {
 		for n < len(buf) {
 			m, e := unix.Read(int(fd), buf[n:])
 			switch {

@@ -36,8 +36,9 @@ func (s *Session) readLoop() {
 	defer func() { <-fed }()
 	defer close(chunks)
 	buf := make([]byte, MaxOutputFrame)
+	r := newChunkReader(s.master)
 	for {
-		n, err := readChunk(s.master, buf)
+		n, err := r.read(buf)
 		if n > 0 {
 			chunks <- bytes.Clone(buf[:n])
 			// The deadline counts from here: time spent waiting for the
