@@ -1,6 +1,9 @@
 package engine
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // printASCII prints the run of printable ASCII bytes b starts with and
 // returns its length: the hot path, which scans and stores in one pass.
@@ -33,12 +36,15 @@ func (e *Engine) printASCII(b []byte) int {
 		}
 		dst := row[col : col+len(src)]
 		var k int
-		if len(src) < 8 {
+		switch {
+		case len(src) < 8:
 			// Short runs (between escape sequences) skip the call.
 			for ; k < len(src) && src[k]-0x20 < 0x5f; k++ {
 				dst[k] = cell{base.c | uint32(src[k]), base.fg, base.bg}
 			}
-		} else {
+		case col == l.n:
+			k = appendASCII(dst, src, base)
+		default:
 			k = storeASCII(dst, src, base)
 		}
 		if end := col + k; end < l.n && row[end].isCont() {
@@ -106,6 +112,47 @@ func storeASCII(dst []cell, src []byte, base cell) int {
 		dst[k] = cell{c | uint32(ch), fg, bg}
 	}
 	return k
+}
+
+// appendASCII is storeASCII for a run starting at the end of a line's
+// stored cells, the usual case: the cells past the run are not stored
+// (line.n), so it writes whole groups of eight and counts the printable
+// ones afterwards, instead of branching per byte where the run ends.
+func appendASCII(dst []cell, src []byte, base cell) int {
+	c, fg, bg := base.c, base.fg, base.bg
+	k := 0
+	for ; k+8 <= len(src) && k+8 <= len(dst); k += 8 {
+		w := binary.LittleEndian.Uint64(src[k:])
+		d := dst[k : k+8 : k+8]
+		d[0] = cell{c | uint32(byte(w)), fg, bg}
+		d[1] = cell{c | uint32(byte(w>>8)), fg, bg}
+		d[2] = cell{c | uint32(byte(w>>16)), fg, bg}
+		d[3] = cell{c | uint32(byte(w>>24)), fg, bg}
+		d[4] = cell{c | uint32(byte(w>>32)), fg, bg}
+		d[5] = cell{c | uint32(byte(w>>40)), fg, bg}
+		d[6] = cell{c | uint32(byte(w>>48)), fg, bg}
+		d[7] = cell{c | uint32(byte(w>>56)), fg, bg}
+		if m := unprintable(w); m != 0 {
+			return k + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; k < len(src) && k < len(dst); k++ {
+		ch := src[k]
+		if ch-0x20 >= 0x5f {
+			break
+		}
+		dst[k] = cell{c | uint32(ch), fg, bg}
+	}
+	return k
+}
+
+// unprintable returns a mask whose lowest set bit is the high bit of the
+// first byte of w (little-endian) below 0x20 or at/above 0x7F, and 0 when
+// all eight are printable. Bits above the lowest may be wrong (borrows
+// and carries cross bytes), so callers use only the lowest.
+func unprintable(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return ((w-0x20*ones)&^w | (w + ones | w)) & highs
 }
 
 // wrapOrStay resolves a pending wrap before printing: it moves to the
