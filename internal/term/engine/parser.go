@@ -210,7 +210,15 @@ func (e *Engine) csiFast(b []byte, i int) int {
 			}
 			p.nparams, p.hasParam = n, has
 			p.state = stGround
-			e.csiDispatch(c)
+			if c == 'm' && !p.badInter {
+				// SGR, the most frequent sequence by far: Write cleared
+				// the sequence, so it has no private marker,
+				// intermediate or sub-parameter.
+				e.lastRune = -1
+				e.plainSGR()
+			} else {
+				e.csiDispatch(c)
+			}
 			return i + 1
 		}
 		break

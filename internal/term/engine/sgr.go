@@ -14,8 +14,35 @@ func (e *Engine) sgr() {
 		e.cur.pen = pen{}
 		return
 	}
+	e.sgrFrom(0)
+}
+
+// plainSGR is sgr for parameters without sub-parameters (csiFast's): the
+// common codes go through sgrOps, without a branch on the code.
+func (e *Engine) plainSGR() {
+	p := &e.p
+	if p.nparams == 0 {
+		e.cur.pen = pen{}
+		return
+	}
+	for i, v := range p.params[:p.nparams] {
+		if uint32(v) >= uint32(len(sgrOps)) {
+			continue // no attribute of the model
+		}
+		op := &sgrOps[v]
+		if op.kind != sgrSimple {
+			e.sgrFrom(i)
+			return
+		}
+		op.apply(&e.cur.pen)
+	}
+}
+
+// sgrFrom applies the SGR parameters from params[i] on.
+func (e *Engine) sgrFrom(i int) {
+	p := &e.p
 	pn := &e.cur.pen
-	for i := 0; i < p.nparams; {
+	for i < p.nparams {
 		v := int(p.params[i])
 		subs := 0
 		if p.colons != 0 {
@@ -77,6 +104,63 @@ func (e *Engine) sgr() {
 		i = next
 	}
 }
+
+// sgrOp is what one SGR code does to the pen. Most codes are simple: they
+// clear and set style bits and replace a color or leave it, which sgrOps
+// encodes as masks so that applying one takes no branch on the code
+// (the codes of real output are too irregular to predict).
+type sgrOp struct {
+	kind           uint8
+	clear, set     attachwire.Style
+	fgKeep, bgKeep attachwire.Color // all ones, or 0 to replace the color
+	fg, bg         attachwire.Color
+}
+
+const (
+	sgrSimple  = iota
+	sgrComplex // 4 (its sub-parameter may turn underline off), 38, 48, 58
+)
+
+func (op *sgrOp) apply(pn *pen) {
+	pn.style = pn.style&^op.clear | op.set
+	pn.fg = pn.fg&op.fgKeep | op.fg
+	pn.bg = pn.bg&op.bgKeep | op.bg
+}
+
+// sgrOps maps the SGR codes below 108 as sgrFrom handles them; higher
+// codes do nothing.
+var sgrOps = func() (ops [108]sgrOp) {
+	const all = ^attachwire.Color(0)
+	for i := range ops {
+		ops[i] = sgrOp{fgKeep: all, bgKeep: all}
+	}
+	set := func(v int, s attachwire.Style) { ops[v].set = s }
+	unset := func(v int, s attachwire.Style) { ops[v].clear = s }
+	fg := func(v int, c attachwire.Color) { ops[v].fgKeep, ops[v].fg = 0, c }
+	bg := func(v int, c attachwire.Color) { ops[v].bgKeep, ops[v].bg = 0, c }
+	ops[0] = sgrOp{clear: ^attachwire.Style(0)}
+	set(1, attachwire.StyleBold)
+	set(2, attachwire.StyleDim)
+	set(3, attachwire.StyleItalic)
+	set(7, attachwire.StyleReverse)
+	set(9, attachwire.StyleStrikethrough)
+	set(21, attachwire.StyleUnderline)
+	unset(22, attachwire.StyleBold|attachwire.StyleDim)
+	unset(23, attachwire.StyleItalic)
+	unset(24, attachwire.StyleUnderline)
+	unset(27, attachwire.StyleReverse)
+	unset(29, attachwire.StyleStrikethrough)
+	for i := range 8 {
+		fg(30+i, attachwire.IndexedColor(uint8(i)))
+		bg(40+i, attachwire.IndexedColor(uint8(i)))
+		fg(90+i, attachwire.IndexedColor(uint8(i+8)))
+		bg(100+i, attachwire.IndexedColor(uint8(i+8)))
+	}
+	fg(39, 0)
+	bg(49, 0)
+	ops[4].kind, ops[38].kind, ops[48].kind, ops[58].kind = sgrComplex, sgrComplex, sgrComplex, sgrComplex
+	return ops
+}()
 
 // subparams counts the ':'-joined parameters after params[i].
 func (p *parser) subparams(i int) int {
