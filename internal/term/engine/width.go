@@ -53,6 +53,10 @@ func runeWidth(r rune) int {
 		return 2 // CJK ideographs, Hangul syllables, kana: wide, no marks
 	case r >= 0x2070 && r < 0x20D0, r >= 0x2100 && r < 0x2C00, r >= 0x1F000 && r < 0x1FB00:
 		return wideWidth(r) // symbols, arrows, shapes, emoji: no zero-width ones
+	case r < 0x370:
+		return 0 // combining diacritical marks
+	case r < 0x483, r >= 0x2010 && r < 0x2028:
+		return 1 // Greek, Cyrillic letters; dashes, quotes, bullets: none is a mark or format character
 	case isZeroWidth(r):
 		return 0
 	case r < 0x1100:

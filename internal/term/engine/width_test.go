@@ -19,3 +19,20 @@ func TestRuneWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneWidthFastRanges checks the ranges runeWidth answers before
+// consulting the Unicode tables against those tables.
+func TestRuneWidthFastRanges(t *testing.T) {
+	for r := rune(0x300); r < 0x370; r++ {
+		if !isZeroWidth(r) {
+			t.Errorf("%U is not zero width", r)
+		}
+	}
+	for _, rg := range [][2]rune{{0x370, 0x483}, {0x2010, 0x2028}} {
+		for r := rg[0]; r < rg[1]; r++ {
+			if isZeroWidth(r) || wideWidth(r) != 1 {
+				t.Errorf("%U is not one cell wide", r)
+			}
+		}
+	}
+}
