@@ -17,6 +17,34 @@ func (e *Engine) printASCII(b []byte) int {
 		}
 		return i
 	}
+	if e.cur.wrapPending {
+		return e.printRun(b)
+	}
+	// The usual run: appended at the end of the line's stored cells
+	// and ending before the right margin, so nothing around it needs
+	// care. Up to the cell before the margin is stored here; a run
+	// reaching that far goes on in printRun, which wraps.
+	l := e.scr.line(e.cur.row)
+	col := e.cur.col
+	room := e.cols - 1 - col
+	if col != l.n || room < 8 || len(b) < 8 {
+		return e.printRun(b)
+	}
+	n := min(room, len(b))
+	k := appendASCII(l.cells[col:col+n], b[:n], e.cur.pen.cellFor(0))
+	l.n = col + k
+	e.cur.col = col + k
+	if k == n && k < len(b) && b[k]-0x20 < 0x5f {
+		return k + e.printRun(b[k:])
+	}
+	e.lastRune = rune(b[k-1])
+	return k
+}
+
+// printRun is printASCII for the runs that need care: from a pending
+// wrap, over stored cells (a wide glyph may be cut), short, or reaching
+// the right margin.
+func (e *Engine) printRun(b []byte) int {
 	cols := e.cols
 	base := e.cur.pen.cellFor(0)
 	i := 0
