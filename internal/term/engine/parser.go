@@ -106,8 +106,31 @@ func (e *Engine) Write(b []byte) {
 		}
 		switch p.state {
 		case stGround:
+			// Tested in order of frequency in real output.
 			if c-0x20 < 0x5f {
 				i += e.printASCII(b[i:])
+				continue
+			}
+			if c == 0x1B {
+				e.clearSeq(stEscape)
+				i++
+				if i < len(b) && b[i] == '[' {
+					p.state = stCSIEntry
+					i = e.csiFast(b, i+1)
+				}
+				continue
+			}
+			if c == '\r' {
+				e.cur.col = 0
+				e.cur.wrapPending = false
+				e.lastRune = -1
+				i++
+				continue
+			}
+			if c == '\n' {
+				e.lastRune = -1
+				e.index()
+				i++
 				continue
 			}
 			if c >= 0xC2 && c < 0xF5 {
@@ -117,27 +140,6 @@ func (e *Engine) Write(b []byte) {
 					i += size
 					continue
 				}
-			}
-			switch c {
-			case '\r':
-				e.cur.col = 0
-				e.cur.wrapPending = false
-				e.lastRune = -1
-				i++
-				continue
-			case '\n':
-				e.lastRune = -1
-				e.index()
-				i++
-				continue
-			case 0x1B:
-				e.clearSeq(stEscape)
-				i++
-				if i < len(b) && b[i] == '[' {
-					p.state = stCSIEntry
-					i = e.csiFast(b, i+1)
-				}
-				continue
 			}
 		case stEscape:
 			if c == '[' {

@@ -148,10 +148,12 @@ func storeASCII(dst []cell, src []byte, base cell) int {
 // ones afterwards, instead of branching per byte where the run ends.
 func appendASCII(dst []cell, src []byte, base cell) int {
 	c, fg, bg := base.c, base.fg, base.bg
+	n := min(len(src), len(dst))
+	src, dst = src[:n], dst[:n]
 	k := 0
-	for ; k+8 <= len(src) && k+8 <= len(dst); k += 8 {
-		w := binary.LittleEndian.Uint64(src[k:])
-		d := dst[k : k+8 : k+8]
+	for ; k <= n-8; k += 8 {
+		w := binary.LittleEndian.Uint64(src[k : k+8])
+		d := (*[8]cell)(dst[k : k+8])
 		d[0] = cell{c | uint32(byte(w)), fg, bg}
 		d[1] = cell{c | uint32(byte(w>>8)), fg, bg}
 		d[2] = cell{c | uint32(byte(w>>16)), fg, bg}
