@@ -217,7 +217,11 @@ func (e *Engine) csiFast(b []byte, i int) int {
 				// the sequence, so it has no private marker,
 				// intermediate or sub-parameter.
 				e.lastRune = -1
-				e.plainSGR()
+				if n == 1 && v < uint64(len(sgrOps)) && sgrOps[v].kind == sgrSimple {
+					sgrOps[v].apply(&e.cur.pen) // one code, as most SGRs
+				} else {
+					e.plainSGR()
+				}
 			} else {
 				e.csiDispatch(c)
 			}
