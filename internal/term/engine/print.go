@@ -122,15 +122,16 @@ func storeASCII(dst []cell, src []byte, base cell) int {
 		if (w-0x20*ones)&^w&highs != 0 || (w+ones|w)&highs != 0 {
 			break // a byte below 0x20 or at/above 0x7F
 		}
-		d := dst[k : k+8 : k+8]
-		d[0] = cell{c | uint32(byte(w)), fg, bg}
-		d[1] = cell{c | uint32(byte(w>>8)), fg, bg}
-		d[2] = cell{c | uint32(byte(w>>16)), fg, bg}
-		d[3] = cell{c | uint32(byte(w>>24)), fg, bg}
-		d[4] = cell{c | uint32(byte(w>>32)), fg, bg}
-		d[5] = cell{c | uint32(byte(w>>40)), fg, bg}
-		d[6] = cell{c | uint32(byte(w>>48)), fg, bg}
-		d[7] = cell{c | uint32(byte(w>>56)), fg, bg}
+		s := (*[8]byte)(src[k : k+8])
+		d := (*[8]cell)(dst[k : k+8])
+		d[0] = cell{c | uint32(s[0]), fg, bg}
+		d[1] = cell{c | uint32(s[1]), fg, bg}
+		d[2] = cell{c | uint32(s[2]), fg, bg}
+		d[3] = cell{c | uint32(s[3]), fg, bg}
+		d[4] = cell{c | uint32(s[4]), fg, bg}
+		d[5] = cell{c | uint32(s[5]), fg, bg}
+		d[6] = cell{c | uint32(s[6]), fg, bg}
+		d[7] = cell{c | uint32(s[7]), fg, bg}
 	}
 	for ; k < len(src) && k < len(dst); k++ {
 		ch := src[k]
@@ -152,16 +153,19 @@ func appendASCII(dst []cell, src []byte, base cell) int {
 	src, dst = src[:n], dst[:n]
 	k := 0
 	for ; k <= n-8; k += 8 {
-		w := binary.LittleEndian.Uint64(src[k : k+8])
+		// The bytes are stored from memory, which takes fewer
+		// instructions than shifting them out of the word.
+		s := (*[8]byte)(src[k : k+8])
 		d := (*[8]cell)(dst[k : k+8])
-		d[0] = cell{c | uint32(byte(w)), fg, bg}
-		d[1] = cell{c | uint32(byte(w>>8)), fg, bg}
-		d[2] = cell{c | uint32(byte(w>>16)), fg, bg}
-		d[3] = cell{c | uint32(byte(w>>24)), fg, bg}
-		d[4] = cell{c | uint32(byte(w>>32)), fg, bg}
-		d[5] = cell{c | uint32(byte(w>>40)), fg, bg}
-		d[6] = cell{c | uint32(byte(w>>48)), fg, bg}
-		d[7] = cell{c | uint32(byte(w>>56)), fg, bg}
+		d[0] = cell{c | uint32(s[0]), fg, bg}
+		d[1] = cell{c | uint32(s[1]), fg, bg}
+		d[2] = cell{c | uint32(s[2]), fg, bg}
+		d[3] = cell{c | uint32(s[3]), fg, bg}
+		d[4] = cell{c | uint32(s[4]), fg, bg}
+		d[5] = cell{c | uint32(s[5]), fg, bg}
+		d[6] = cell{c | uint32(s[6]), fg, bg}
+		d[7] = cell{c | uint32(s[7]), fg, bg}
+		w := binary.LittleEndian.Uint64(s[:])
 		if m := unprintable(w); m != 0 {
 			return k + bits.TrailingZeros64(m)/8
 		}
