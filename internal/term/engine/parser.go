@@ -186,12 +186,12 @@ func (e *Engine) Write(b []byte) {
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
 	start := i
-	end := min(len(b), i+maxCSILen)
+	seq := b[:min(len(b), i+maxCSILen)]
 	n := 0
 	var v uint64
 	has := false
-	for ; i < end; i++ {
-		c := b[i]
+	for ; i < len(seq); i++ {
+		c := seq[i]
 		if d := c - '0'; d < 10 {
 			v = min(v*10+uint64(d), 1<<40)
 			has = true
