@@ -13,9 +13,12 @@ type Backend int
 
 // Terminal backends.
 const (
-	// BackendDefault is the recommended backend; currently BackendXVT.
+	// BackendDefault is the recommended backend; currently BackendEngine
+	// (see Resolve).
 	BackendDefault Backend = iota
-	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs.
+	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs:
+	// the seed's emulator, kept for comparison and for users who want it.
+	// It is much slower on heavy output (docs/performance.md).
 	BackendXVT
 	// BackendEngine is the in-house engine (internal/term/engine): a ring
 	// of rows, compact cells and bounded work per byte.
@@ -35,10 +38,20 @@ func (b Backend) String() string {
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
+// Resolve returns the backend b stands for: BackendDefault resolves to
+// the backend it currently means (BackendEngine), any other value to
+// itself.
+func (b Backend) Resolve() Backend {
+	if b == BackendDefault {
+		return BackendEngine
+	}
+	return b
+}
+
 // constructor returns the function that creates a terminal for b.
 func (b Backend) constructor() (func(term.Options) (term.Terminal, error), error) {
-	switch b {
-	case BackendDefault, BackendXVT:
+	switch b.Resolve() {
+	case BackendXVT:
 		return newXVT, nil
 	case BackendEngine:
 		return newEngine, nil

@@ -42,8 +42,10 @@
 //
 // # Terminal backends
 //
-// Spec.Backend picks the headless terminal: charmbracelet/x/vt behind the
-// guards a host needs (BackendXVT), or the in-house engine (BackendEngine).
+// Spec.Backend picks the headless terminal: the in-house engine
+// (BackendEngine, the default), built to keep up with a PTY at bounded
+// work per byte, or charmbracelet/x/vt behind the guards a host needs
+// (BackendXVT), much slower on heavy output.
 //
 // # Ordering and consistency
 //

@@ -40,8 +40,9 @@ Flags:
   --record FILE      also write an asciinema v2 cast of the session to FILE
   --scrollback N     lines of history the host keeps (default 200)
   --ring BYTES       bytes of frames the host buffers (default 8 MiB)
-  --backend NAME     the host's headless terminal: default (x/vt), xvt or
-                     engine (the in-house engine, much faster)
+  --backend NAME     the host's headless terminal: default (engine),
+                     engine (ptyhost's own) or xvt (charmbracelet/x/vt,
+                     much slower)
 `
 
 const execHelp = `usage: ptyhost exec [flags] -- CMD [ARGS...]
@@ -74,8 +75,9 @@ Flags:
                        colors and cursor) or json (the screen model)
   --frames FILE        write the session's attachwire frames file to FILE
   --record FILE        write an asciinema v2 cast of the session to FILE
-  --backend NAME       the host's headless terminal: default (x/vt), xvt
-                       or engine (the in-house engine, much faster)
+  --backend NAME       the host's headless terminal: default (engine),
+                       engine (ptyhost's own) or xvt (charmbracelet/x/vt,
+                       much slower)
 
 Durations use Go syntax: 500ms, 2s, 1m30s.
 `

@@ -204,8 +204,8 @@ func finishPlay(stdout io.Writer, tty bool) error {
 // newTerminal returns the headless terminal a session with backend b would
 // use, for rendering a cast the way the host renders a live program.
 func newTerminal(b ptyhost.Backend, opts term.Options) (term.Terminal, error) {
-	if b == ptyhost.BackendEngine {
-		return engine.New(opts), nil
+	if b.Resolve() == ptyhost.BackendXVT {
+		return xvt.New(opts)
 	}
-	return xvt.New(opts) // BackendDefault is x/vt
+	return engine.New(opts), nil
 }
