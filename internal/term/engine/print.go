@@ -117,9 +117,7 @@ func storeASCII(dst []cell, src []byte, base cell) int {
 	c, fg, bg := base.c, base.fg, base.bg
 	k := 0
 	for ; k+8 <= len(src) && k+8 <= len(dst); k += 8 {
-		w := binary.LittleEndian.Uint64(src[k:])
-		const ones, highs = 0x0101010101010101, 0x8080808080808080
-		if (w-0x20*ones)&^w&highs != 0 || (w+ones|w)&highs != 0 {
+		if unprintable(binary.LittleEndian.Uint64(src[k:])) != 0 {
 			break // a byte below 0x20 or at/above 0x7F
 		}
 		s := (*[8]byte)(src[k : k+8])
@@ -154,7 +152,9 @@ func appendASCII(dst []cell, src []byte, base cell) int {
 	k := 0
 	for ; k <= n-8; k += 8 {
 		// The bytes are stored from memory, which takes fewer
-		// instructions than shifting them out of the word.
+		// instructions than shifting them out of the word. (The same
+		// eight stores as storeASCII's, written out in both: a function
+		// holding them is too big for the compiler to inline.)
 		s := (*[8]byte)(src[k : k+8])
 		d := (*[8]cell)(dst[k : k+8])
 		d[0] = cell{c | uint32(s[0]), fg, bg}
