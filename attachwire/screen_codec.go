@@ -3,6 +3,7 @@ package attachwire
 import (
 	"encoding"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -244,45 +245,85 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller
-// then asks Validate which one). It writes by index into spare capacity,
-// growing it when a cell might not fit; a printable ASCII cell in default
-// colors, the common case, costs one check and five stores.
+// then asks Validate which one). A printable ASCII cell, the common case,
+// is written by the inner loop, which calls nothing on its usual path so
+// its state stays in registers; any other cell, colors that do not
+// encode, or a buffer too short for the widest ASCII cell drop to the
+// outer loop, which takes one cell and grows the buffer.
 func appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
-	// The encoded colors of the last cell, as one little-endian word:
-	// neighbouring cells mostly share their colors.
-	var lastFg, lastBg Color
-	var colors [8]byte
+	// The encoded colors of the last ASCII cell, as one little-endian
+	// word: neighbouring cells mostly share their colors. Fg and Bg are
+	// adjacent, so they compare as one word.
+	var lastColors uint64
 	colorWord, colorLen := uint64(0), 2
 	n := len(dst)
-	for i := range cells {
-		c := &cells[i]
-		// Longest cell: runeLen (10), content, style, two RGB colors (8);
-		// the color word may store 8 bytes past the style.
-		if need := 19 + len(c.Content); cap(dst)-n < need {
-			dst = slices.Grow(dst[:n], need+5*(len(cells)-i))
-		}
-		b := dst[n:cap(dst)]
-		if len(c.Content) == 1 && c.Content[0]-0x20 < 0x7F-0x20 && c.Style&(StyleWideCont|styleReserved) == 0 && len(b) >= 11 {
-			if c.Fg != lastFg || c.Bg != lastBg {
-				m, ok := putColors(colors[:], 0, c)
-				if !ok {
-					return dst[:n], false
-				}
-				lastFg, lastBg = c.Fg, c.Bg
-				colorWord, colorLen = binary.LittleEndian.Uint64(colors[:]), m
+	buf := dst[:cap(dst)]
+	for i := 0; ; i++ {
+		for ; i < len(cells); i++ {
+			c := &cells[i]
+			if len(c.Content) != 1 || c.Content[0]-0x20 >= 0x7F-0x20 || c.Style&(StyleWideCont|styleReserved) != 0 {
+				break
 			}
+			if colors := uint64(c.Fg) | uint64(c.Bg)<<32; colors != lastColors {
+				w, l, ok := encodeColors(c.Fg, c.Bg)
+				if !ok {
+					break
+				}
+				lastColors, colorWord, colorLen = colors, w, l
+			}
+			// The color word stores 8 bytes past the style, whatever
+			// colorLen is.
+			if len(buf)-n < 11 {
+				break
+			}
+			b := buf[n : n+11]
 			b[0], b[1], b[2] = 1, c.Content[0], byte(c.Style)
 			binary.LittleEndian.PutUint64(b[3:], colorWord)
 			n += 3 + colorLen
-			continue
 		}
-		m, ok := putCell(b, c)
+		if i == len(cells) {
+			return buf[:n], true
+		}
+		c := &cells[i]
+		// Longest cell: runeLen (10), content, style, two RGB colors (8);
+		// the inner loop wants 11 bytes for each of its cells.
+		if need := 18 + len(c.Content); len(buf)-n < need {
+			buf = slices.Grow(buf[:n], need+11*min(len(cells)-i, 256))
+			buf = buf[:cap(buf)]
+		}
+		m, ok := putCell(buf[n:], c)
 		if !ok {
-			return dst[:n], false
+			return buf[:n], false
 		}
 		n += m
 	}
-	return dst[:n], true
+}
+
+// encodeColors returns the encoding of fg then bg as a little-endian word
+// and its length; ok is false if either is malformed.
+func encodeColors(fg, bg Color) (w uint64, n int, ok bool) {
+	fw, fn := encodeColor(fg)
+	bw, bn := encodeColor(bg)
+	return uint64(fw) | uint64(bw)<<(8*fn), fn + bn, fn != 0 && bn != 0
+}
+
+// encodeColor returns the encoding of c as a little-endian word and its
+// length, 0 if c is malformed.
+func encodeColor(c Color) (w uint32, n int) {
+	switch c.Kind() {
+	case ColorDefault:
+		if c == DefaultColor {
+			return 0, 1
+		}
+	case ColorIndexed:
+		if c&colorValueMask <= 0xFF {
+			return uint32(ColorIndexed) | uint32(c.Index())<<8, 2
+		}
+	case ColorRGB:
+		// The wire wants the tag, then r, g, b: c's bytes reversed.
+		return bits.ReverseBytes32(uint32(c)), 4
+	}
+	return 0, 0
 }
 
 // putCell writes any cell at the start of b (which has room for it) and
