@@ -222,22 +222,23 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
 	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
 
+	var glyph string // see putCell
 	var ok bool
-	if dst, ok = appendCells(dst, s.Primary); !ok {
+	if dst, ok = appendCells(dst, s.Primary, &glyph); !ok {
 		return dst[:start], s.Validate()
 	}
 	if s.Alt == nil {
 		dst = append(dst, 0)
 	} else {
 		dst = append(dst, 1)
-		if dst, ok = appendCells(dst, s.Alt); !ok {
+		if dst, ok = appendCells(dst, s.Alt, &glyph); !ok {
 			return dst[:start], s.Validate()
 		}
 	}
 	dst = appendUvarint(dst, uint64(len(s.Scrollback)))
 	for _, line := range s.Scrollback {
 		dst = appendUvarint(dst, uint64(len(line)))
-		if dst, ok = appendCells(dst, line); !ok {
+		if dst, ok = appendCells(dst, line, &glyph); !ok {
 			return dst[:start], s.Validate()
 		}
 	}
@@ -249,8 +250,9 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 // is written by the inner loop, which calls nothing on its usual path so
 // its state stays in registers; any other cell, colors that do not
 // encode, or a buffer too short for the widest ASCII cell drop to the
-// outer loop, which takes one cell and grows the buffer.
-func appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+// outer loop, which takes one cell and grows the buffer. glyph is
+// putCell's.
+func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 	// The encoded colors of the last ASCII cell, as one little-endian
 	// word: neighbouring cells mostly share their colors. Fg and Bg are
 	// adjacent, so they compare as one word.
@@ -286,12 +288,13 @@ func appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
 		}
 		c := &cells[i]
 		// Longest cell: runeLen (10), content, style, two RGB colors (8);
-		// the inner loop wants 11 bytes for each of its cells.
-		if need := 18 + len(c.Content); len(buf)-n < need {
+		// putCell stores a word of colors, the inner loop wants 11 bytes
+		// for each of its cells.
+		if need := 19 + len(c.Content); len(buf)-n < need {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells)-i, 256))
 			buf = buf[:cap(buf)]
 		}
-		m, ok := putCell(buf[n:], c)
+		m, ok := putCell(buf[n:], c, glyph)
 		if !ok {
 			return buf[:n], false
 		}
@@ -326,9 +329,12 @@ func encodeColor(c Color) (w uint32, n int) {
 	return 0, 0
 }
 
-// putCell writes any cell at the start of b (which has room for it) and
-// returns its length; ok is false if c is invalid.
-func putCell(b []byte, c *Cell) (_ int, ok bool) {
+// putCell writes any cell at the start of b, which has room for it and
+// for 8 bytes of colors past its style, and returns its length; ok is
+// false if c is invalid. glyph is the last content putCell validated:
+// wide glyphs and box drawing repeat, and a repeat, most often the same
+// string, costs a comparison instead of a UTF-8 scan.
+func putCell(b []byte, c *Cell, glyph *string) (_ int, ok bool) {
 	var n int
 	if c.Content == "" {
 		if c.Style != StyleWideCont {
@@ -337,41 +343,23 @@ func putCell(b []byte, c *Cell) (_ int, ok bool) {
 		b[0], b[1] = 0, byte(c.Style)
 		n = 2
 	} else {
-		if c.Style&(StyleWideCont|styleReserved) != 0 || !validContentString(c.Content) {
+		if c.Style&(StyleWideCont|styleReserved) != 0 {
 			return 0, false
+		}
+		if c.Content != *glyph {
+			if !validContentString(c.Content) {
+				return 0, false
+			}
+			*glyph = c.Content
 		}
 		n = len(appendUvarint(b[:0], uint64(len(c.Content))))
 		n += copy(b[n:], c.Content)
 		b[n] = byte(c.Style)
 		n++
 	}
-	return putColors(b, n, c)
-}
-
-// putColors writes c's colors at b[n:] and returns the new length.
-func putColors(b []byte, n int, c *Cell) (_ int, ok bool) {
-	if n, ok = putColor(b, n, c.Fg); !ok {
-		return 0, false
-	}
-	return putColor(b, n, c.Bg)
-}
-
-// putColor writes c at dst[n:] (which has room for 4 bytes) and returns
-// the new length; ok is false if c is malformed.
-func putColor(dst []byte, n int, c Color) (_ int, ok bool) {
-	switch c.Kind() {
-	case ColorDefault:
-		dst[n] = 0x00
-		return n + 1, c == DefaultColor
-	case ColorIndexed:
-		dst[n], dst[n+1] = 0x01, c.Index()
-		return n + 2, c&colorValueMask <= 0xFF
-	case ColorRGB:
-		r, g, b := c.RGB()
-		dst[n], dst[n+1], dst[n+2], dst[n+3] = 0x02, r, g, b
-		return n + 4, true
-	}
-	return n, false
+	w, l, ok := encodeColors(c.Fg, c.Bg)
+	binary.LittleEndian.PutUint64(b[n:], w)
+	return n + l, ok
 }
 
 func b2u8(b bool) byte {
