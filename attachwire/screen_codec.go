@@ -260,14 +260,21 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 	colorWord, colorLen := uint64(0), 2
 	n := len(dst)
 	buf := dst[:cap(dst)]
-	for i := 0; ; i++ {
+	for {
+		i := 0
 		for ; i < len(cells); i++ {
 			c := &cells[i]
-			if len(c.Content) != 1 || c.Content[0]-0x20 >= 0x7F-0x20 || c.Style&(StyleWideCont|styleReserved) != 0 {
+			if len(c.Content) != 1 {
+				break
+			}
+			// Loaded once: a reload after the stores below would have to
+			// assume they changed the cell.
+			ch, style := c.Content[0], c.Style
+			if ch-0x20 >= 0x7F-0x20 || style&(StyleWideCont|styleReserved) != 0 {
 				break
 			}
 			if colors := uint64(c.Fg) | uint64(c.Bg)<<32; colors != lastColors {
-				w, l, ok := encodeColors(c.Fg, c.Bg)
+				w, l, ok := encodeColors(c)
 				if !ok {
 					break
 				}
@@ -279,19 +286,19 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 				break
 			}
 			b := buf[n : n+11]
-			b[0], b[1], b[2] = 1, c.Content[0], byte(c.Style)
+			b[0], b[1], b[2] = 1, ch, byte(style)
 			binary.LittleEndian.PutUint64(b[3:], colorWord)
 			n += 3 + colorLen
 		}
-		if i == len(cells) {
+		if cells = cells[i:]; len(cells) == 0 {
 			return buf[:n], true
 		}
-		c := &cells[i]
+		c := &cells[0]
 		// Longest cell: runeLen (10), content, style, two RGB colors (8);
 		// putCell stores a word of colors, the inner loop wants 11 bytes
 		// for each of its cells.
 		if need := 19 + len(c.Content); len(buf)-n < need {
-			buf = slices.Grow(buf[:n], need+11*min(len(cells)-i, 256))
+			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
 		}
 		m, ok := putCell(buf[n:], c, glyph)
@@ -299,14 +306,16 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			return buf[:n], false
 		}
 		n += m
+		cells = cells[1:]
 	}
 }
 
-// encodeColors returns the encoding of fg then bg as a little-endian word
-// and its length; ok is false if either is malformed.
-func encodeColors(fg, bg Color) (w uint64, n int, ok bool) {
-	fw, fn := encodeColor(fg)
-	bw, bn := encodeColor(bg)
+// encodeColors returns the encoding of c.Fg then c.Bg as a little-endian
+// word and its length; ok is false if either is malformed. It takes the
+// cell so that its caller's loop need not keep the colors live.
+func encodeColors(c *Cell) (w uint64, n int, ok bool) {
+	fw, fn := encodeColor(c.Fg)
+	bw, bn := encodeColor(c.Bg)
 	return uint64(fw) | uint64(bw)<<(8*fn), fn + bn, fn != 0 && bn != 0
 }
 
@@ -357,7 +366,7 @@ func putCell(b []byte, c *Cell, glyph *string) (_ int, ok bool) {
 		b[n] = byte(c.Style)
 		n++
 	}
-	w, l, ok := encodeColors(c.Fg, c.Bg)
+	w, l, ok := encodeColors(c)
 	binary.LittleEndian.PutUint64(b[n:], w)
 	return n + l, ok
 }
