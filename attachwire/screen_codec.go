@@ -222,7 +222,7 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
 	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
 
-	var glyph string // see putCell
+	var glyph string // see putCellHead
 	var ok bool
 	if dst, ok = appendCells(dst, s.Primary, &glyph); !ok {
 		return dst[:start], s.Validate()
@@ -251,9 +251,9 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 // its state stays in registers; any other cell, colors that do not
 // encode, or a buffer too short for the widest ASCII cell drop to the
 // outer loop, which takes one cell and grows the buffer. glyph is
-// putCell's.
+// putCellHead's.
 func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
-	// The encoded colors of the last ASCII cell, as one little-endian
+	// The encoded colors of the last cell, as one little-endian
 	// word: neighbouring cells mostly share their colors. Fg and Bg are
 	// adjacent, so they compare as one word.
 	var lastColors uint64
@@ -295,17 +295,28 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 		}
 		c := &cells[0]
 		// Longest cell: runeLen (10), content, style, two RGB colors (8);
-		// putCell stores a word of colors, the inner loop wants 11 bytes
+		// colors are stored as a word, the inner loop wants 11 bytes
 		// for each of its cells.
 		if need := 19 + len(c.Content); len(buf)-n < need {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
 		}
-		m, ok := putCell(buf[n:], c, glyph)
+		m, ok := putCellHead(buf[n:], c, glyph)
 		if !ok {
 			return buf[:n], false
 		}
 		n += m
+		// A continuation cell has its base's colors, and a wide glyph
+		// mostly those of the text around it.
+		if colors := uint64(c.Fg) | uint64(c.Bg)<<32; colors != lastColors {
+			w, l, ok := encodeColors(c)
+			if !ok {
+				return buf[:n], false
+			}
+			lastColors, colorWord, colorLen = colors, w, l
+		}
+		binary.LittleEndian.PutUint64(buf[n:], colorWord)
+		n += colorLen
 		cells = cells[1:]
 	}
 }
@@ -338,37 +349,33 @@ func encodeColor(c Color) (w uint32, n int) {
 	return 0, 0
 }
 
-// putCell writes any cell at the start of b, which has room for it and
-// for 8 bytes of colors past its style, and returns its length; ok is
-// false if c is invalid. glyph is the last content putCell validated:
-// wide glyphs and box drawing repeat, and a repeat, most often the same
-// string, costs a comparison instead of a UTF-8 scan.
-func putCell(b []byte, c *Cell, glyph *string) (_ int, ok bool) {
-	var n int
+// putCellHead writes the runeLen, content and style of any cell at the
+// start of b, which has room for them, and returns their length; ok is
+// false if c is invalid apart from its colors. glyph is the last content
+// putCellHead validated: wide glyphs and box drawing repeat, and a
+// repeat, most often the same string, costs a comparison instead of a
+// UTF-8 scan.
+func putCellHead(b []byte, c *Cell, glyph *string) (_ int, ok bool) {
 	if c.Content == "" {
 		if c.Style != StyleWideCont {
 			return 0, false
 		}
 		b[0], b[1] = 0, byte(c.Style)
-		n = 2
-	} else {
-		if c.Style&(StyleWideCont|styleReserved) != 0 {
+		return 2, true
+	}
+	if c.Style&(StyleWideCont|styleReserved) != 0 {
+		return 0, false
+	}
+	if c.Content != *glyph {
+		if !validContentString(c.Content) {
 			return 0, false
 		}
-		if c.Content != *glyph {
-			if !validContentString(c.Content) {
-				return 0, false
-			}
-			*glyph = c.Content
-		}
-		n = len(appendUvarint(b[:0], uint64(len(c.Content))))
-		n += copy(b[n:], c.Content)
-		b[n] = byte(c.Style)
-		n++
+		*glyph = c.Content
 	}
-	w, l, ok := encodeColors(c)
-	binary.LittleEndian.PutUint64(b[n:], w)
-	return n + l, ok
+	n := len(appendUvarint(b[:0], uint64(len(c.Content))))
+	n += copy(b[n:], c.Content)
+	b[n] = byte(c.Style)
+	return n + 1, true
 }
 
 func b2u8(b bool) byte {
