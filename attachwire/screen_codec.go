@@ -253,8 +253,8 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 // outer loop, which takes one cell and grows the buffer. glyph is
 // putCellHead's.
 func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
-	// The encoded colors of the last cell, as one little-endian
-	// word: neighbouring cells mostly share their colors. Fg and Bg are
+	// The encoded colors of the last cell, as one little-endian word:
+	// neighbouring cells mostly share their colors. Fg and Bg are
 	// adjacent, so they compare as one word.
 	var lastColors uint64
 	colorWord, colorLen := uint64(0), 2
@@ -294,9 +294,8 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			return buf[:n], true
 		}
 		c := &cells[0]
-		// Longest cell: runeLen (10), content, style, two RGB colors (8);
-		// colors are stored as a word, the inner loop wants 11 bytes
-		// for each of its cells.
+		// Longest cell: runeLen (10), content, style and the 8-byte
+		// color word; the inner loop wants 11 bytes for each of its cells.
 		if need := 19 + len(c.Content); len(buf)-n < need {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
