@@ -211,16 +211,7 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	start := len(dst)
 	dst = slices.Grow(dst, 32+5*cells+2*len(s.Scrollback))
 
-	dst = appendUvarint(dst, s.Epoch)
-	dst = append(dst, byte(s.Echo))
-	dst = appendUvarint(dst, uint64(s.Cols))
-	dst = appendUvarint(dst, uint64(s.Rows))
-	dst = append(dst, byte(s.Active))
-	dst = appendUvarint(dst, uint64(s.CursorRow))
-	dst = appendUvarint(dst, uint64(s.CursorCol))
-	dst = append(dst, b2u8(s.CursorVisible), byte(s.CursorShape), byte(s.Modes), byte(s.Mouse))
-	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
-	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
+	dst = appendScreenHeader(dst, s)
 
 	var glyph string // see putCellHead
 	var ok bool
@@ -243,6 +234,22 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// appendScreenHeader appends the fields before the grids: epoch, echo,
+// size, active buffer, cursor, modes and saved cursor.
+func appendScreenHeader(dst []byte, s *Screen) []byte {
+	dst = appendUvarint(dst, s.Epoch)
+	dst = append(dst, byte(s.Echo))
+	dst = appendUvarint(dst, uint64(s.Cols))
+	dst = appendUvarint(dst, uint64(s.Rows))
+	dst = append(dst, byte(s.Active))
+	dst = appendUvarint(dst, uint64(s.CursorRow))
+	dst = appendUvarint(dst, uint64(s.CursorCol))
+	dst = append(dst, b2u8(s.CursorVisible), byte(s.CursorShape), byte(s.Modes), byte(s.Mouse))
+	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
+	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
+	return dst
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller

@@ -8,21 +8,12 @@ import (
 )
 
 // refAppendScreen is the format 0x01 encoder written field by field from
-// PROTOCOL.md, with no fast paths, to check AppendScreen against.
+// PROTOCOL.md, with no fast paths, to check AppendScreen's cells against.
 func refAppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	if err := s.Validate(); err != nil {
 		return dst, err
 	}
-	dst = appendUvarint(dst, s.Epoch)
-	dst = append(dst, byte(s.Echo))
-	dst = appendUvarint(dst, uint64(s.Cols))
-	dst = appendUvarint(dst, uint64(s.Rows))
-	dst = append(dst, byte(s.Active))
-	dst = appendUvarint(dst, uint64(s.CursorRow))
-	dst = appendUvarint(dst, uint64(s.CursorCol))
-	dst = append(dst, b2u8(s.CursorVisible), byte(s.CursorShape), byte(s.Modes), byte(s.Mouse))
-	dst = appendUvarint(dst, uint64(s.SavedCursorRow))
-	dst = appendUvarint(dst, uint64(s.SavedCursorCol))
+	dst = appendScreenHeader(dst, s) // the header has its own golden tests
 	dst = refAppendCells(dst, s.Primary)
 	if s.Alt == nil {
 		dst = append(dst, 0)
