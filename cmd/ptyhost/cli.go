@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,20 +22,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, stop := catchSignals(ctx)
 	defer stop()
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "run":
-		return runCmd(ctx, rest, stdin, stdout)
-	case "exec":
-		return execCmd(ctx, rest, stdin, stdout)
-	case "play":
-		return playCmd(ctx, rest, stdin, stdout)
-	case "version", "--version":
-		return versionCmd(rest, stdout)
+	name, rest := args[0], args[1:]
+	switch name {
+	case "--version":
+		name = "version"
 	case "help", "-h", "-help", "--help":
 		return helpCmd(rest, stdout)
 	}
-	return usagef("", "unknown command %q", cmd)
+	c, ok := commands[name]
+	if !ok {
+		return usagef("", "unknown command %q", name)
+	}
+	err := c.run(ctx, rest, stdin, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		// Every command's -h and --help end here, as its flag parsing
+		// reports them.
+		_, err = io.WriteString(stdout, c.help)
+	}
+	return err
+}
+
+// command is a subcommand: what runs it and its --help text.
+type command struct {
+	run  func(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error
+	help string
+}
+
+var commands = map[string]command{
+	"run":     {runCmd, runHelp},
+	"exec":    {execCmd, execHelp},
+	"play":    {playCmd, playHelp},
+	"version": {versionCmd, versionHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as
@@ -74,10 +92,9 @@ func interrupted(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func versionCmd(args []string, stdout io.Writer) error {
+func versionCmd(_ context.Context, args []string, _ io.Reader, stdout io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		io.WriteString(stdout, "usage: ptyhost version\n\nPrints the version of ptyhost and of the Go toolchain that built it.\n")
-		return nil
+		return flag.ErrHelp
 	}
 	if len(args) > 0 {
 		return usagef("version", "unexpected argument %q", args[0])
@@ -109,17 +126,10 @@ func helpCmd(args []string, stdout io.Writer) error {
 		io.WriteString(stdout, topHelp)
 		return nil
 	}
-	switch args[0] {
-	case "run":
-		io.WriteString(stdout, runHelp)
-	case "exec":
-		io.WriteString(stdout, execHelp)
-	case "play":
-		io.WriteString(stdout, playHelp)
-	case "version":
-		return versionCmd([]string{"--help"}, stdout)
-	default:
+	c, ok := commands[args[0]]
+	if !ok {
 		return usagef("help", "unknown command %q", args[0])
 	}
-	return nil
+	_, err := io.WriteString(stdout, c.help)
+	return err
 }

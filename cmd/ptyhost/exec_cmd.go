@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -106,12 +105,8 @@ func (o *execOptions) inputBytes(stdin io.Reader) ([]byte, error) {
 
 func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parseExec(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, execHelp)
-		return err
-	}
 	if err != nil {
-		return err
+		return err // flag.ErrHelp too: run prints the help
 	}
 	input, err := o.inputBytes(stdin)
 	if err != nil {

@@ -98,3 +98,8 @@ Flags:
   --format FORMAT      with --screen: text (default), ansi or json
   --backend NAME       with --screen: the headless terminal, as for exec
 `
+
+const versionHelp = `usage: ptyhost version
+
+Prints the version of ptyhost and of the Go toolchain that built it.
+`

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -67,12 +65,8 @@ func parsePlay(args []string) (playOptions, error) {
 
 func playCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parsePlay(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, playHelp)
-		return err
-	}
 	if err != nil {
-		return err
+		return err // flag.ErrHelp too: run prints the help
 	}
 	in := stdin
 	if o.file != "-" {

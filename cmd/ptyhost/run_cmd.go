@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,12 +51,8 @@ func parseRun(args []string) (runOptions, error) {
 
 func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	o, err := parseRun(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, runHelp)
-		return err
-	}
 	if err != nil {
-		return err
+		return err // flag.ErrHelp too: run prints the help
 	}
 	fd, ok := fileFd(stdin)
 	if !ok || !isTerminal(fd) {
