@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/ptyhost/ptyhost/internal/utf8lead"
 )
 
 // utf8State decodes UTF-8 one byte at a time, so a rune split across Append
@@ -20,29 +22,11 @@ type utf8State struct {
 
 // start begins a rune at lead byte b and reports whether b is a valid lead.
 func (u *utf8State) start(b byte) bool {
-	u.lo, u.hi = 0x80, 0xbf
-	switch {
-	case b >= 0xc2 && b <= 0xdf:
-		u.need = 2
-	case b >= 0xe0 && b <= 0xef:
-		u.need = 3
-		switch b {
-		case 0xe0:
-			u.lo = 0xa0 // overlong
-		case 0xed:
-			u.hi = 0x9f // surrogates
-		}
-	case b >= 0xf0 && b <= 0xf4:
-		u.need = 4
-		switch b {
-		case 0xf0:
-			u.lo = 0x90 // overlong
-		case 0xf4:
-			u.hi = 0x8f // above U+10FFFF
-		}
-	default:
+	n, lo, hi := utf8lead.Lead(b)
+	if n == 0 {
 		return false
 	}
+	u.need, u.lo, u.hi = uint8(n), lo, hi
 	u.buf[0], u.n = b, 1
 	return true
 }
@@ -124,13 +108,7 @@ func textRun(p []byte) int {
 			}
 			i += 2
 		case b >= 0xe0 && b < 0xf0: // three bytes
-			lo, hi := byte(0x80), byte(0xbf)
-			switch b {
-			case 0xe0:
-				lo = 0xa0
-			case 0xed:
-				hi = 0x9f
-			}
+			_, lo, hi := utf8lead.Lead(b)
 			if i+2 >= len(p) || p[i+1] < lo || p[i+1] > hi || p[i+2]&0xc0 != 0x80 {
 				return i
 			}

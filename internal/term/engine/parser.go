@@ -1,6 +1,10 @@
 package engine
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/ptyhost/ptyhost/internal/utf8lead"
+)
 
 // The parser is the VT500-style state machine (DEC's, as Paul Williams
 // described it) with the sanitizer's structure rules (package
@@ -263,7 +267,6 @@ func (e *Engine) byte(c byte) {
 		p.utfNeed = 0
 		e.invalid() // then c starts afresh
 	}
-	p.utfLo, p.utfHi = 0x80, 0xBF
 	switch {
 	case c < 0x80:
 		e.ascii(c)
@@ -271,26 +274,15 @@ func (e *Engine) byte(c byte) {
 		e.c1(c) // a raw C1 byte
 	case c < 0xC2:
 		e.invalid() // a stray continuation byte or an overlong lead
-	case c < 0xE0:
-		p.utfNeed, p.utfAcc = 1, rune(c&0x1F)
-	case c < 0xF0:
-		p.utfNeed, p.utfAcc = 2, rune(c&0x0F)
-		switch c {
-		case 0xE0:
-			p.utfLo = 0xA0 // overlong
-		case 0xED:
-			p.utfHi = 0x9F // surrogates
-		}
-	case c < 0xF5:
-		p.utfNeed, p.utfAcc = 3, rune(c&0x07)
-		switch c {
-		case 0xF0:
-			p.utfLo = 0x90 // overlong
-		case 0xF4:
-			p.utfHi = 0x8F // above U+10FFFF
-		}
 	default:
-		e.invalid()
+		n, lo, hi := utf8lead.Lead(c)
+		if n == 0 {
+			e.invalid()
+			return
+		}
+		// The lead's payload bits: 5, 4 or 3 for 2, 3 or 4 bytes.
+		p.utfNeed, p.utfLo, p.utfHi = uint8(n-1), lo, hi
+		p.utfAcc = rune(c & (0x7F >> n))
 	}
 }
 
