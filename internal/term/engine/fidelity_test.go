@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,28 +75,15 @@ func TestRecordingsAgainstTmux(t *testing.T) {
 				why, listed = vwhy, true
 				sameAsViewer(t, rec.Cols, rec.Rows, rec.Data)
 			}
-			switch {
-			case len(d) > 0 && len(xd) == 0 && !viewer:
+			if len(d) > 0 && len(xd) == 0 && !viewer {
 				t.Errorf("engine differs from tmux where x/vt matches:\n%s\nengine text:\n%s", strings.Join(d, "\n"), got.Text())
-			case listed && len(d) == 0:
-				t.Errorf("listed as divergent (%s) but matches tmux: remove it from the table", why)
-			case !listed && len(d) > 0:
-				t.Errorf("engine differs from tmux:\n%s\nengine text:\n%s", strings.Join(d, "\n"), got.Text())
-			case listed:
-				t.Logf("expected divergence (%s): %d differences", why, len(d))
+				return
 			}
+			termtest.CheckDivergence(t, d, why, listed, "engine text:\n"+got.Text())
 		})
 	}
-	for name := range viewerDivergences {
-		if !seen[name] {
-			t.Errorf("divergence listed for %s, which is not a recording", name)
-		}
-	}
-	for name := range divergences {
-		if !seen[name] {
-			t.Errorf("divergence listed for %s, which is not a recording", name)
-		}
-	}
+	termtest.CheckTableNames(t, viewerDivergences, seen)
+	termtest.CheckTableNames(t, divergences, seen)
 }
 
 // streamDivergences lists the sanitizer's test streams where this engine
@@ -123,15 +111,12 @@ func TestSanitizerStreamsAgainstTmux(t *testing.T) {
 			got := engineScreen(t, 80, 24, data)
 			d := termtest.Diff(want, got)
 			xd := termtest.Diff(want, xvtScreen(t, 80, 24, data))
-			why, listed := streamDivergences[name]
-			switch {
-			case len(d) > 0 && len(xd) == 0:
+			if len(d) > 0 && len(xd) == 0 {
 				t.Errorf("engine differs from tmux where x/vt matches:\n%s", strings.Join(d, "\n"))
-			case len(d) > 0 && !listed:
-				t.Errorf("engine differs from tmux (x/vt: %d differences):\n%s\nengine:\n%s", len(xd), strings.Join(d, "\n"), got.Text())
-			case len(d) == 0 && listed:
-				t.Errorf("listed as divergent (%s) but matches tmux", why)
+				return
 			}
+			why, listed := streamDivergences[name]
+			termtest.CheckDivergence(t, d, why, listed, fmt.Sprintf("x/vt: %d differences; engine:\n%s", len(xd), got.Text()))
 		})
 	}
 }

@@ -132,15 +132,13 @@ func TestRandomAgainstTmux(t *testing.T) {
 				if len(xd) == 0 {
 					xvtMatches++
 				}
-				why, listed := randomDivergences[seed]
-				switch {
-				case len(d) > 0 && len(xd) == 0:
-					t.Errorf("engine differs from tmux where x/vt matches (input %q):\n%s\nengine:\n%s\ntmux:\n%s", data, strings.Join(d, "\n"), got.Text(), want.Text())
-				case len(d) > 0 && !listed:
-					t.Errorf("engine differs from tmux (input %q):\n%s\nengine:\n%s\ntmux:\n%s", data, strings.Join(d, "\n"), got.Text(), want.Text())
-				case len(d) == 0 && listed:
-					t.Errorf("listed as divergent (%s) but matches tmux", why)
+				detail := fmt.Sprintf("input %q\nengine:\n%s\ntmux:\n%s", data, got.Text(), want.Text())
+				if len(d) > 0 && len(xd) == 0 {
+					t.Errorf("engine differs from tmux where x/vt matches:\n%s\n%s", strings.Join(d, "\n"), detail)
+					return
 				}
+				why, listed := randomDivergences[seed]
+				termtest.CheckDivergence(t, d, why, listed, detail)
 			})
 		}
 	}

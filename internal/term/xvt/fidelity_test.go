@@ -1,7 +1,6 @@
 package xvt
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -37,23 +36,11 @@ func TestRecordingsAgainstTmux(t *testing.T) {
 			var s attachwire.Screen
 			vt.Screen(&s)
 			got := termtest.FromScreen(&s)
-			d := termtest.Diff(*rec.Golden, got)
 			why, listed := divergences[rec.Name]
-			switch {
-			case listed && len(d) == 0:
-				t.Errorf("listed as divergent (%s) but matches tmux: remove it from the table", why)
-			case !listed && len(d) > 0:
-				t.Errorf("x/vt differs from tmux:\n%s\nx/vt text:\n%s", strings.Join(d, "\n"), got.Text())
-			case listed:
-				t.Logf("expected divergence (%s): %d differences", why, len(d))
-			}
+			termtest.CheckDivergence(t, termtest.Diff(*rec.Golden, got), why, listed, "x/vt text:\n"+got.Text())
 		})
 	}
-	for name := range divergences {
-		if !seen[name] {
-			t.Errorf("divergence listed for %s, which is not a recording", name)
-		}
-	}
+	termtest.CheckTableNames(t, divergences, seen)
 }
 
 // historyDivergences lists the scrollback cases where this backend's
@@ -83,16 +70,8 @@ func TestScrollbackAgainstTmux(t *testing.T) {
 			feed(t, vt, tc.data)
 			var s attachwire.Screen
 			vt.Screen(&s)
-			d := termtest.Diff(want, termtest.FromScreenHistory(&s))
 			why, listed := historyDivergences[tc.name]
-			switch {
-			case listed && len(d) == 0:
-				t.Errorf("listed as divergent (%s) but matches tmux: remove it", why)
-			case !listed && len(d) > 0:
-				t.Errorf("x/vt differs from tmux:\n%s", strings.Join(d, "\n"))
-			case listed:
-				t.Logf("expected divergence (%s): %d differences", why, len(d))
-			}
+			termtest.CheckDivergence(t, termtest.Diff(want, termtest.FromScreenHistory(&s)), why, listed, "")
 		})
 	}
 }
