@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyhost/ptyhost/internal/rawterm"
 	"github.com/ptyhost/ptyhost/internal/streamgen"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
@@ -61,13 +62,7 @@ func makeRaw() error {
 	if err != nil {
 		return err
 	}
-	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	t.Oflag &^= unix.OPOST
-	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	t.Cflag &^= unix.CSIZE | unix.PARENB
-	t.Cflag |= unix.CS8
-	t.Cc[unix.VMIN] = 1
-	t.Cc[unix.VTIME] = 0
+	rawterm.Set(t)
 	return unix.IoctlSetTermios(0, ioctlSetTermios, t)
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/ptyhost/ptyhost/internal/rawterm"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,13 +41,7 @@ func makeRaw(fd int) (*rawTerm, error) {
 	}
 	rt := &rawTerm{fd: fd, saved: *t}
 	raw := *t
-	raw.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	raw.Oflag &^= unix.OPOST
-	raw.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	raw.Cflag &^= unix.CSIZE | unix.PARENB
-	raw.Cflag |= unix.CS8
-	raw.Cc[unix.VMIN] = 1
-	raw.Cc[unix.VTIME] = 0
+	rawterm.Set(&raw)
 	if err := unix.IoctlSetTermios(fd, ioctlSetTermiosDrain, &raw); err != nil {
 		return nil, fmt.Errorf("set raw mode: %w", err)
 	}
