@@ -133,9 +133,9 @@ func helperMain(mode string, args []string) int {
 	case "tui":
 		// No echo: the screen shows only what the program prints, so it
 		// is the same in tmux and in a recording.
-		if t, err := unix.IoctlGetTermios(0, unix.TCGETS); err == nil {
+		if t, err := unix.IoctlGetTermios(0, ioctlGetTermios); err == nil {
 			t.Lflag &^= unix.ECHO
-			unix.IoctlSetTermios(0, unix.TCSETS, t)
+			unix.IoctlSetTermios(0, ioctlSetTermiosDrain, t)
 		}
 		fmt.Fprint(out, "\x1b[?1049h\x1b[H\x1b[2J\x1b[?1000h\x1b[?1006h\x1b[?2004h\x1b[?1004h\x1b[?25l")
 		fmt.Fprint(out, "TUI-READY\n")
