@@ -7,6 +7,7 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.7
 	github.com/charmbracelet/x/vt v0.1.0
 	github.com/creack/pty v1.1.24
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
 )

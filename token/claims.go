@@ -1,0 +1,224 @@
+package token
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Audience is the only accepted aud of an attach token.
+const Audience = "relay"
+
+// MaxIDBytes bounds every string claim. A session id is a UUID and a user
+// id an account name; the cap keeps a signed but careless token from
+// pushing kilobytes of id into every presence list and Input stamp.
+const MaxIDBytes = 256
+
+// Claims is an attach token's claim set (attach-v1 §15), exactly these
+// members: a token carrying any other member (nbf included) is refused.
+// A Claims is a plain value.
+type Claims struct {
+	// SessionID names the session; the room is keyed by (OrgID, SessionID).
+	SessionID string `json:"sessionId"`
+	// RoomID must equal SessionID (and the room in the URL path).
+	RoomID string `json:"roomId"`
+	// UserID is the principal a driver or viewer leg acts as; the relay
+	// stamps it on Input. Empty for a host token.
+	UserID string `json:"userId,omitempty"`
+	// Role is the ceiling of what the leg may do.
+	Role attachwire.Role `json:"role"`
+	// Epoch is the host stream's epoch: required for a host token, absent
+	// otherwise. A pointer because 0 is a valid epoch.
+	Epoch *uint64 `json:"epoch,omitempty"`
+	// OrgID scopes the room: two orgs never share one.
+	OrgID string `json:"orgId"`
+	// IssuedAt is the minting time in unix seconds.
+	IssuedAt int64 `json:"iat"`
+	// ExpiresAt is the end of validity in unix seconds.
+	ExpiresAt int64 `json:"exp"`
+	// Audience must be the constant Audience.
+	Audience string `json:"aud"`
+	// JTI is the per-connection nonce (see NewJTI).
+	JTI string `json:"jti"`
+}
+
+// ErrClaims is wrapped by every error of Claims.Validate.
+var ErrClaims = errors.New("token: bad claim set")
+
+// claimsError is a Validate refusal: reason names the rule, not a value.
+type claimsError struct{ reason string }
+
+func (e *claimsError) Error() string        { return ErrClaims.Error() + ": " + e.reason }
+func (e *claimsError) Is(target error) bool { return target == ErrClaims }
+
+func claimsErr(reason string) error { return &claimsError{reason} }
+
+// Validate checks the claim-set shape by role (host: epoch present, no
+// userId; driver/viewer: userId present, no epoch), roomId == sessionId,
+// aud == Audience, non-empty ids of at most MaxIDBytes without control
+// characters, a known role, and iat and exp positive with exp after iat.
+// It does not look at the clock: that is Verifier's job. Its messages
+// name the rule, never a claim's value.
+func (c Claims) Validate() error {
+	for _, id := range []struct{ name, v string }{
+		{"sessionId", c.SessionID}, {"roomId", c.RoomID}, {"orgId", c.OrgID}, {"jti", c.JTI},
+	} {
+		if err := checkID(id.name, id.v); err != nil {
+			return err
+		}
+	}
+	if c.RoomID != c.SessionID {
+		return claimsErr("roomId differs from sessionId")
+	}
+	if c.Audience != Audience {
+		return claimsErr(`aud is not "relay"`)
+	}
+	switch c.Role {
+	case attachwire.RoleHost:
+		if c.Epoch == nil {
+			return claimsErr("host token without epoch")
+		}
+		if c.UserID != "" {
+			return claimsErr("host token with userId")
+		}
+	case attachwire.RoleDriver, attachwire.RoleViewer:
+		if c.Epoch != nil {
+			return claimsErr(string(c.Role) + " token with epoch")
+		}
+		if err := checkID("userId", c.UserID); err != nil {
+			return err
+		}
+	default:
+		return claimsErr("unknown role")
+	}
+	switch {
+	case c.IssuedAt <= 0:
+		return claimsErr("iat missing or not positive")
+	case c.ExpiresAt <= 0:
+		return claimsErr("exp missing or not positive")
+	case c.ExpiresAt <= c.IssuedAt:
+		return claimsErr("exp not after iat")
+	}
+	return nil
+}
+
+// checkID rejects an empty, oversized, non-UTF-8 or control-bearing id:
+// ids reach logs, presence lists and viewers' status lines.
+func checkID(name, v string) error {
+	switch {
+	case v == "":
+		return claimsErr(name + " missing")
+	case len(v) > MaxIDBytes:
+		return claimsErr(name + " longer than 256 bytes")
+	case !utf8.ValidString(v):
+		return claimsErr(name + " not UTF-8")
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return claimsErr(name + " holds a control character")
+		}
+	}
+	return nil
+}
+
+// wireClaims is Claims as the jwt library sees it: strict decoding, and
+// only exp reported to the library's validator, so that its leeway applies
+// to exp alone (iat is checked by Verifier, nbf is refused at decoding).
+type wireClaims Claims
+
+var _ jwt.Claims = (*wireClaims)(nil)
+
+// claimKinds lists every member of the claim set and the JSON kind of its
+// value: '"' for a string, '0' for an integer number.
+var claimKinds = map[string]byte{
+	"sessionId": '"', "roomId": '"', "userId": '"', "role": '"', "orgId": '"',
+	"aud": '"', "jti": '"', "epoch": '0', "iat": '0', "exp": '0',
+}
+
+// decodeError is a claim-set decoding failure; its reason names the rule,
+// never the token's bytes.
+type decodeError struct{ reason string }
+
+func (e *decodeError) Error() string { return "token: claims: " + e.reason }
+
+// UnmarshalJSON decodes the claim set strictly: an object holding only
+// the known members, none null, strings as strings and numeric claims as
+// JSON integers (not quoted, no fraction or exponent).
+func (w *wireClaims) UnmarshalJSON(b []byte) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return &decodeError{"not a JSON object"}
+	}
+	for name, raw := range members {
+		kind, ok := claimKinds[name]
+		switch {
+		case name == "nbf":
+			return &decodeError{"nbf present (attach tokens have none)"}
+		case !ok:
+			return &decodeError{"unknown member"}
+		case bytes.Equal(raw, []byte("null")):
+			return &decodeError{name + " is null"}
+		case kind == '"' && raw[0] != '"':
+			return &decodeError{name + " is not a string"}
+		case kind == '0' && !isJSONInteger(raw):
+			return &decodeError{name + " is not a JSON integer"}
+		}
+	}
+	var c Claims
+	if err := json.Unmarshal(b, &c); err != nil {
+		// An integer out of int64/uint64 range, or a negative epoch.
+		return &decodeError{"numeric claim out of range"}
+	}
+	*w = wireClaims(c)
+	return nil
+}
+
+// isJSONInteger reports whether raw is an optionally negative run of
+// digits: the shape json.Unmarshal accepts for an integer field, checked
+// first so that 1e9 and 1.0 are refused by name.
+func isJSONInteger(raw []byte) bool {
+	if len(raw) > 0 && raw[0] == '-' {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// GetExpirationTime gives the library exp, the one claim its leeway
+// applies to.
+func (w *wireClaims) GetExpirationTime() (*jwt.NumericDate, error) {
+	if w.ExpiresAt == 0 {
+		return nil, nil
+	}
+	return jwt.NewNumericDate(time.Unix(w.ExpiresAt, 0)), nil
+}
+
+// GetIssuedAt returns nil: Verifier checks iat itself.
+func (w *wireClaims) GetIssuedAt() (*jwt.NumericDate, error) { return nil, nil }
+
+// GetNotBefore returns nil: an attach token has no nbf.
+func (w *wireClaims) GetNotBefore() (*jwt.NumericDate, error) { return nil, nil }
+
+// GetIssuer returns "": attach tokens have no iss.
+func (w *wireClaims) GetIssuer() (string, error) { return "", nil }
+
+// GetSubject returns "": attach tokens have no sub.
+func (w *wireClaims) GetSubject() (string, error) { return "", nil }
+
+// GetAudience returns aud as the library's one-element list.
+func (w *wireClaims) GetAudience() (jwt.ClaimStrings, error) {
+	return jwt.ClaimStrings{w.Audience}, nil
+}
