@@ -87,6 +87,40 @@ func TestExecANSI(t *testing.T) {
 	}
 }
 
+// TestExecANSICatIsSafe: the ansi screenshot of a program on the
+// alternate screen with its cursor hidden, cat'ed into a terminal (tmux),
+// shows the picture and leaves that terminal on its primary screen with a
+// visible cursor below the picture.
+func TestExecANSICatIsSafe(t *testing.T) {
+	tm := newTmux(t)
+	shot := filepath.Join(t.TempDir(), "shot.ans")
+	r := cli(t, "hidden", "", "exec", "--size", "40x10", "--wait-for", "HIDDEN", "--format", "ansi", "--timeout", "50s", "--", self(t))
+	if r.code != 0 || !strings.Contains(r.stdout, "HIDDEN") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(shot, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine("cat " + shellQuote(shot) + "; echo rc=$((40+2))")
+	screen := tm.waitFor("rc=42")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{alternate_on} #{cursor_flag}")); got != "0 1" {
+		t.Errorf("after cat: alternate_on, cursor_flag = %q, want \"0 1\" (primary screen, cursor visible)", got)
+	}
+	lines := strings.Split(screen, "\n")
+	at := func(s string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, s) {
+				return i
+			}
+		}
+		return -1
+	}
+	if h, rc := at("HIDDEN"), at("rc=42"); h < 1 || rc != h+1 {
+		t.Errorf("pane after cat, want the command line, then HIDDEN, then rc=42:\n%s", screen)
+	}
+}
+
 func TestExecWaitFor(t *testing.T) {
 	r := cli(t, "prompt", "", "exec", "--input", `hello\r`, "--wait-for", `got: hello$`, "--timeout", "50s", "--", self(t))
 	if r.code != 0 || !strings.Contains(r.stdout, "got: hello") {

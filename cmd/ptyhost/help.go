@@ -71,8 +71,9 @@ Flags:
   --quiet-for DURATION wait until CMD has printed something and then
                        nothing for DURATION
   --timeout DURATION   give up after DURATION (default 0: never)
-  --format FORMAT      text (trimmed lines, default), ansi (a repaint with
-                       colors and cursor) or json (the screen model)
+  --format FORMAT      text (trimmed lines, default), ansi (the lines with
+                       their colors, safe to cat: no cursor or mode changes)
+                       or json (the screen model, cursor and modes included)
   --frames FILE        write the session's attachwire frames file to FILE
   --record FILE        write an asciinema v2 cast of the session to FILE
   --backend NAME       the host's headless terminal: default (engine),

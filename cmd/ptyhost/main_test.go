@@ -93,6 +93,7 @@ func buildCLI(bin string) error {
 //	kill       die of SIGKILL
 //	cleanup    draw on the alternate screen; on SIGTERM leave it and exit
 //	flood      print lines without pause until killed
+//	hidden     alternate screen, cursor hidden, a red "HIDDEN"; then wait
 //	prompt     print "ready> ", echo one line as "got: LINE", then wait
 //	tui        alternate screen, mouse, bracketed paste and focus on; then
 //	           answer lines: "size" prints the window size, "ppid" the
@@ -117,6 +118,10 @@ func helperMain(mode string, args []string) int {
 		fmt.Fprint(out, "\x1b[?1049h\x1b[HDRAWN")
 		<-sig
 		fmt.Fprint(out, "\x1b[2J\x1b[?1049lcleaned up\n")
+		return 0
+	case "hidden":
+		fmt.Fprint(out, "\x1b[?1049h\x1b[?25l\x1b[H\x1b[1;31mHIDDEN\x1b[0m")
+		time.Sleep(time.Hour)
 		return 0
 	case "flood":
 		for i := 0; ; i++ {
