@@ -90,6 +90,7 @@ func buildCLI(bin string) error {
 //
 //	draw       paint a screen with colors and cursor moves, then exit 0
 //	exit N     exit with status N
+//	lines A..  print each argument on a line of its own, then exit 0
 //	kill       die of SIGKILL
 //	cleanup    draw on the alternate screen; on SIGTERM leave it and exit
 //	flood      print lines without pause until killed
@@ -108,6 +109,11 @@ func helperMain(mode string, args []string) int {
 	case "exit":
 		n, _ := strconv.Atoi(args[0])
 		return n
+	case "lines":
+		for _, a := range args {
+			fmt.Fprintln(out, a)
+		}
+		return 0
 	case "kill":
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
