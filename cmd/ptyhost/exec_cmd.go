@@ -179,12 +179,9 @@ func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (er
 	if err != nil {
 		return err
 	}
-	if out == outInterrupted {
-		return interrupted(ctx)
-	}
-	// The screen is the one the condition held on (or the timeout saw):
-	// taken before stopping the program, which often cleans up its screen
-	// when it gets SIGTERM.
+	// The screen is the one the condition held on (or the timeout or the
+	// interrupt saw): taken before stopping the program, which often
+	// cleans up its screen when it gets SIGTERM.
 	scr, _, err := e.sess.Snapshot()
 	if err != nil {
 		return fmt.Errorf("exec: snapshot: %w", err)
@@ -206,6 +203,8 @@ func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (er
 		return fmt.Errorf("exec: %w", err)
 	}
 	switch {
+	case out == outInterrupted:
+		return interrupted(ctx)
 	case out == outTimeout:
 		return &timeoutError{after: e.opts.timeout.String(), waiting: e.waitingFor()}
 	case out == outSatisfied:

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -269,5 +271,55 @@ func TestExecPrintsScreenBeforeStopping(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the drawn screen", r.code, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestExecInterruptPrintsScreen: SIGINT ends exec as --timeout does: the
+// screen (as it was before the program was stopped) is printed, and the
+// status is 128 + 2.
+func TestExecInterruptPrintsScreen(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "drawn")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ptyhostBin, "exec", "--size", "30x4", "--format", "json", "--", self(t), marker)
+	cmd.Env = append(os.Environ(), helperEnv+"=cleanup")
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("watchdog: the program never drew; stderr %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // lets the host read the drawing (not asserted on)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exec: %v, want exit status 130; stderr %q", err, stderr.String())
+	}
+	var scr struct {
+		Rows  int
+		Lines []struct{ Text string }
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &scr); err != nil || scr.Rows != 4 || len(scr.Lines) != 4 {
+		t.Fatalf("stdout is not the 30x4 screen (%v):\n%s", err, stdout.String())
+	}
+	// DRAWN unless the host was too slow to read it in time; never what
+	// the program printed once it was stopped.
+	if got := scr.Lines[0].Text; got != "DRAWN" && got != "" {
+		t.Errorf("screen line 0 = %q, want DRAWN", got)
+	}
+	if !strings.Contains(stderr.String(), "interrupted by SIGINT") {
+		t.Errorf("stderr %q, want it to say it was interrupted", stderr.String())
 	}
 }

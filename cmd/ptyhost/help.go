@@ -56,7 +56,11 @@ exec stops waiting when the first of these happens:
     output has then been quiet that long; or --quiet-for alone): the screen
     is printed, CMD is stopped (SIGTERM, then SIGKILL) and exec exits 0;
   - --timeout expires: the screen is printed, CMD is stopped, exec exits
-    124.
+    124;
+  - exec is interrupted (Ctrl-C, SIGTERM, SIGHUP): the screen is printed,
+    CMD is stopped, exec exits 128 + the signal's number (130 for Ctrl-C).
+Without --timeout there is no time limit: exec waits for CMD as long as
+it takes.
 If CMD exits before --wait-for matched, exec prints the screen, says so and
 exits with CMD's status, or 1 if that was 0.
 
@@ -70,7 +74,7 @@ Flags:
                        ^ and $ match at the start and end of each line)
   --quiet-for DURATION wait until CMD has printed something and then
                        nothing for DURATION
-  --timeout DURATION   give up after DURATION (default 0: never)
+  --timeout DURATION   give up after DURATION (default: no limit)
   --format FORMAT      text (trimmed lines, default), ansi (the lines with
                        their colors, safe to cat: no cursor or mode changes)
                        or json (the screen model, cursor and modes included)

@@ -92,7 +92,8 @@ func buildCLI(bin string) error {
 //	exit N     exit with status N
 //	lines A..  print each argument on a line of its own, then exit 0
 //	kill       die of SIGKILL
-//	cleanup    draw on the alternate screen; on SIGTERM leave it and exit
+//	cleanup    draw on the alternate screen (then create the file named by
+//	           the argument, if any); on SIGTERM leave it and exit
 //	flood      print lines without pause until killed
 //	hidden     alternate screen, cursor hidden, a red "HIDDEN"; then wait
 //	prompt     print "ready> ", echo one line as "got: LINE", then wait
@@ -122,6 +123,9 @@ func helperMain(mode string, args []string) int {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGTERM)
 		fmt.Fprint(out, "\x1b[?1049h\x1b[HDRAWN")
+		if len(args) > 0 {
+			os.WriteFile(args[0], nil, 0o644)
+		}
 		<-sig
 		fmt.Fprint(out, "\x1b[2J\x1b[?1049lcleaned up\n")
 		return 0
