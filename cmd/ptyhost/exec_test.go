@@ -323,3 +323,32 @@ func TestExecInterruptPrintsScreen(t *testing.T) {
 		t.Errorf("stderr %q, want it to say it was interrupted", stderr.String())
 	}
 }
+
+// TestMouseNames: the JSON names of the mouse modes are xterm's.
+func TestMouseNames(t *testing.T) {
+	tests := []struct {
+		m                  attachwire.MouseProto
+		tracking, encoding string
+	}{
+		{attachwire.MouseX10, "normal", "x10"},
+		{attachwire.MouseHighlight | attachwire.MouseEncUTF8, "highlight", "utf8"},
+		{attachwire.MouseButton | attachwire.MouseEncSGR, "button", "sgr"},
+		{attachwire.MouseAny, "any", "x10"},
+	}
+	for _, tt := range tests {
+		if tr, enc := mouseNames(tt.m); tr != tt.tracking || enc != tt.encoding {
+			t.Errorf("mouseNames(%#x) = %q, %q; want %q, %q", tt.m, tr, enc, tt.tracking, tt.encoding)
+		}
+	}
+	// End to end: ?1000h with ?1006h is "normal" tracking, SGR encoding.
+	r := cli(t, "tui", "", "exec", "--wait-for", "TUI-READY", "--format", "json", "--timeout", "50s", "--", self(t))
+	var got struct {
+		Modes struct{ Mouse, MouseEncoding string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q (%v)", r.code, r.stderr, r.stdout, err)
+	}
+	if got.Modes.Mouse != "normal" || got.Modes.MouseEncoding != "sgr" {
+		t.Errorf("modes = %+v, want mouse normal, encoding sgr", got.Modes)
+	}
+}
