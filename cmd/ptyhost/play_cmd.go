@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -27,27 +29,20 @@ type playOptions struct {
 }
 
 func parsePlay(args []string) (playOptions, error) {
-	o := playOptions{format: formatText}
+	o := playOptions{format: formatText, speed: 1}
 	fs := newFlagSet("play")
-	fs.Float64Var(&o.speed, "speed", 1, "")
-	fs.DurationVar(&o.idleLimit, "idle-limit", 0, "")
+	fs.Var(floatFlag{&o.speed}, "speed", "")
+	fs.Var(durationFlag{&o.idleLimit}, "idle-limit", "")
 	fs.BoolVar(&o.screen, "screen", false, "")
 	fs.Var(&o.format, "format", "")
 	fs.Var(&o.backend, "backend", "")
 	// Flags may come before or after the file name.
-	var files []string
-	for {
-		if err := parseFlags("play", fs, args); err != nil {
-			return o, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		files = append(files, args[0])
-		args = args[1:]
-	}
+	files, _, err := parseArgs(fs, args, true)
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return o, err
+	case err != nil:
+		return o, &usageError{cmd: "play", err: err}
 	case len(files) == 0:
 		return o, usagef("play", "missing cast file: ptyhost play [flags] FILE.cast")
 	case len(files) > 1:
@@ -81,6 +76,11 @@ func playCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	if err != nil {
 		return castProblem(o.file, err)
 	}
+	// One rule for replaying and rendering: a cast is played if the host
+	// could have recorded it.
+	if h := cr.Header(); h.Width > ptyhost.MaxCols || h.Height > ptyhost.MaxRows {
+		return castProblem(o.file, fmt.Errorf("its size %dx%d is out of range: want %s", h.Width, h.Height, sizeLimits))
+	}
 	if o.screen {
 		return playScreen(cr, o, stdout)
 	}
@@ -97,9 +97,6 @@ func castProblem(file string, err error) error {
 // cast's size, applies its resizes, and prints the final screen.
 func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	h := cr.Header()
-	if h.Width > ptyhost.MaxCols || h.Height > ptyhost.MaxRows {
-		return castProblem(o.file, fmt.Errorf("size %dx%d is larger than ptyhost's %dx%d", h.Width, h.Height, ptyhost.MaxCols, ptyhost.MaxRows))
-	}
 	t, err := newTerminal(o.backend.b, term.Options{Cols: h.Width, Rows: h.Height, Scrollback: ptyhost.DefaultScrollback})
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
