@@ -99,6 +99,8 @@ Flags:
                        their colors, safe to cat: no cursor or mode changes)
                        or json (the screen model, cursor and modes included)
   --frames FILE        write the session's attachwire frames file to FILE
+                       (an existing file is replaced only when exec ends;
+                       a FIFO or /dev/stdout is written in place)
   --record FILE        write an asciinema v2 cast of the session to FILE
   --backend NAME       the host's headless terminal: default (engine),
                        engine (ptyhost's own) or xvt (charmbracelet/x/vt,
