@@ -124,13 +124,3 @@ func BenchmarkScreenDecode(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(enc)), "encoded-bytes")
 }
-
-func BenchmarkRepaint(b *testing.B) {
-	s := benchScreen()
-	dst := s.AppendANSI(nil, RepaintOptions{Scrollback: true})
-	b.ReportAllocs()
-	for b.Loop() {
-		dst = s.AppendANSI(dst[:0], RepaintOptions{Scrollback: true})
-	}
-	b.ReportMetric(float64(len(dst)), "ansi-bytes")
-}

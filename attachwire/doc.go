@@ -15,9 +15,9 @@
 // method that wraps them in a frame; ControlFrame wraps a control.
 //
 // A Screen is the snapshot model (format 0x01): grids of Cells, the cursor,
-// modes and scrollback. AppendScreen and DecodeScreen encode it;
-// Screen.AppendANSI repaints it on a terminal with only the escape
-// sequences a Viewer-profile sanitizer passes. Controls are JSON messages
+// modes and scrollback. AppendScreen and DecodeScreen encode it; turning
+// it back into escape sequences for a terminal is the consumer's job (the
+// module's own renderer is internal/repaint). Controls are JSON messages
 // typed by Go structs (Subscribe, PenState, ...) behind the sealed Control
 // interface (MarshalControl/ParseControl for the bare JSON), with the
 // error-code registry as ErrorCode constants. FileWriter and FileReader

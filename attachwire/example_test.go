@@ -48,7 +48,7 @@ func Example() {
 	// seq 2 Exit code 137 signal SIGKILL
 }
 
-// A snapshot carries a Screen; a viewer decodes it and repaints it.
+// A snapshot carries a Screen; a viewer decodes it (and repaints it).
 func ExampleNewSnapshot() {
 	scr := &attachwire.Screen{
 		Cols: 3, Rows: 1, CursorCol: 2, CursorVisible: true,
@@ -72,10 +72,11 @@ func ExampleNewSnapshot() {
 		panic(err)
 	}
 	fmt.Println("atSeq", got.AtSeq, "size", view.Cols, "x", view.Rows)
-	fmt.Printf("%q\n", view.AppendANSI(nil, attachwire.RepaintOptions{}))
+	fmt.Printf("%q bold=%v cursor at col %d\n", view.Primary[0].Content+view.Primary[1].Content,
+		view.Primary[0].Style&attachwire.StyleBold != 0, view.CursorCol)
 	// Output:
 	// atSeq 41 size 3 x 1
-	// "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J\x1b[1H\x1b[0;1;32mo\x1b[0mk\x1b[0 q\x1b[?25h\x1b[?7h\x1b[1;3H"
+	// "ok" bold=true cursor at col 2
 }
 
 // Controls are JSON documents; an unknown type is a soft error a receiver

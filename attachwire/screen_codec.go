@@ -37,7 +37,7 @@ var (
 //   - the cursor and the saved cursor inside the grid: 0 <= row < Rows and
 //     0 <= col < Cols. A cursor in the pending-wrap state sits on the last
 //     column with ModePendingWrap set; the bit is not checked against the
-//     column, and AppendANSI ignores it elsewhere;
+//     column, and a repaint ignores it elsewhere;
 //   - no reserved Modes bit; Mouse 0 unless ModeMouse is set, and then a
 //     tracking nibble in 1-4 and an encoding of X10, UTF-8 or SGR;
 //   - valid cells: see Cell.

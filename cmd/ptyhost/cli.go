@@ -48,10 +48,12 @@ type command struct {
 	help string
 }
 
+// commands is the command table: a new command is one more entry. help
+// is dispatched by run itself, since it reads this table.
 var commands = map[string]command{
-	"run":     {runCmd, runHelp},
-	"exec":    {execCmd, execHelp},
-	"play":    {playCmd, playHelp},
+	"run":     {runCmd, withLimits(runHelp)},
+	"exec":    {execCmd, withLimits(execHelp)},
+	"play":    {playCmd, withLimits(playHelp)},
 	"version": {versionCmd, versionHelp},
 	"keygen":  {keygenCmd, keygenHelp},
 	"token":   {tokenCmd, tokenHelp},
@@ -123,15 +125,22 @@ func buildVersion() string {
 	return v + " (" + gov + ")"
 }
 
+// helpCmd prints the top help, a command's help, or its own.
 func helpCmd(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		io.WriteString(stdout, topHelp)
-		return nil
+	text := topHelp
+	switch {
+	case len(args) > 1:
+		return usagef("help", "one command at a time, got %d", len(args))
+	case len(args) == 0:
+	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		text = helpHelp
+	default:
+		c, ok := commands[args[0]]
+		if !ok {
+			return usagef("help", "unknown command %q", args[0])
+		}
+		text = c.help
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		return usagef("help", "unknown command %q", args[0])
-	}
-	_, err := io.WriteString(stdout, c.help)
+	_, err := io.WriteString(stdout, text)
 	return err
 }
