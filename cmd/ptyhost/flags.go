@@ -245,3 +245,18 @@ func (f *backendFlag) Set(v string) error {
 	f.b = b
 	return nil
 }
+
+// parseFlags parses the args of a command that takes flags only (keygen,
+// token): any other argument is a usage error.
+func parseFlags(cmd string, fs *flag.FlagSet, args []string) error {
+	rest, _, err := parseArgs(fs, args, true)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return err
+	case err != nil:
+		return &usageError{cmd: cmd, err: err}
+	case len(rest) > 0:
+		return usagef(cmd, "unexpected argument %q", rest[0])
+	}
+	return nil
+}
