@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 // The answers here are constants or numbers computed from emulator state:
@@ -75,16 +76,18 @@ func AppendCPR(dst []byte, row, col int, private bool) []byte {
 	return append(dst, 'R')
 }
 
-// AppendXTVERSION appends the XTVERSION answer DCS > | ptyhost(version) ST.
-func AppendXTVERSION(dst []byte, version string) []byte {
-	if version == "" {
-		version = "dev"
+// AppendXTVERSION appends the XTVERSION answer DCS > | ptyhost(v) ST; an
+// empty v stands for ptyhost's version (package internal/version), the one
+// `ptyhost version` prints.
+func AppendXTVERSION(dst []byte, v string) []byte {
+	if v == "" {
+		v = version.String()
 	}
 	dst = append(dst, "\x1bP>|ptyhost("...)
-	for i := 0; i < len(version); i++ {
+	for i := 0; i < len(v); i++ {
 		// The version comes from the build, but keep the answer printable
 		// whatever it holds.
-		if c := version[i]; c > 0x20 && c < 0x7f && c != '(' && c != ')' {
+		if c := v[i]; c > 0x20 && c < 0x7f && c != '(' && c != ')' {
 			dst = append(dst, c)
 		}
 	}
