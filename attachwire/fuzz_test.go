@@ -218,3 +218,20 @@ func FuzzFileReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnquote: control strings decode as encoding/json decodes them.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`plain`, `caf\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ud83d\u0041`, `a\"b\\c\/d\n`, "\xff\xe2\x82"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		q := append(append([]byte{'"'}, s...), '"')
+		var want string
+		if json.Unmarshal(q, &want) != nil {
+			return
+		}
+		if got := string(unquote(q)); got != want {
+			t.Fatalf("unquote(%q) = %q, encoding/json %q", q, got, want)
+		}
+	})
+}
