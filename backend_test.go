@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
 	"github.com/ptyhost/ptyhost/internal/term/termtest"
@@ -97,5 +98,13 @@ func TestDefaultBuildLinksNoCharm(t *testing.T) {
 		if strings.HasPrefix(line, "github.com/charmbracelet/") {
 			t.Errorf("the default build links %s", strings.TrimSpace(line))
 		}
+	}
+}
+
+// TestMaxScrollbackFitsTheWire: a snapshot of the most scrollback a Spec
+// may ask for can be encoded (attachwire refuses more lines).
+func TestMaxScrollbackFitsTheWire(t *testing.T) {
+	if MaxScrollback > attachwire.MaxScrollbackLines {
+		t.Fatalf("MaxScrollback %d > attachwire.MaxScrollbackLines %d", MaxScrollback, attachwire.MaxScrollbackLines)
 	}
 }
