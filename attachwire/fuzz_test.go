@@ -106,7 +106,7 @@ func FuzzDecodeScreen(f *testing.F) {
 	golden, _ := AppendScreen(nil, goldenScreen())
 	f.Add(golden)
 	alt, _ := AppendScreen(nil, &Screen{Cols: 1, Rows: 1, Active: BufferAlternate, Modes: ModeMouse, Mouse: MouseAny | MouseEncSGR,
-		Primary: []Cell{BlankCell}, Alt: []Cell{{Content: "é", Style: StyleItalic}}})
+		Primary: []Cell{BlankCell()}, Alt: []Cell{{Content: "é", Style: StyleItalic}}})
 	f.Add(alt)
 	f.Fuzz(func(t *testing.T, p []byte) {
 		s, err := DecodeScreen(p)

@@ -3,9 +3,14 @@ package attachwire
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -114,7 +119,7 @@ func TestScreenInvalid(t *testing.T) {
 		{"zero cols", func(s *Screen) { s.Cols = 0 }},
 		{"too many rows", func(s *Screen) { s.Rows = MaxScreenDim + 1 }},
 		{"primary length", func(s *Screen) { s.Primary = s.Primary[:2] }},
-		{"alt length", func(s *Screen) { s.Alt = []Cell{BlankCell} }},
+		{"alt length", func(s *Screen) { s.Alt = []Cell{BlankCell()} }},
 		{"alt active but absent", func(s *Screen) { s.Active = BufferAlternate }},
 		{"active buffer 2", func(s *Screen) { s.Active = 2 }},
 		{"echo 2", func(s *Screen) { s.Echo = 2 }},
@@ -247,7 +252,7 @@ func randCells(r *rand.Rand, n, cols int) []Cell {
 		}
 		c := Cell{Content: sampleGlyphs[g], Style: Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
 		if r.IntN(3) == 0 {
-			c, g = BlankCell, wideGlyphs
+			c, g = BlankCell(), wideGlyphs
 		}
 		cells[i] = c
 		if g < wideGlyphs {
@@ -394,7 +399,7 @@ func TestDecodeScreenNonMinimalRuneLenBlank(t *testing.T) {
 func TestDecodeScreenAllocation(t *testing.T) {
 	base := &Screen{Cols: 80, Rows: 1, Primary: make([]Cell, 80), CursorVisible: true}
 	for i := range base.Primary {
-		base.Primary[i] = BlankCell
+		base.Primary[i] = BlankCell()
 	}
 	enc, err := AppendScreen(nil, base)
 	if err != nil {
@@ -458,10 +463,41 @@ func TestDecodeScreenAllocation(t *testing.T) {
 }
 
 func TestScreenScrollbackCap(t *testing.T) {
-	s := Screen{Cols: 1, Rows: 1, Primary: []Cell{BlankCell}, Scrollback: make([][]Cell, MaxScrollbackLines+1)}
+	s := Screen{Cols: 1, Rows: 1, Primary: []Cell{BlankCell()}, Scrollback: make([][]Cell, MaxScrollbackLines+1)}
 	if _, err := AppendScreen(nil, &s); err == nil {
 		t.Fatal("AppendScreen encoded more than MaxScrollbackLines lines")
 	} else {
 		wantFraming(t, err, "scrollback cap")
+	}
+}
+
+// TestNoExportedMutableVars: the package exports no variable a caller
+// could change for every other user (BlankCell was one), except error
+// sentinels, which errors.Is compares by identity.
+func TestNoExportedMutableVars(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, spec := range g.Specs {
+					for _, id := range spec.(*ast.ValueSpec).Names {
+						if id.IsExported() && !strings.HasPrefix(id.Name, "Err") {
+							t.Errorf("%s: exported variable %s", fset.Position(id.Pos()), id.Name)
+						}
+					}
+				}
+			}
+		}
 	}
 }

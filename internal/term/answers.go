@@ -26,13 +26,17 @@ const DSROK = "\x1b[0n"
 // DECRQSSInvalid answers a DECRQSS whose setting is not supported.
 const DECRQSSInvalid = "\x1bP0$r\x1b\\"
 
-// DefaultFg, DefaultBg and DefaultCursor are the colors the host reports
-// for OSC 10, 11 and 12: light gray on black, the common dark theme.
-var (
-	DefaultFg     = [3]uint8{0xe5, 0xe5, 0xe5}
-	DefaultBg     = [3]uint8{0x00, 0x00, 0x00}
-	DefaultCursor = [3]uint8{0xe5, 0xe5, 0xe5}
-)
+// DefaultFg, DefaultBg and DefaultCursor return the colors the host
+// reports for OSC 10, 11 and 12 until the program sets its own: light gray
+// on black, the common dark theme. They are functions so that no caller
+// can change them for every session.
+func DefaultFg() [3]uint8 { return [3]uint8{0xe5, 0xe5, 0xe5} }
+
+// DefaultBg returns the background color; see DefaultFg.
+func DefaultBg() [3]uint8 { return [3]uint8{0x00, 0x00, 0x00} }
+
+// DefaultCursor returns the cursor color; see DefaultFg.
+func DefaultCursor() [3]uint8 { return [3]uint8{0xe5, 0xe5, 0xe5} }
 
 // ansi16 is xterm's default palette for the 16 ANSI colors.
 var ansi16 = [16][3]uint8{
