@@ -15,7 +15,7 @@ func ExampleAppendScreen() {
 		Primary: []attachwire.Cell{
 			{Content: "o", Style: attachwire.StyleBold, Fg: attachwire.IndexedColor(2)},
 			{Content: "k"},
-			attachwire.BlankCell,
+			attachwire.BlankCell(),
 		},
 	}
 	fmt.Printf("%q\n", repaint.AppendScreen(nil, scr, repaint.Options{}))

@@ -73,7 +73,7 @@ func randCells(r *rand.Rand, n, cols int) []attachwire.Cell {
 		}
 		c := attachwire.Cell{Content: sampleGlyphs[g], Style: attachwire.Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
 		if r.IntN(3) == 0 {
-			c, g = attachwire.BlankCell, wideGlyphs
+			c, g = attachwire.BlankCell(), wideGlyphs
 		}
 		cells[i] = c
 		if g < wideGlyphs {
@@ -108,7 +108,7 @@ func benchScreen() *attachwire.Screen {
 		pen := attachwire.Cell{}
 		for len(cells) < n {
 			if len(cells) >= fill {
-				cells = append(cells, attachwire.BlankCell)
+				cells = append(cells, attachwire.BlankCell())
 				continue
 			}
 			if r.IntN(12) == 0 {

@@ -23,7 +23,7 @@ func AppendInline(dst []byte, s *attachwire.Screen) []byte {
 	for rows > 0 && trimBlanks(cells[(rows-1)*s.Cols:rows*s.Cols]) == 0 {
 		rows--
 	}
-	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell}
+	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell()}
 	for y := range rows {
 		row := cells[y*s.Cols : (y+1)*s.Cols]
 		for _, c := range row[:trimBlanks(row)] {
@@ -33,7 +33,7 @@ func AppendInline(dst []byte, s *attachwire.Screen) []byte {
 			p.sgr(c)
 			p.text(c.Content)
 		}
-		p.sgr(attachwire.BlankCell)
+		p.sgr(attachwire.BlankCell())
 		p.dst = append(p.dst, '\n')
 	}
 	return p.dst

@@ -15,8 +15,8 @@ func TestInlineGolden(t *testing.T) {
 	s := goldenScreen()
 	s.Rows = 3
 	s.Primary = append(s.Primary,
-		attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, // a blank row between
-		attachwire.Cell{Content: " ", Bg: attachwire.IndexedColor(1)}, attachwire.BlankCell, attachwire.BlankCell)
+		attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), // a blank row between
+		attachwire.Cell{Content: " ", Bg: attachwire.IndexedColor(1)}, attachwire.BlankCell(), attachwire.BlankCell())
 	s.Active, s.Alt = attachwire.BufferAlternate, nil // no alternate grid: the primary is shown
 	want := "\x1b[0;1;38;2;255;0;128m中\x1b[0;38;5;196;44mx\x1b[0m\n" +
 		"\n" +
@@ -24,7 +24,7 @@ func TestInlineGolden(t *testing.T) {
 	if got := string(AppendInline(nil, s)); got != want {
 		t.Fatalf("AppendInline =\n%q\nwant\n%q", got, want)
 	}
-	blank := &attachwire.Screen{Cols: 2, Rows: 2, Primary: []attachwire.Cell{attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell}}
+	blank := &attachwire.Screen{Cols: 2, Rows: 2, Primary: []attachwire.Cell{attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell()}}
 	if got := AppendInline(nil, blank); len(got) != 0 {
 		t.Fatalf("blank screen: %q, want nothing", got)
 	}

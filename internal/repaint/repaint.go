@@ -56,7 +56,7 @@ func AppendScreen(dst []byte, s *attachwire.Screen, opts Options) []byte {
 		return dst
 	}
 	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"...)
-	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell}
+	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell()}
 	if opts.Scrollback && len(s.Scrollback) > 0 {
 		p.scrollback(s.Scrollback, s.Rows)
 	}
@@ -64,12 +64,12 @@ func AppendScreen(dst []byte, s *attachwire.Screen, opts Options) []byte {
 	if s.Active == attachwire.BufferAlternate {
 		// DECSC (part of ?1049h) may save the autowrap mode on some
 		// terminals: save it on, as the program expects on return.
-		p.sgr(attachwire.BlankCell)
+		p.sgr(attachwire.BlankCell())
 		p.cup(s.SavedCursorRow, s.SavedCursorCol)
 		p.dst = append(p.dst, "\x1b[?7h\x1b[?1049h\x1b[?7l\x1b[H\x1b[2J"...)
 		p.grid(s.Alt, s.Rows)
 	}
-	p.sgr(attachwire.BlankCell)
+	p.sgr(attachwire.BlankCell())
 	if opts.InputModes {
 		p.dst = appendInputModes(p.dst, s.Modes, s.Mouse)
 	}
@@ -114,7 +114,7 @@ func (p *painter) scrollback(lines [][]attachwire.Cell, rows int) {
 			if end := trimBlanks(line[:n]); end > 0 {
 				p.row(line[:end])
 			}
-			p.sgr(attachwire.BlankCell)
+			p.sgr(attachwire.BlankCell())
 			p.dst = append(p.dst, "\r\n"...)
 			emitted++
 			line = line[n:]
@@ -148,7 +148,7 @@ func chunkLen(line []attachwire.Cell, cols int) int {
 // trimBlanks returns the length of row without its trailing blank cells.
 func trimBlanks(row []attachwire.Cell) int {
 	end := len(row)
-	for end > 0 && row[end-1] == attachwire.BlankCell {
+	for end > 0 && row[end-1] == attachwire.BlankCell() {
 		end--
 	}
 	return end
@@ -163,12 +163,12 @@ func (p *painter) row(cells []attachwire.Cell) {
 			sync = true
 			continue
 		}
-		if c == attachwire.BlankCell {
+		if c == attachwire.BlankCell() {
 			run := x + 1
-			for run < len(cells) && cells[run] == attachwire.BlankCell {
+			for run < len(cells) && cells[run] == attachwire.BlankCell() {
 				run++
 			}
-			if run-x >= 4 || p.pen != attachwire.BlankCell {
+			if run-x >= 4 || p.pen != attachwire.BlankCell() {
 				x = run - 1
 				sync = true
 				continue
@@ -216,14 +216,14 @@ func (p *painter) cursor(s *attachwire.Screen) {
 		x--
 		i--
 	}
-	c := attachwire.BlankCell
+	c := attachwire.BlankCell()
 	if i < len(grid) && grid[i].Content != "" {
 		c = grid[i]
 	}
 	p.cup(s.CursorRow, x)
 	p.sgr(c)
 	p.text(c.Content)
-	p.sgr(attachwire.BlankCell)
+	p.sgr(attachwire.BlankCell())
 }
 
 // cup moves the cursor to 0-based (row, col).
@@ -246,7 +246,7 @@ func (p *painter) cha(col int) {
 
 // sgr switches the pen to c's style and colors, if it differs.
 func (p *painter) sgr(c attachwire.Cell) {
-	c.Content = attachwire.BlankCell.Content
+	c.Content = attachwire.BlankCell().Content
 	if c == p.pen {
 		return
 	}

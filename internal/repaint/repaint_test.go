@@ -161,7 +161,7 @@ func vtCells(line []*uv.Cell) []attachwire.Cell {
 	for _, c := range line {
 		switch {
 		case c == nil:
-			out = append(out, attachwire.BlankCell)
+			out = append(out, attachwire.BlankCell())
 		case c.Width == 0:
 			out = append(out, attachwire.Cell{Style: attachwire.StyleWideCont, Fg: base.Fg, Bg: base.Bg})
 		default:
@@ -291,7 +291,7 @@ func TestRepaintPendingWrap(t *testing.T) {
 			ref := vt.NewEmulator(4, 2)
 			ref.WriteString("\x1b[2H" + tt.row)
 			s := &attachwire.Screen{Cols: 4, Rows: 2, CursorRow: 1, CursorCol: 3, CursorVisible: true, Modes: attachwire.ModePendingWrap}
-			s.Primary = append(make([]attachwire.Cell, 0, 8), attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell)
+			s.Primary = append(make([]attachwire.Cell, 0, 8), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell())
 			s.Primary = append(s.Primary, vtGrid(ref)[4:]...)
 			s.SavedCursorRow, s.SavedCursorCol = 1, 3
 			e := emulate(t, s, Options{})
@@ -329,10 +329,10 @@ func TestRepaintScrollback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &attachwire.Screen{Cols: 4, Rows: 3, CursorVisible: true, Scrollback: tt.scrollback}
-			s.Primary = []attachwire.Cell{{Content: "s"}, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell}
+			s.Primary = []attachwire.Cell{{Content: "s"}, attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell()}
 			s.Primary = append(s.Primary, make([]attachwire.Cell, 8)...)
 			for i := 4; i < 12; i++ {
-				s.Primary[i] = attachwire.BlankCell
+				s.Primary[i] = attachwire.BlankCell()
 			}
 			e := emulate(t, s, Options{Scrollback: true})
 			checkGrid(t, "screen", e, s.Primary)
