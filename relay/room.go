@@ -128,11 +128,13 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	}
 	rm.host = l
 	rm.goneTimer.stop()
-	rm.setStateLocked(attachwire.RoomLive, true)
+	// room_state goes to every viewer on every bind, even when the state
+	// does not change (a supersede keeps it live but forces a snapshot).
+	st := attachwire.RoomLive
 	if rm.exitSeq != 0 {
-		// A resumed host after Exit: the room stays ended.
-		rm.setStateLocked(attachwire.RoomEnded, false)
+		st = attachwire.RoomEnded // a host back for its final-screen window
 	}
+	rm.setStateLocked(st, true)
 	rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	rm.pushHolderSizeLocked()
 	return nil
@@ -148,9 +150,6 @@ func (rm *room) newGenerationLocked(e uint64) {
 	rm.exitSeq = 0
 	rm.endTimer.stop()
 	rm.drainInputsLocked()
-	// room_state goes to every viewer with the forced snapshot even when
-	// the state does not change (a supersede keeps it live).
-	rm.broadcastLocked(rm.roomStateLocked())
 }
 
 // drainInputsLocked drops the Input queued for the host: it was meant for
