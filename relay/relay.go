@@ -34,6 +34,9 @@ type Relay struct {
 	legs   sync.WaitGroup // one per leg, from admission to teardown
 	timers sync.WaitGroup // one per pending room timer
 
+	timersMu sync.Mutex // a leaf lock: taken under room.mu and rl.mu
+	pending  map[*timer]struct{}
+
 	mu       sync.Mutex
 	rooms    map[roomKey]*room
 	jtis     map[string]*jtiRecord
@@ -64,6 +67,7 @@ func New(cfg Config) (*Relay, error) {
 		limiter:  newDialLimiter(cfg.DialsPerSecond, cfg.Now),
 		rooms:    make(map[roomKey]*room),
 		jtis:     make(map[string]*jtiRecord),
+		pending:  make(map[*timer]struct{}),
 	}
 	rl.ctx, rl.cancel = context.WithCancel(context.Background())
 	rl.mux = http.NewServeMux()
@@ -144,21 +148,45 @@ func (rl *Relay) Close() error {
 		rm.close(1001, "relay closing")
 	}
 	rl.legs.Wait()
+	rl.stopTimers()
 	rl.timers.Wait()
 	return nil
 }
 
-// afterFunc runs f after d unless stopped; Close waits for a running f.
+// afterFunc runs f after d unless stopped. Close stops every pending timer
+// and waits for a running f; after Close nothing is scheduled.
 func (rl *Relay) afterFunc(d time.Duration, f func()) *timer {
+	rl.timersMu.Lock()
+	defer rl.timersMu.Unlock()
+	if rl.ctx.Err() != nil {
+		return nil
+	}
+	t := &timer{rl: rl}
 	rl.timers.Add(1)
-	t := &timer{wg: &rl.timers}
+	rl.pending[t] = struct{}{}
 	t.t = time.AfterFunc(d, func() {
 		defer rl.timers.Done()
+		rl.timersMu.Lock()
+		delete(rl.pending, t)
+		rl.timersMu.Unlock()
 		if rl.ctx.Err() == nil {
 			f()
 		}
 	})
 	return t
+}
+
+// stopTimers stops every pending timer (Close, after cancelling rl.ctx).
+func (rl *Relay) stopTimers() {
+	rl.timersMu.Lock()
+	pending := make([]*timer, 0, len(rl.pending))
+	for t := range rl.pending {
+		pending = append(pending, t)
+	}
+	rl.timersMu.Unlock()
+	for _, t := range pending {
+		t.stop()
+	}
 }
 
 // roomFor returns the room for key, creating it if the relay has room for

@@ -165,7 +165,7 @@ func TestResumeContiguityLoopUnderEviction(t *testing.T) {
 			}
 		}
 	}()
-	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, resumeSub(u64(1), u64(3)))
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, resumeSub(nil, nil))
 	// A snapshot the viewer starts from is the in-stream frame S (atSeq
 	// S-1): the frames after it are S+1, S+2, ... with no gap.
 	first := relaytest.NextFrame(t, v)

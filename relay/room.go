@@ -492,14 +492,19 @@ func (rm *room) pushHolderSizeLocked() {
 }
 
 // timer is a time.AfterFunc the relay can join: stop or the callback
-// (exactly one of them) releases the relay's count.
+// (exactly one of them) releases the relay's count. A nil timer (none was
+// scheduled because the relay is closing) stops as a no-op.
 type timer struct {
 	t  *time.Timer
-	wg *sync.WaitGroup
+	rl *Relay
 }
 
 func (t *timer) stop() {
-	if t != nil && t.t.Stop() {
-		t.wg.Done()
+	if t == nil || !t.t.Stop() {
+		return
 	}
+	t.rl.timersMu.Lock()
+	delete(t.rl.pending, t)
+	t.rl.timersMu.Unlock()
+	t.rl.timers.Done()
 }
