@@ -181,6 +181,7 @@ type admission struct {
 	msg       string
 	retryable bool
 	status    websocket.StatusCode
+	handled   bool // already refused on the wire
 }
 
 func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + a.msg }
@@ -194,7 +195,7 @@ func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + 
 func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
 	if c.RoomID != roomID || c.SessionID != roomID {
-		rl.reject(conn, log, &admission{attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation})
+		rl.reject(conn, log, &admission{attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation, false})
 		return
 	}
 	if a := rl.takeJTI(c); a != nil {
@@ -217,7 +218,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 	for {
 		rm := rl.roomFor(key)
 		if rm == nil {
-			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "relay is at its room limit", true, websocket.StatusTryAgainLater})
+			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "relay is at its room limit", true, websocket.StatusTryAgainLater, false})
 			return
 		}
 		l.room = rm
@@ -233,10 +234,10 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 			continue
 		case errors.As(err, &stale):
 			rl.reject(conn, log, &admission{attachwire.CodeEpochStale, "epoch " + strconv.FormatUint(stale.epoch, 10) +
-				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation})
+				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation, false})
 			return
 		case errors.Is(err, errRoomFull):
-			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater})
+			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater, false})
 			return
 		}
 		break
@@ -282,6 +283,9 @@ func (rl *Relay) run(l *leg, sub attachwire.Subscribe) {
 
 // reject sends a refusal on an upgraded connection and closes it.
 func (rl *Relay) reject(conn *websocket.Conn, log interface{ Info(string, ...any) }, a *admission) {
+	if a.handled {
+		return
+	}
 	rl.metrics.refusals.WithLabelValues(string(a.code)).Inc()
 	log.Info("relay: leg refused", "code", string(a.code), "msg", a.msg)
 	ctx, cancel := context.WithTimeout(rl.ctx, rl.cfg.WriteTimeout)
@@ -295,17 +299,37 @@ func (rl *Relay) reject(conn *websocket.Conn, log interface{ Info(string, ...any
 // readSubscribe waits for the leg's first frame, which must be a subscribe
 // matching the token.
 func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire.Subscribe, *admission) {
-	ctx, cancel := context.WithTimeout(rl.ctx, rl.cfg.SubscribeTimeout)
-	defer cancel()
-	typ, b, err := conn.Read(ctx)
+	// The read runs in its own goroutine because cancelling a read kills
+	// the connection, and a leg that is late still gets its error control.
+	type result struct {
+		typ websocket.MessageType
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		typ, b, err := conn.Read(rl.ctx)
+		ch <- result{typ, b, err}
+	}()
+	t := time.NewTimer(rl.cfg.SubscribeTimeout)
+	defer t.Stop()
+	var res result
+	select {
+	case res = <-ch:
+	case <-t.C:
+		rl.reject(conn, rl.log, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false})
+		<-ch // the close ends the read
+		return attachwire.Subscribe{}, &admission{handled: true}
+	}
+	typ, b, err := res.typ, res.b, res.err
 	if err != nil {
-		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation}
+		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false}
 	}
 	if typ != websocket.MessageBinary {
-		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData}
+		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData, false}
 	}
 	framing := func(msg string) *admission {
-		return &admission{attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError}
+		return &admission{attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError, false}
 	}
 	f, err := attachwire.DecodeFrame(b)
 	if err != nil {
@@ -323,7 +347,7 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 		return attachwire.Subscribe{}, framing("the first frame must be subscribe")
 	}
 	policy := func(code attachwire.ErrorCode, msg string) *admission {
-		return &admission{code, msg, false, websocket.StatusPolicyViolation}
+		return &admission{code, msg, false, websocket.StatusPolicyViolation, false}
 	}
 	switch {
 	case sub.SessionID != c.SessionID:
@@ -363,10 +387,10 @@ func (rl *Relay) takeJTI(c token.Claims) *admission {
 		rl.jtis[c.JTI] = &jtiRecord{ident: id, exp: time.Unix(c.ExpiresAt, 0), live: true}
 		return nil
 	case rec.ident != id:
-		return &admission{attachwire.CodeAuth, "token id already used", false, websocket.StatusPolicyViolation}
+		return &admission{attachwire.CodeAuth, "token id already used", false, websocket.StatusPolicyViolation, false}
 	case rec.live:
 		// A half-open predecessor may still hold it; keepalive ends that.
-		return &admission{attachwire.CodeAuth, "token id has a live connection", true, websocket.StatusPolicyViolation}
+		return &admission{attachwire.CodeAuth, "token id has a live connection", true, websocket.StatusPolicyViolation, false}
 	}
 	rec.live = true
 	return nil

@@ -193,3 +193,7 @@ func waitHostGone(t testing.TB, s *relaytest.Server) {
 	t.Helper()
 	eventually(t, "host leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="host"}`) == 0 })
 }
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
