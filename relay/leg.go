@@ -132,7 +132,9 @@ func (l *leg) write(b []byte) error {
 	if err == nil {
 		l.relay.metrics.framesOut.WithLabelValues(string(l.role)).Inc()
 		l.relay.metrics.bytesOut.WithLabelValues(string(l.role)).Add(float64(len(b)))
-	} else if errors.Is(err, context.DeadlineExceeded) && l.ctx.Err() == nil {
+	} else if ctx.Err() == context.DeadlineExceeded && l.ctx.Err() == nil {
+		// The library has closed the connection: the peer took nothing
+		// for a whole WriteTimeout.
 		return errWriteTimeout
 	}
 	return err

@@ -270,3 +270,42 @@ func TestPresenceJoinListLeave(t *testing.T) {
 		t.Fatalf("ann saw %+v", p)
 	}
 }
+
+// Relay→host Input is never dropped: with no host bound the room's queue
+// fills, the driver's further input is not consumed (no ack: the relay has
+// stopped reading its socket), and a host binding again gets every key in
+// order.
+func TestInputQueueFullStopsReadingDriver(t *testing.T) {
+	cfg := quiet()
+	cfg.HostQueueFrames = 2
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	d, gen := driverWithPen(t, s, "alice")
+	h.c.Close()
+	waitHostGone(t, s)
+	for i := uint64(1); i <= 5; i++ {
+		input(t, d, i, gen, "", string(rune('a'+i-1)))
+	}
+	for want := uint64(1); want <= 2; want++ {
+		if a := relaytest.ExpectControl[attachwire.InputAck](t, d); a.AckInputSeq != want {
+			t.Fatalf("ack %d, want %d", a.AckInputSeq, want)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // let the relay read more, if it wrongly would
+	if n := metric(t, s, "ptyhost_relay_inputs_forwarded_total"); n != 2 {
+		t.Fatalf("%v inputs consumed with a queue of 2 and no host", n)
+	}
+	h = dialHost(t, s, 1)
+	var got string
+	for range 5 {
+		got += string(hostInput(t, h).Data)
+	}
+	if got != "abcde" {
+		t.Fatalf("host got %q, want abcde", got)
+	}
+	for want := uint64(3); want <= 5; want++ {
+		if a := relaytest.ExpectControl[attachwire.InputAck](t, d); a.AckInputSeq != want {
+			t.Fatalf("ack %d after the drain, want %d", a.AckInputSeq, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"math"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -20,6 +21,11 @@ type cursor struct {
 	next  uint64                    // seq of the next frame to write
 	snap  attachwire.SnapshotReason // non-empty: waiting for a snapshot to start from
 	asked bool                      // the host was asked for that snapshot
+	// retried: a snapshot_request went unanswered in time (or its answer
+	// was already too far behind the head). The viewer then takes the
+	// newest snapshot whatever its tail costs, so a host that outruns
+	// every request cannot keep it waiting forever.
+	retried bool
 }
 
 // viewerWriter is the one goroutine writing to a driver or viewer leg: the
@@ -73,6 +79,7 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			if c.snap != "" {
 				// The contiguity loop: no usable snapshot came (none, or
 				// its tail was evicted first); ask again.
+				c.retried = true
 				l.room.requestSnapshot(c.snap)
 				l.relay.metrics.snapshotAsked.Inc()
 				retryTimer.Reset(l.relay.cfg.SnapshotRetry)
@@ -142,8 +149,12 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		l.relay.metrics.snapshots.Inc()
 		return r.final, nil, ""
 	}
-	if e := r.newestSnapshotLocked(budget); e != nil {
-		c.next, c.snap = e.seq+1, ""
+	snapBudget := budget
+	if c.retried {
+		snapBudget = math.MaxInt64
+	}
+	if e := r.newestSnapshotLocked(snapBudget); e != nil {
+		c.next, c.snap, c.retried = e.seq+1, "", false
 		l.relay.metrics.snapshots.Inc()
 		return e.wire, nil, ""
 	}
