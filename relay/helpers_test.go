@@ -197,3 +197,9 @@ func waitHostGone(t testing.TB, s *relaytest.Server) {
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
+
+// waitLegs waits until the relay counts n legs of role.
+func waitLegs(t testing.TB, s *relaytest.Server, role attachwire.Role, n float64) {
+	t.Helper()
+	eventually(t, "leg count", func() bool { return metric(t, s, `ptyhost_relay_legs{role="`+string(role)+`"}`) == n })
+}

@@ -137,6 +137,7 @@ func TestInputAckContiguity(t *testing.T) {
 		}
 	}
 	d.Close()
+	waitLegs(t, s, attachwire.RoleDriver, 0)
 	d = dialViewer(t, s, tok, attachwire.RoleDriver, attachwire.Subscribe{}) // same jti, within the grace
 	input(t, d, 3, gen, "", "c")
 	ack(3)
@@ -207,6 +208,7 @@ func TestPenGraceKeepsPenForSameJTI(t *testing.T) {
 	d := dialViewer(t, s, tok, attachwire.RoleDriver, attachwire.Subscribe{})
 	gen := relaytest.ExpectControl[attachwire.PenGranted](t, d).PenGeneration
 	d.Close()
+	waitLegs(t, s, attachwire.RoleDriver, 0)
 	d = dialViewer(t, s, tok, attachwire.RoleDriver, attachwire.Subscribe{})
 	if ps := relaytest.ExpectControl[attachwire.PenState](t, d); ps.HolderUserID != "alice" || ps.PenGeneration != gen {
 		t.Fatalf("pen_state after the reconnect %+v, want alice at %d", ps, gen)
