@@ -53,6 +53,7 @@ var commands = map[string]command{
 	"exec":    {execCmd, execHelp},
 	"play":    {playCmd, playHelp},
 	"version": {versionCmd, versionHelp},
+	"relay":   {relayCmd, relayHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as
