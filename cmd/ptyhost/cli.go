@@ -59,6 +59,7 @@ var commands = map[string]command{
 	"version": {versionCmd, versionHelp},
 	"keygen":  {keygenCmd, keygenHelp},
 	"token":   {tokenCmd, tokenHelp},
+	"relay":   {relayCmd, relayHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as
