@@ -149,7 +149,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 }
 
 // BenchmarkSnapshot: Snapshot of a 120×40 screen with 200 lines of
-// scrollback, and its encoding as a Snapshot payload.
+// scrollback, and its encoding as a Snapshot payload: after exit (the
+// final screen), and live, where the screen comes from the emulator under
+// the session lock. live-payload is what a relay pays per join or skip;
+// live-emit is EmitSnapshot's in-stream frame.
 func BenchmarkSnapshot(b *testing.B) {
 	newTerm := realBackend(b)
 	spec := helperSpec("gen", "PTYHOST_TEST_N=262144", "PTYHOST_TEST_SEED=5")
@@ -165,11 +168,13 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.Fatalf("scrollback holds %d lines, want %d", len(scr.Scrollback), DefaultScrollback)
 	}
 	b.Run("after-exit", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			s.Snapshot()
 		}
 	})
 	b.Run("after-exit+encode", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			scr, at, _ := s.Snapshot()
 			if _, err := snapshotPayload(&scr, at); err != nil {
@@ -186,10 +191,44 @@ func BenchmarkSnapshot(b *testing.B) {
 	sub, _ := live.Subscribe(0)
 	waitFed(b, live, sub)
 	b.Run("live-120x40+200", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			live.Snapshot()
 		}
 	})
+	b.Run("live-payload", func(b *testing.B) {
+		var p []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			p = benchSnapshotPayload(b, live, p[:0])
+		}
+		b.ReportMetric(float64(len(p)), "payload-bytes")
+	})
+	b.Run("live-emit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := live.EmitSnapshot(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchSnapshotPayload appends the payload of a Snapshot frame of s's
+// current screen to dst.
+func benchSnapshotPayload(b *testing.B, s *Session, dst []byte) []byte {
+	scr, at, err := s.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, err := attachwire.NewSnapshot(at, &scr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if dst, err = attachwire.AppendSnapshot(dst, snap); err != nil {
+		b.Fatal(err)
+	}
+	return dst
 }
 
 // fileOf writes p to a temporary file and returns its path.
