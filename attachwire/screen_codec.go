@@ -208,32 +208,23 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	for _, line := range s.Scrollback {
 		cells += len(line)
 	}
-	start := len(dst)
-	dst = slices.Grow(dst, 32+5*cells+2*len(s.Scrollback))
-
-	dst = appendScreenHeader(dst, s)
-
-	var glyph string // see putCellHead
-	var ok bool
-	if dst, ok = appendCells(dst, s.Primary, &glyph); !ok {
-		return dst[:start], s.Validate()
+	var e ScreenEncoder
+	e.Begin(slices.Grow(dst, 32+5*cells+2*len(s.Scrollback)), s)
+	e.AppendCells(s.Primary)
+	if s.Alt != nil {
+		e.Alt()
+		e.AppendCells(s.Alt)
 	}
-	if s.Alt == nil {
-		dst = append(dst, 0)
-	} else {
-		dst = append(dst, 1)
-		if dst, ok = appendCells(dst, s.Alt, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
-	}
-	dst = appendUvarint(dst, uint64(len(s.Scrollback)))
+	e.Scrollback(len(s.Scrollback))
 	for _, line := range s.Scrollback {
-		dst = appendUvarint(dst, uint64(len(line)))
-		if dst, ok = appendCells(dst, line, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
+		e.Line(len(line))
+		e.AppendCells(line)
 	}
-	return dst, nil
+	out, err := e.Finish()
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
 }
 
 // appendScreenHeader appends the fields before the grids: epoch, echo,
@@ -253,18 +244,15 @@ func appendScreenHeader(dst []byte, s *Screen) []byte {
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller
-// then asks Validate which one). A printable ASCII cell, the common case,
+// then validates them to say which). A printable ASCII cell, the common case,
 // is written by the inner loop, which calls nothing on its usual path so
 // its state stays in registers; any other cell, colors that do not
 // encode, or a buffer too short for the widest ASCII cell drop to the
-// outer loop, which takes one cell and grows the buffer. glyph is
-// putCellHead's.
-func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
-	// The encoded colors of the last cell, as one little-endian word:
-	// neighbouring cells mostly share their colors. Fg and Bg are
-	// adjacent, so they compare as one word.
-	var lastColors uint64
-	colorWord, colorLen := uint64(0), 2
+// outer loop, which takes one cell and grows the buffer. The encoder's
+// color state is kept in locals meanwhile (Fg and Bg are adjacent, so
+// they compare as one word) and stored back on return.
+func (e *ScreenEncoder) appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+	lastColors, colorWord, colorLen := e.lastColors, e.colorWord, e.colorLen
 	n := len(dst)
 	buf := dst[:cap(dst)]
 	for {
@@ -298,6 +286,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			n += 3 + colorLen
 		}
 		if cells = cells[i:]; len(cells) == 0 {
+			e.lastColors, e.colorWord, e.colorLen = lastColors, colorWord, colorLen
 			return buf[:n], true
 		}
 		c := &cells[0]
@@ -307,7 +296,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
 		}
-		m, ok := putCellHead(buf[n:], c, glyph)
+		m, ok := putCellHead(buf[n:], c, &e.glyph)
 		if !ok {
 			return buf[:n], false
 		}
