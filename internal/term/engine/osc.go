@@ -185,3 +185,26 @@ func hexScaled(f []byte) (uint8, bool) {
 	maxV := 1<<(4*len(f)) - 1
 	return uint8(v * 255 / maxV), true
 }
+
+// clearStr starts a new OSC string.
+func (e *Engine) clearStr(s parserState) {
+	p := &e.p
+	p.state = s
+	p.str = p.str[:0]
+	p.strOver = false
+}
+
+// strPut appends string data, switching to discard past the cap.
+func (e *Engine) strPut(b ...byte) {
+	p := &e.p
+	limit := maxOSC
+	if p.state == stDCSPass {
+		limit = maxDCS
+	}
+	if p.strOver || len(p.str)+len(b) > limit {
+		p.strOver = true
+		return
+	}
+	p.str = append(p.str, b...)
+	e.work += uint64(len(b))
+}
