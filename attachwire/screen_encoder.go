@@ -51,10 +51,10 @@ type ScreenEncoder struct {
 type encoderPart uint8
 
 const (
-	partNone      encoderPart = iota // before Begin, or after Finish
-	partPrimary                      // primary grid cells
-	partAlt                          // alternate grid cells
-	partScrollback                   // scrollback lines
+	partNone       encoderPart = iota // before Begin, or after Finish
+	partPrimary                       // primary grid cells
+	partAlt                           // alternate grid cells
+	partScrollback                    // scrollback lines
 )
 
 // snapshotLenReserve is how many bytes BeginSnapshot reserves for the

@@ -162,6 +162,7 @@ func TestScreenEncoderSnapshotLength(t *testing.T) {
 // leave dst as it was, and the encoder must work again after Begin.
 func TestScreenEncoderErrors(t *testing.T) {
 	a := func(e *ScreenEncoder) { e.AppendRune('a', 0, 0, 0) }
+	grid := func(e *ScreenEncoder) { a(e); a(e) }
 	for _, tc := range []struct {
 		name  string
 		alt   bool // the header says the alternate buffer is active
@@ -185,7 +186,7 @@ func TestScreenEncoderErrors(t *testing.T) {
 		{"grid short", false, func(e *ScreenEncoder) { a(e) }, "1 cells still due"},
 		{"grid long", false, func(e *ScreenEncoder) { a(e); a(e); a(e) }, "1 cells too many"},
 		{"alt short", true, func(e *ScreenEncoder) { a(e); a(e); e.Alt(); a(e) }, "still due"},
-		{"alt twice", true, func(e *ScreenEncoder) { a(e); a(e); e.Alt(); a(e); a(e); e.Alt() }, "out of order"},
+		{"alt twice", true, func(e *ScreenEncoder) { grid(e); e.Alt(); grid(e); e.Alt() }, "out of order"},
 		{"alt after scrollback", false, func(e *ScreenEncoder) { a(e); a(e); e.Scrollback(0); e.Alt() }, "out of order"},
 		{"active alt absent", true, func(e *ScreenEncoder) { a(e); a(e); e.Scrollback(0) }, "active but absent"},
 		{"negative lines", false, func(e *ScreenEncoder) { a(e); a(e); e.Scrollback(-1) }, "-1 lines"},
