@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,7 +153,9 @@ func BenchmarkRoundTrip(b *testing.B) {
 // scrollback, and its encoding as a Snapshot payload: after exit (the
 // final screen), and live, where the screen comes from the emulator under
 // the session lock. live-payload is what a relay pays per join or skip;
-// live-emit is EmitSnapshot's in-stream frame.
+// live-emit is EmitSnapshot's in-stream frame. cpu-µs/op is the process's
+// CPU time per call, which a busy machine dilutes far less than the wall
+// time.
 func BenchmarkSnapshot(b *testing.B) {
 	newTerm := realBackend(b)
 	spec := helperSpec("gen", "PTYHOST_TEST_N=262144", "PTYHOST_TEST_SEED=5")
@@ -169,15 +172,17 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	b.Run("after-exit", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			s.Snapshot()
 		}
 	})
 	b.Run("after-exit+encode", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			scr, at, _ := s.Snapshot()
-			if _, err := snapshotPayload(&scr, at); err != nil {
+			if _, err := attachwire.AppendScreenSnapshot(nil, at, &scr); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -192,6 +197,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	waitFed(b, live, sub)
 	b.Run("live-120x40+200", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			live.Snapshot()
 		}
@@ -199,6 +205,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.Run("live-payload", func(b *testing.B) {
 		var p []byte
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			p = benchSnapshotPayload(b, live, p[:0])
 		}
@@ -206,6 +213,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	})
 	b.Run("live-emit", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			if _, err := live.EmitSnapshot(); err != nil {
 				b.Fatal(err)
@@ -217,18 +225,27 @@ func BenchmarkSnapshot(b *testing.B) {
 // benchSnapshotPayload appends the payload of a Snapshot frame of s's
 // current screen to dst.
 func benchSnapshotPayload(b *testing.B, s *Session, dst []byte) []byte {
-	scr, at, err := s.Snapshot()
+	dst, _, err := s.AppendSnapshot(dst)
 	if err != nil {
-		b.Fatal(err)
-	}
-	snap, err := attachwire.NewSnapshot(at, &scr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if dst, err = attachwire.AppendSnapshot(dst, snap); err != nil {
 		b.Fatal(err)
 	}
 	return dst
+}
+
+// processCPU returns the user+system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process's CPU time per iteration since cpu0.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if d := processCPU() - cpu0; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
+	}
 }
 
 // fileOf writes p to a temporary file and returns its path.

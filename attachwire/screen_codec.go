@@ -197,6 +197,19 @@ func (s *Screen) UnmarshalBinary(p []byte) error {
 // validates s as it goes (see Validate) and returns dst with its length
 // unchanged and a *FramingError if s is invalid.
 func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, false, 0)
+}
+
+// AppendScreenSnapshot appends the payload of a Snapshot frame showing s
+// at atSeq: the bytes AppendSnapshot gives for NewSnapshot(atSeq, s),
+// without encoding the screen apart first. Errors are AppendScreen's.
+func AppendScreenSnapshot(dst []byte, atSeq uint64, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, true, atSeq)
+}
+
+// appendScreen is AppendScreen, or AppendScreenSnapshot when snapshot is
+// set.
+func appendScreen(dst []byte, s *Screen, snapshot bool, atSeq uint64) ([]byte, error) {
 	if err := s.validateHeader(); err != nil {
 		return dst, err
 	}
@@ -209,7 +222,12 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 		cells += len(line)
 	}
 	var e ScreenEncoder
-	e.Begin(slices.Grow(dst, 32+5*cells+2*len(s.Scrollback)), s)
+	buf := slices.Grow(dst, 48+5*cells+2*len(s.Scrollback))
+	if snapshot {
+		e.BeginSnapshot(buf, atSeq, s)
+	} else {
+		e.Begin(buf, s)
+	}
 	e.AppendCells(s.Primary)
 	if s.Alt != nil {
 		e.Alt()

@@ -105,6 +105,9 @@ func TestScreenEncoderMatchesAppendScreen(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("case %d, spare %d: encoder = % x, %v\nwant % x", i, spare, got, err, want)
 			}
+			if got, err := AppendScreenSnapshot(dst, atSeq, s); err != nil || !bytes.Equal(got, wantSnap) {
+				t.Fatalf("case %d, spare %d: AppendScreenSnapshot = % x, %v\nwant % x", i, spare, got, err, wantSnap)
+			}
 			if err := e.BeginSnapshot(dst, atSeq, s); err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 
 // FuzzEngine feeds arbitrary bytes, split into chunks and with a resize
 // in the middle, and checks that nothing panics, that every Screen keeps
-// its invariants, that the work stays within workBudget, and that the
+// its invariants and encodes as AppendSnapshot does, that the work stays within workBudget, and that the
 // screen and answers are those of the same input written whole.
 func FuzzEngine(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -31,6 +31,7 @@ func FuzzEngine(f *testing.F) {
 				part = part[n:]
 			}
 			checkInvariants(t, screenOf(e))
+			checkSnapshot(t, e)
 		}
 		b0 := e.steps()
 		check(data[:cut], cols, rows)
