@@ -66,6 +66,31 @@ func BenchmarkFirehose(b *testing.B) {
 		b.ReportMetric(mib/host.Seconds(), "engine-MiB/s")
 		b.ReportMetric(bare.Seconds()/host.Seconds(), "engine/bare")
 	})
+	// CPU per byte: the whole process's user+system time (getrusage;
+	// cat is a child and not counted) for the engine pipeline against the
+	// bare reader, alternating as above. A busy machine stretches wall
+	// time but hardly the CPU either spends, so this ratio holds where
+	// engine/bare does not. Run it with -benchtime 10x for the median of
+	// 10 pairs.
+	b.Run("cpu-ratio", func(b *testing.B) {
+		var bare, host []time.Duration
+		for i := 0; b.Loop(); i++ {
+			for j := range 2 {
+				cpu0 := processCPU()
+				if (i+j)%2 == 0 {
+					bareCat(b, path)
+					bare = append(bare, processCPU()-cpu0)
+				} else {
+					firehose(b, path, newEngine)
+					host = append(host, processCPU()-cpu0)
+				}
+			}
+		}
+		mb, mh := median(bare), median(host)
+		b.ReportMetric(float64(mb.Milliseconds()), "bare-cpu-ms")
+		b.ReportMetric(float64(mh.Milliseconds()), "engine-cpu-ms")
+		b.ReportMetric(mh.Seconds()/mb.Seconds(), "cpu-ratio")
+	})
 	for _, bc := range benchBackends(b) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)
@@ -75,6 +100,13 @@ func BenchmarkFirehose(b *testing.B) {
 			b.ReportMetric(float64(b.N)*size/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
 		})
 	}
+}
+
+// median returns the median of d (the upper one of an even count).
+func median(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // bareCat reads `cat path` through a PTY to end of file.

@@ -126,9 +126,10 @@ func TestHeapBoundedFirehose(t *testing.T) {
 }
 
 // TestConsistency: while output flows, other goroutines resize, mark and
-// snapshot (EmitSnapshot, Snapshot and AppendSnapshot). Every subscription sees contiguous seqs; each in-stream
-// snapshot has atSeq = seq-1; and replaying frames 1..atSeq into a fresh
-// terminal reproduces every snapshot's screen (invariant 1).
+// snapshot (EmitSnapshot, Snapshot and AppendSnapshot). Every
+// subscription sees contiguous seqs; each in-stream snapshot has atSeq =
+// seq-1; and replaying frames 1..atSeq into a fresh terminal reproduces
+// every snapshot's screen (invariant 1).
 func TestConsistency(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
