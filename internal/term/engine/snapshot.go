@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -18,7 +17,13 @@ import (
 func (e *Engine) AppendSnapshot(dst []byte, atSeq, epoch uint64, echo attachwire.EchoMode) ([]byte, error) {
 	h := attachwire.Screen{Epoch: epoch, Echo: echo}
 	e.screenHeader(&h)
-	dst = slices.Grow(dst, e.snapshotEstimate())
+	if est := e.snapshotEstimate(); cap(dst)-len(dst) < est {
+		// One allocation, also where the race detector keeps
+		// slices.Grow from fusing its make into the append.
+		d := make([]byte, len(dst), len(dst)+est)
+		copy(d, dst)
+		dst = d
+	}
 	var enc attachwire.ScreenEncoder
 	if err := enc.BeginSnapshot(dst, atSeq, &h); err != nil {
 		return dst, err
