@@ -32,12 +32,11 @@ const MaxOutputFrame = 32 << 10
 // feed (about 150 µs for 32 KiB with the engine), less than the tty's
 // buffering lets the child run ahead, so the child does not wait for it.
 //
-// A chunk that fills its buffer (to within an eighth) becomes the frame's
-// payload as it is, and the next read gets a fresh buffer: under heavy
-// output the bytes are not copied again. A shorter chunk is copied into
-// an allocation of its size and the buffer is reused, so that the ring,
-// which counts payload lengths, holds at most an eighth more than it
-// counts.
+// A chunk that fills its buffer becomes the frame's payload as it is, and
+// the next read gets a fresh buffer: under heavy output, where nearly
+// every chunk is full, the bytes are not copied again. A shorter chunk is
+// copied into an allocation of its size and the buffer is reused, so the
+// ring, which counts payload lengths, never keeps a buffer's slack.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
@@ -85,13 +84,13 @@ func (s *Session) readLoop() {
 }
 
 // ownChunk returns the n bytes read into *buf as a slice of their own:
-// *buf itself when they fill at least seven eighths of it (and *buf is
-// then set to nil, for a fresh one), else a copy, and *buf is reused.
+// *buf itself when they fill it (and *buf is then set to nil, for a fresh
+// one), else a copy, and *buf is reused.
 func ownChunk(buf *[]byte, n int) []byte {
-	if n < len(*buf)-len(*buf)/8 {
+	if n < len(*buf) {
 		return bytes.Clone((*buf)[:n])
 	}
-	p := (*buf)[:n:n]
+	p := *buf
 	*buf = nil
 	return p
 }
