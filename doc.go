@@ -45,7 +45,12 @@
 // Spec.Backend picks the headless terminal: the in-house engine
 // (BackendEngine, the default), built to keep up with a PTY at bounded
 // work per byte, or charmbracelet/x/vt behind the guards a host needs
-// (BackendXVT), much slower on heavy output.
+// (BackendXVT), much slower on heavy output. BackendXVT is linked only
+// with the ptyhost_xvt build tag (Spawn fails with ErrBackendUnavailable
+// otherwise): x/vt's screen depends on how the output is split into
+// reads, so it cannot keep the snapshot promise below. It stays as a test
+// oracle and a benchmark peer; a default build links nothing of
+// charmbracelet.
 //
 // # Ordering and consistency
 //

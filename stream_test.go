@@ -133,6 +133,11 @@ func TestHeapBoundedFirehose(t *testing.T) {
 func TestConsistency(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
+			if bc.name == BackendXVT.String() {
+				// Not shipped (package xvtgate) for this reason; its
+				// TestSplitCases holds the cases it gets wrong.
+				t.Skip("SKIP: x/vt's screen depends on how the output is split into reads, so replaying frames 1..N need not give the snapshot at N")
+			}
 			n := 1 << 20
 			if bc.name != "fake" {
 				n = 256 << 10 // x/vt is slow under -race

@@ -40,7 +40,7 @@ func benchScreen() *Screen {
 		pen := Cell{}
 		for len(cells) < n {
 			if len(cells) >= fill {
-				cells = append(cells, BlankCell)
+				cells = append(cells, BlankCell())
 				continue
 			}
 			if r.IntN(12) == 0 {

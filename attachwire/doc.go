@@ -46,7 +46,12 @@
 // Decoders check every length read off the wire against the remaining
 // input before slicing or allocating, so memory use is bounded by a small
 // multiple of the input size: a Screen cell takes at least 4 bytes on the
-// wire and 32 in memory. Screen dimensions are at most MaxScreenDim;
-// 32-bit fields (Resize sizes, exit codes) reject larger values. A frames
-// file record is at most MaxRecordLen bytes.
+// wire and 32 in memory, a scrollback line one byte and a 24-byte slice
+// header (hence at most MaxScrollbackLines lines), and ParseControl
+// allocates about 1.2 times a presence list's size. Screen dimensions are
+// at most MaxScreenDim; a presence list holds at most MaxPresenceMembers
+// members; 32-bit fields (Resize sizes, exit codes) reject larger values.
+// A frames file record is at most MaxRecordLen bytes. Controls are
+// registered once, in a table of generic parsers (control.go), which a
+// test holds to the sealed set of Control types.
 package attachwire

@@ -55,7 +55,7 @@ func ExampleNewSnapshot() {
 		Primary: []attachwire.Cell{
 			{Content: "o", Style: attachwire.StyleBold, Fg: attachwire.IndexedColor(2)},
 			{Content: "k"},
-			attachwire.BlankCell,
+			attachwire.BlankCell(),
 		},
 	}
 	snap, err := attachwire.NewSnapshot(41, scr)

@@ -52,7 +52,7 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 		return dst
 	}
 	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"...)
-	p := painter{dst: dst, cols: s.Cols, pen: BlankCell}
+	p := painter{dst: dst, cols: s.Cols, pen: BlankCell()}
 	if opts.Scrollback && len(s.Scrollback) > 0 {
 		p.scrollback(s.Scrollback, s.Rows)
 	}
@@ -60,12 +60,12 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 	if s.Active == BufferAlternate {
 		// DECSC (part of ?1049h) may save the autowrap mode on some
 		// terminals: save it on, as the program expects on return.
-		p.sgr(BlankCell)
+		p.sgr(BlankCell())
 		p.cup(s.SavedCursorRow, s.SavedCursorCol)
 		p.dst = append(p.dst, "\x1b[?7h\x1b[?1049h\x1b[?7l\x1b[H\x1b[2J"...)
 		p.grid(s.Alt, s.Rows)
 	}
-	p.sgr(BlankCell)
+	p.sgr(BlankCell())
 	if opts.InputModes {
 		p.dst = appendInputModes(p.dst, s.Modes, s.Mouse)
 	}
@@ -110,7 +110,7 @@ func (p *painter) scrollback(lines [][]Cell, rows int) {
 			if end := trimBlanks(line[:n]); end > 0 {
 				p.row(line[:end])
 			}
-			p.sgr(BlankCell)
+			p.sgr(BlankCell())
 			p.dst = append(p.dst, "\r\n"...)
 			emitted++
 			line = line[n:]
@@ -144,7 +144,7 @@ func chunkLen(line []Cell, cols int) int {
 // trimBlanks returns the length of row without its trailing blank cells.
 func trimBlanks(row []Cell) int {
 	end := len(row)
-	for end > 0 && row[end-1] == BlankCell {
+	for end > 0 && row[end-1] == BlankCell() {
 		end--
 	}
 	return end
@@ -159,12 +159,12 @@ func (p *painter) row(cells []Cell) {
 			sync = true
 			continue
 		}
-		if c == BlankCell {
+		if c == BlankCell() {
 			run := x + 1
-			for run < len(cells) && cells[run] == BlankCell {
+			for run < len(cells) && cells[run] == BlankCell() {
 				run++
 			}
-			if run-x >= 4 || p.pen != BlankCell {
+			if run-x >= 4 || p.pen != BlankCell() {
 				x = run - 1
 				sync = true
 				continue
@@ -212,14 +212,14 @@ func (p *painter) cursor(s *Screen) {
 		x--
 		i--
 	}
-	c := BlankCell
+	c := BlankCell()
 	if i < len(grid) && grid[i].Content != "" {
 		c = grid[i]
 	}
 	p.cup(s.CursorRow, x)
 	p.sgr(c)
 	p.text(c.Content)
-	p.sgr(BlankCell)
+	p.sgr(BlankCell())
 }
 
 // cup moves the cursor to 0-based (row, col).
@@ -242,7 +242,7 @@ func (p *painter) cha(col int) {
 
 // sgr switches the pen to c's style and colors, if it differs.
 func (p *painter) sgr(c Cell) {
-	c.Content = BlankCell.Content
+	c.Content = BlankCell().Content
 	if c == p.pen {
 		return
 	}

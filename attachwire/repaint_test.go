@@ -159,7 +159,7 @@ func vtCells(line []*uv.Cell) []Cell {
 	for _, c := range line {
 		switch {
 		case c == nil:
-			out = append(out, BlankCell)
+			out = append(out, BlankCell())
 		case c.Width == 0:
 			out = append(out, Cell{Style: StyleWideCont, Fg: base.Fg, Bg: base.Bg})
 		default:
@@ -289,7 +289,7 @@ func TestRepaintPendingWrap(t *testing.T) {
 			ref := vt.NewEmulator(4, 2)
 			ref.WriteString("\x1b[2H" + tt.row)
 			s := &Screen{Cols: 4, Rows: 2, CursorRow: 1, CursorCol: 3, CursorVisible: true, Modes: ModePendingWrap}
-			s.Primary = append(make([]Cell, 0, 8), BlankCell, BlankCell, BlankCell, BlankCell)
+			s.Primary = append(make([]Cell, 0, 8), BlankCell(), BlankCell(), BlankCell(), BlankCell())
 			s.Primary = append(s.Primary, vtGrid(ref)[4:]...)
 			s.SavedCursorRow, s.SavedCursorCol = 1, 3
 			e := emulate(t, s, RepaintOptions{})
@@ -327,10 +327,10 @@ func TestRepaintScrollback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Screen{Cols: 4, Rows: 3, CursorVisible: true, Scrollback: tt.scrollback}
-			s.Primary = []Cell{{Content: "s"}, BlankCell, BlankCell, BlankCell}
+			s.Primary = []Cell{{Content: "s"}, BlankCell(), BlankCell(), BlankCell()}
 			s.Primary = append(s.Primary, make([]Cell, 8)...)
 			for i := 4; i < 12; i++ {
-				s.Primary[i] = BlankCell
+				s.Primary[i] = BlankCell()
 			}
 			e := emulate(t, s, RepaintOptions{Scrollback: true})
 			checkGrid(t, "screen", e, s.Primary)

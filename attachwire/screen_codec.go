@@ -12,6 +12,13 @@ import (
 // Larger values are framing errors on encode and decode.
 const MaxScreenDim = 1<<16 - 1
 
+// MaxScrollbackLines is the most scrollback lines a Screen may carry on
+// the wire; more is a framing error on encode and decode. It matches the
+// host's own cap (ptyhost.MaxScrollback). An empty line costs one byte on
+// the wire but a 24-byte slice header decoded, so without a cap a small
+// snapshot of empty lines would decode to many times its size.
+const MaxScrollbackLines = 100_000
+
 // minCellLen is the shortest encoded cell: a continuation cell
 // (runeLen 0, style, fg 0x00, bg 0x00). Decoders multiply a cell count by
 // it to check the count against the remaining input before allocating.
@@ -40,10 +47,14 @@ var (
 //     column, and AppendANSI ignores it elsewhere;
 //   - no reserved Modes bit; Mouse 0 unless ModeMouse is set, and then a
 //     tracking nibble in 1-4 and an encoding of X10, UTF-8 or SGR;
+//   - at most MaxScrollbackLines scrollback lines;
 //   - valid cells: see Cell.
 func (s *Screen) Validate() error {
 	if err := s.validateHeader(); err != nil {
 		return err
+	}
+	if len(s.Scrollback) > MaxScrollbackLines {
+		return framingf("screen scrollback has %d lines, more than %d", len(s.Scrollback), MaxScrollbackLines)
 	}
 	n := s.Rows * s.Cols
 	if len(s.Primary) != n {
@@ -214,7 +225,7 @@ func appendScreen(dst []byte, s *Screen, snapshot bool, atSeq uint64) ([]byte, e
 		return dst, err
 	}
 	n := s.Rows * s.Cols
-	if len(s.Primary) != n || (s.Alt != nil && len(s.Alt) != n) || (s.Active == BufferAlternate && s.Alt == nil) {
+	if len(s.Primary) != n || (s.Alt != nil && len(s.Alt) != n) || (s.Active == BufferAlternate && s.Alt == nil) || len(s.Scrollback) > MaxScrollbackLines {
 		return dst, s.Validate()
 	}
 	cells := len(s.Primary) + len(s.Alt)
@@ -401,8 +412,10 @@ func b2u8(b bool) byte {
 // DecodeScreen decodes a snapshot in format 0x01 occupying all of p and
 // validates it as Validate does. Every grid and line length is checked
 // against the remaining input (at least 4 bytes a cell) before the cells
-// are allocated, so the memory used is bounded by a small multiple of
-// len(p). The result does not alias p; one-byte ASCII contents share a
+// are allocated, so memory stays in proportion to len(p): a decoded cell
+// takes at most 8 times its encoding (a 32-byte Cell for 4 bytes), and a
+// scrollback line a 24-byte slice header, for at most MaxScrollbackLines
+// lines. The result does not alias p; one-byte ASCII contents share a
 // static string instead of allocating one per cell. Every error is a
 // *FramingError.
 func DecodeScreen(p []byte) (Screen, error) {
@@ -436,7 +449,11 @@ func DecodeScreen(p []byte) (Screen, error) {
 		return Screen{}, framingf("screen alternate buffer is active but absent")
 	}
 	lines := d.uvarint("screen scrollbackLines")
-	if d.err == nil && lines > uint64(len(d.p)) {
+	switch {
+	case d.err != nil:
+	case lines > MaxScrollbackLines:
+		d.fail(framingf("screen scrollback has %d lines, more than %d", lines, MaxScrollbackLines))
+	case lines > uint64(len(d.p)):
 		d.fail(truncated("screen scrollback"))
 	}
 	if d.err == nil && lines > 0 {

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
+	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 // run is the whole CLI: it dispatches args to a command and returns an
@@ -103,22 +105,10 @@ func versionCmd(_ context.Context, args []string, _ io.Reader, stdout io.Writer)
 	return nil
 }
 
-// buildVersion returns the module version stamped by the go command, or
-// "devel", plus the Go version.
+// buildVersion returns ptyhost's version (the one the host's XTVERSION
+// answer carries) plus the Go version.
 func buildVersion() string {
-	v, gov := "devel", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		gov = bi.GoVersion
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && v == "devel" && len(s.Value) >= 12 {
-				v = "devel-" + s.Value[:12]
-			}
-		}
-	}
-	return v + " (" + gov + ")"
+	return version.String() + " (" + runtime.Version() + ")"
 }
 
 func helpCmd(args []string, stdout io.Writer) error {

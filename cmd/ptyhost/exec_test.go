@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 const drawText = "RED\n\n    green bg\n\ndone\n"
@@ -24,9 +25,15 @@ func TestExecDrawText(t *testing.T) {
 }
 
 // TestExecBackends: every backend renders the same screen; an unknown one
-// is a usage error.
+// is a usage error, and so is xvt in a build without the ptyhost_xvt tag.
 func TestExecBackends(t *testing.T) {
-	for _, b := range []string{"default", "xvt", "engine"} {
+	names := []string{"default", "engine"}
+	if xvtgate.Built {
+		names = append(names, "xvt")
+	} else if r := cli(t, "draw", "", "exec", "--backend", "xvt", "--", self(t)); r.code != 2 || !strings.Contains(r.stderr, xvtgate.Tag) {
+		t.Errorf("--backend xvt without the tag: exit %d, stderr %q; want 2 and the tag", r.code, r.stderr)
+	}
+	for _, b := range names {
 		r := cli(t, "draw", "", "exec", "--backend", b, "--size", "40x10", "--", self(t))
 		if r.code != 0 || r.stdout != drawText {
 			t.Errorf("--backend %s: exit %d, stdout %q, stderr %q; want 0 and %q", b, r.code, r.stdout, r.stderr, drawText)

@@ -42,7 +42,7 @@ Flags:
   --ring BYTES       bytes of frames the host buffers (default 8 MiB)
   --backend NAME     the host's headless terminal: default (engine),
                      engine (ptyhost's own) or xvt (charmbracelet/x/vt,
-                     much slower)
+                     much slower; only in builds with -tags ptyhost_xvt)
 `
 
 const execHelp = `usage: ptyhost exec [flags] -- CMD [ARGS...]
@@ -77,7 +77,7 @@ Flags:
   --record FILE        write an asciinema v2 cast of the session to FILE
   --backend NAME       the host's headless terminal: default (engine),
                        engine (ptyhost's own) or xvt (charmbracelet/x/vt,
-                       much slower)
+                       much slower; only in builds with -tags ptyhost_xvt)
 
 Durations use Go syntax: 500ms, 2s, 1m30s.
 `

@@ -18,6 +18,8 @@ import (
 
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
+
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 // helperEnv makes the test binary act as a child program (os/exec's
@@ -78,7 +80,11 @@ func buildCLI(bin string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gotool, "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if xvtgate.Built { // the binary under test has what the test binary has
+		args = append(args, "-tags", xvtgate.Tag)
+	}
+	cmd := exec.CommandContext(ctx, gotool, append(args, ".")...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, out)

@@ -14,7 +14,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/cast"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
-	"github.com/ptyhost/ptyhost/internal/term/xvt"
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 type playOptions struct {
@@ -199,7 +199,7 @@ func finishPlay(stdout io.Writer, tty bool) error {
 // use, for rendering a cast the way the host renders a live program.
 func newTerminal(b ptyhost.Backend, opts term.Options) (term.Terminal, error) {
 	if b.Resolve() == ptyhost.BackendXVT {
-		return xvt.New(opts)
+		return xvtgate.New(opts)
 	}
 	return engine.New(opts), nil
 }

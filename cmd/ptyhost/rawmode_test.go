@@ -96,8 +96,8 @@ func TestStreamPaintsSnapshot(t *testing.T) {
 		Cols: 6, Rows: 2, Echo: attachwire.EchoOn, CursorVisible: true,
 		Modes: attachwire.ModeBracketedPaste,
 		Primary: []attachwire.Cell{
-			{Content: "H"}, {Content: "I"}, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell,
-			attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell,
+			{Content: "H"}, {Content: "I"}, attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(),
+			attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(),
 		},
 	}
 	snap, err := attachwire.NewSnapshot(7, &scr)

@@ -29,11 +29,11 @@ func (e *Engine) oscDispatch(bel bool) {
 	case 10, 11, 12:
 		e.oscDynamicColors(ps, rest, bel)
 	case 110:
-		e.fgColor = term.DefaultFg
+		e.fgColor = term.DefaultFg()
 	case 111:
-		e.bgColor = term.DefaultBg
+		e.bgColor = term.DefaultBg()
 	case 112:
-		e.cursorColor = term.DefaultCursor
+		e.cursorColor = term.DefaultCursor()
 	}
 }
 
