@@ -112,8 +112,8 @@ func (e *ScreenEncoder) Alt() {
 	e.part, e.left = partAlt, e.grid
 }
 
-// Scrollback ends the grids and starts n lines of scrollback, oldest
-// first, each begun with Line.
+// Scrollback ends the grids and starts n lines of scrollback (at most
+// MaxScrollbackLines), oldest first, each begun with Line.
 func (e *ScreenEncoder) Scrollback(n int) {
 	switch {
 	case e.err != nil:
@@ -130,8 +130,12 @@ func (e *ScreenEncoder) Scrollback(n int) {
 	case !e.partDone(partAlt, "scrollback"):
 		return
 	}
-	if n < 0 {
+	switch {
+	case n < 0:
 		e.fail(framingf("screen scrollback has %d lines", n))
+		return
+	case n > MaxScrollbackLines:
+		e.fail(framingf("screen scrollback has %d lines, more than %d", n, MaxScrollbackLines))
 		return
 	}
 	e.buf = appendUvarint(e.buf, uint64(n))
