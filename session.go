@@ -53,6 +53,7 @@ type Session struct {
 	exit       attachwire.Exit
 	exitSeq    uint64
 	final      attachwire.Screen // the screen at Exit; term is closed after it
+	snapBuf    []byte            // scratch where snapshots the ring keeps are encoded
 
 	readDone chan struct{} // closed when the read loop has returned
 	done     chan struct{} // closed after Exit is published and goroutines are ending

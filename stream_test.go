@@ -126,9 +126,10 @@ func TestHeapBoundedFirehose(t *testing.T) {
 }
 
 // TestConsistency: while output flows, other goroutines resize, mark and
-// snapshot. Every subscription sees contiguous seqs; each in-stream
-// snapshot has atSeq = seq-1; and replaying frames 1..atSeq into a fresh
-// terminal reproduces every snapshot's screen (invariant 1).
+// snapshot (EmitSnapshot, Snapshot and AppendSnapshot). Every
+// subscription sees contiguous seqs; each in-stream snapshot has atSeq =
+// seq-1; and replaying frames 1..atSeq into a fresh terminal reproduces
+// every snapshot's screen (invariant 1).
 func TestConsistency(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
@@ -180,7 +181,11 @@ func TestConsistency(t *testing.T) {
 						case 2:
 							s.EmitSnapshot()
 						case 3:
-							scr, at, err := s.Snapshot()
+							take := s.Snapshot
+							if rng.IntN(2) == 0 {
+								take = s.appendedSnapshot
+							}
+							scr, at, err := take()
 							if err == nil {
 								mu.Lock()
 								snaps = append(snaps, taken{scr, at})

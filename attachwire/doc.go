@@ -15,9 +15,12 @@
 // method that wraps them in a frame; ControlFrame wraps a control.
 //
 // A Screen is the snapshot model (format 0x01): grids of Cells, the cursor,
-// modes and scrollback. AppendScreen and DecodeScreen encode it; turning
-// it back into escape sequences for a terminal is the consumer's job (the
-// module's own renderer is internal/repaint). Controls are JSON messages
+// modes and scrollback. AppendScreen and DecodeScreen encode it, and
+// AppendScreenSnapshot writes it as a whole Snapshot payload; a
+// ScreenEncoder appends the same bytes part by part, for a terminal that
+// encodes straight from cells of its own. Turning a Screen back into
+// escape sequences for a terminal is the consumer's job (the module's own
+// renderer is internal/repaint). Controls are JSON messages
 // typed by Go structs (Subscribe, PenState, ...) behind the sealed Control
 // interface (MarshalControl/ParseControl for the bare JSON), with the
 // error-code registry as ErrorCode constants. FileWriter and FileReader
@@ -37,7 +40,7 @@
 // goroutine. Values (Frame, Screen, payloads) are plain data: concurrent
 // reads are safe, a write needs the caller's synchronisation. A Frame a
 // host publishes is shared and must be treated as immutable. A FileWriter
-// or FileReader is used by one goroutine at a time.
+// or FileReader, and a ScreenEncoder, is used by one goroutine at a time.
 //
 // # Limits
 //

@@ -208,6 +208,19 @@ func (s *Screen) UnmarshalBinary(p []byte) error {
 // validates s as it goes (see Validate) and returns dst with its length
 // unchanged and a *FramingError if s is invalid.
 func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, false, 0)
+}
+
+// AppendScreenSnapshot appends the payload of a Snapshot frame showing s
+// at atSeq: the bytes AppendSnapshot gives for NewSnapshot(atSeq, s),
+// without encoding the screen apart first. Errors are AppendScreen's.
+func AppendScreenSnapshot(dst []byte, atSeq uint64, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, true, atSeq)
+}
+
+// appendScreen is AppendScreen, or AppendScreenSnapshot when snapshot is
+// set.
+func appendScreen(dst []byte, s *Screen, snapshot bool, atSeq uint64) ([]byte, error) {
 	if err := s.validateHeader(); err != nil {
 		return dst, err
 	}
@@ -219,32 +232,28 @@ func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	for _, line := range s.Scrollback {
 		cells += len(line)
 	}
-	start := len(dst)
-	dst = slices.Grow(dst, 32+5*cells+2*len(s.Scrollback))
-
-	dst = appendScreenHeader(dst, s)
-
-	var glyph string // see putCellHead
-	var ok bool
-	if dst, ok = appendCells(dst, s.Primary, &glyph); !ok {
-		return dst[:start], s.Validate()
-	}
-	if s.Alt == nil {
-		dst = append(dst, 0)
+	var e ScreenEncoder
+	buf := slices.Grow(dst, 48+5*cells+2*len(s.Scrollback))
+	if snapshot {
+		e.BeginSnapshot(buf, atSeq, s)
 	} else {
-		dst = append(dst, 1)
-		if dst, ok = appendCells(dst, s.Alt, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
+		e.Begin(buf, s)
 	}
-	dst = appendUvarint(dst, uint64(len(s.Scrollback)))
+	e.AppendCells(s.Primary)
+	if s.Alt != nil {
+		e.Alt()
+		e.AppendCells(s.Alt)
+	}
+	e.Scrollback(len(s.Scrollback))
 	for _, line := range s.Scrollback {
-		dst = appendUvarint(dst, uint64(len(line)))
-		if dst, ok = appendCells(dst, line, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
+		e.Line(len(line))
+		e.AppendCells(line)
 	}
-	return dst, nil
+	out, err := e.Finish()
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
 }
 
 // appendScreenHeader appends the fields before the grids: epoch, echo,
@@ -264,18 +273,15 @@ func appendScreenHeader(dst []byte, s *Screen) []byte {
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller
-// then asks Validate which one). A printable ASCII cell, the common case,
+// then validates them to say which). A printable ASCII cell, the common case,
 // is written by the inner loop, which calls nothing on its usual path so
 // its state stays in registers; any other cell, colors that do not
 // encode, or a buffer too short for the widest ASCII cell drop to the
-// outer loop, which takes one cell and grows the buffer. glyph is
-// putCellHead's.
-func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
-	// The encoded colors of the last cell, as one little-endian word:
-	// neighbouring cells mostly share their colors. Fg and Bg are
-	// adjacent, so they compare as one word.
-	var lastColors uint64
-	colorWord, colorLen := uint64(0), 2
+// outer loop, which takes one cell and grows the buffer. The encoder's
+// color state is kept in locals meanwhile (Fg and Bg are adjacent, so
+// they compare as one word) and stored back on return.
+func (e *ScreenEncoder) appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+	lastColors, colorWord, colorLen := e.lastColors, e.colorWord, e.colorLen
 	n := len(dst)
 	buf := dst[:cap(dst)]
 	for {
@@ -309,6 +315,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			n += 3 + colorLen
 		}
 		if cells = cells[i:]; len(cells) == 0 {
+			e.lastColors, e.colorWord, e.colorLen = lastColors, colorWord, colorLen
 			return buf[:n], true
 		}
 		c := &cells[0]
@@ -318,7 +325,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
 		}
-		m, ok := putCellHead(buf[n:], c, glyph)
+		m, ok := putCellHead(buf[n:], c, &e.glyph)
 		if !ok {
 			return buf[:n], false
 		}

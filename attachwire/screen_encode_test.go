@@ -163,6 +163,10 @@ func TestAppendScreenMatchesReference(t *testing.T) {
 				t.Fatalf("case %d: AppendScreen error %v, want %v", i, err, verr)
 			}
 			wantFraming(t, err, "AppendScreen")
+			got, err = AppendScreenSnapshot(dst, 3, s)
+			if string(got) != "keep" || err == nil || err.Error() != verr.Error() {
+				t.Fatalf("case %d: AppendScreenSnapshot = %q, %v; want \"keep\", %v", i, got, err, verr)
+			}
 		}
 	}
 }
