@@ -2,6 +2,7 @@ package ptyhost
 
 import (
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -22,17 +23,43 @@ const (
 	DrainLimit = 3 * time.Second
 )
 
-// exitPayload maps the child's wait status to the Exit payload, the one
-// place ptyhost does so: a normal exit carries the code and no signal; a
-// death by signal carries 128 + signum and the signal's name (attachwire
-// names every signal, real-time ones included).
+// exitPayload maps the child's wait status to the Exit payload: a normal
+// exit carries the code and no signal; a death by signal carries 128 +
+// signum and the signal's name (SignalName names every signal, real-time
+// ones included).
 func exitPayload(ps *os.ProcessState) attachwire.Exit {
-	if ex, ok := attachwire.ExitFromProcessState(ps); ok {
+	if ex, ok := exitFromProcessState(ps); ok {
 		return ex
 	}
 	// Wait failed without a termination status (it cannot for a child we
 	// started and reap ourselves): the conventional "unknown failure".
 	return attachwire.Exit{Code: 255}
+}
+
+// exitForSignal is the Exit payload of a process killed by sig: code
+// 128 + signum, as shells report it (SIGKILL gives 137), and its name.
+func exitForSignal(sig syscall.Signal) attachwire.Exit {
+	return attachwire.Exit{Code: 128 + uint32(sig), Signal: SignalName(sig)}
+}
+
+// exitFromProcessState returns the Exit payload of a finished process; ok
+// is false when ps is nil or does not describe a termination. It is the
+// one place ptyhost maps a process's end to an Exit payload.
+func exitFromProcessState(ps *os.ProcessState) (ex attachwire.Exit, ok bool) {
+	if ps == nil {
+		return attachwire.Exit{}, false
+	}
+	type signaled interface {
+		Signaled() bool
+		Signal() syscall.Signal
+	}
+	if ws, isWS := ps.Sys().(signaled); isWS && ws.Signaled() {
+		return exitForSignal(ws.Signal()), true
+	}
+	if ps.Exited() {
+		return attachwire.Exit{Code: uint32(ps.ExitCode())}, true
+	}
+	return attachwire.Exit{}, false
 }
 
 // lifecycle owns the end of a session: it waits for the child, lets the

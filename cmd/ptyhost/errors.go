@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost"
 )
 
 // usageError is a mistake on the command line: exit status 2.
@@ -56,7 +56,7 @@ type signalError struct {
 }
 
 func (e *signalError) Error() string {
-	return "interrupted by " + attachwire.SignalName(e.sig)
+	return "interrupted by " + ptyhost.SignalName(e.sig)
 }
 
 // errTimeout is matched by the error exec returns when --timeout expires.
