@@ -50,6 +50,8 @@ func runHelper(name string) int {
 		return helperGenAck()
 	case "trap":
 		return helperTrap()
+	case "sighost":
+		return helperSigHost()
 	case "exit":
 		code, _ := strconv.Atoi(os.Getenv("PTYHOST_TEST_CODE"))
 		return code

@@ -221,7 +221,9 @@ func checkExecutable(p, dir string) error {
 
 // Spawn validates spec, starts its command under a new PTY and returns the
 // running Session. The child is a session and process-group leader with
-// the PTY as its controlling terminal. A rejected spec (ErrInvalidSpec,
+// the PTY as its controlling terminal, and every signal starts at its
+// default disposition, even those the host ignores (under nohup, or as a
+// background job): a session's SIGHUP must reach it. A rejected spec (ErrInvalidSpec,
 // *GeometryError), a command that is not found (exec.ErrNotFound) or not
 // executable (fs.ErrPermission) fails before anything is started; any later
 // failure releases everything Spawn acquired.
@@ -295,7 +297,7 @@ func (s *Session) start(path string, env []string, newTerm func(term.Options) (t
 		Stderr:      tty,
 		SysProcAttr: childAttrs(),
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := startChild(s.cmd, s.log); err != nil {
 		s.term.Close()
 		return err
 	}
