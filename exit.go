@@ -69,15 +69,23 @@ func exitFromProcessState(ps *os.ProcessState) (ex attachwire.Exit, ok bool) {
 // returned.
 func (s *Session) lifecycle() {
 	defer s.wg.Done()
-	err := s.cmd.Wait()
-	ex := exitPayload(s.cmd.ProcessState)
-	if s.cmd.ProcessState == nil {
-		s.log.Error("ptyhost: wait for child", "err", err)
+	ex, pinned := awaitExit(s.pid)
+	if !pinned {
+		// Reaped at once, outside s.group so that Stop's signals are not
+		// held up; a group signal racing with this reap is the one window
+		// left where the platform cannot pin the group.
+		if err := s.cmd.Wait(); s.cmd.ProcessState == nil {
+			s.log.Error("ptyhost: wait for child", "err", err)
+		}
+		s.group.Lock()
+		s.reaped = true
+		s.group.Unlock()
+		ex = exitPayload(s.cmd.ProcessState)
 	}
 	s.drain()
-	// While the group has members its ID cannot be reused, so this is the
-	// moment to learn whether Stop has leftovers to kill.
-	s.leftovers.Store(killGroup(s.pid, 0) == nil)
+	if pinned && !groupHasOthers(s.pid) {
+		s.reapGroup(false) // nothing left for Stop to kill
+	}
 	s.publishExit(ex)
 
 	// Closing the master releases an answer write blocked on a child that
@@ -88,6 +96,26 @@ func (s *Session) lifecycle() {
 	s.answers.close()
 	s.log.Debug("ptyhost: session exited", "code", ex.Code, "signal", ex.Signal)
 	close(s.done)
+}
+
+// reapGroup reaps the child, first sending SIGKILL to its process group
+// when kill is set: the leftovers of a session, background jobs that
+// outlived the child. Before it the child is running or a zombie (see
+// awaitExit) and its pid, the group's ID, cannot name anyone else's group;
+// after it no signal is sent to the group again (see signal).
+func (s *Session) reapGroup(kill bool) {
+	s.group.Lock()
+	defer s.group.Unlock()
+	if s.reaped {
+		return
+	}
+	if kill {
+		s.signalLocked(syscall.SIGKILL)
+	}
+	if err := s.cmd.Wait(); s.cmd.ProcessState == nil {
+		s.log.Error("ptyhost: wait for child", "err", err)
+	}
+	s.reaped = true
 }
 
 // drain lets the read loop run to end of file, bounded by DrainGrace of

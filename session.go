@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -38,9 +39,13 @@ type Session struct {
 	rec     *recorder    // nil unless Spec.RecordPath; used under mu
 	exited  atomic.Bool  // set under mu together with the Exit frame
 	drainBy atomic.Int64 // unix nanos: 0 while the child runs, then the drain's hard limit
-	// leftovers is set at exit when processes of the child's group
-	// outlived it (background jobs); Stop kills them.
-	leftovers atomic.Bool
+
+	// group orders signals to the child's process group with reaping the
+	// child: a signal is sent only while the child is unreaped (running,
+	// or a zombie kept by awaitExit), so the group ID is still ours.
+	group  sync.Mutex
+	reaped bool                                    // under group
+	kill   func(pid int, sig syscall.Signal) error // killGroup; tests observe it
 
 	// mu is the session lock (invariant 1): the terminal feed, seq
 	// allocation, ring appends and subscription wake-ups happen under it.
@@ -68,6 +73,7 @@ func newSession(spec Spec) *Session {
 		ring:     newRing(spec.RingBytes),
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
+		kill:     killGroup,
 	}
 }
 
