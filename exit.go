@@ -87,6 +87,9 @@ func (s *Session) lifecycle() {
 		s.reapGroup(false) // nothing left for Stop to kill
 	}
 	s.publishExit(ex)
+	if s.rec != nil {
+		s.rec.wait() // the cast is complete (or has failed) when Done closes
+	}
 
 	// Closing the master releases an answer write blocked on a child that
 	// does not read; the terminal is closed before the answerer so that no

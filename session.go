@@ -24,7 +24,8 @@ const MaxMarkerLabel = 4096
 //
 // Goroutines: a Session runs four (the read loop and the feed loop it
 // owns, the answer writer, and the lifecycle goroutine that waits for the
-// child); all have exited once Done is closed, and Stop joins them.
+// child), five with a cast recording (its writer, joined by the
+// lifecycle); all have exited once Done is closed, and Stop joins them.
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
@@ -36,7 +37,7 @@ type Session struct {
 	answers *answerer
 	ring    *ring
 	roles   attachRoles  // which LocalAttach drives
-	rec     *recorder    // nil unless Spec.RecordPath; used under mu
+	rec     *recorder    // nil unless Spec.RecordPath; fed under mu
 	exited  atomic.Bool  // set under mu together with the Exit frame
 	drainBy atomic.Int64 // unix nanos: 0 while the child runs, then the drain's hard limit
 
