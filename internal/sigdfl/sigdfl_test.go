@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // helperEnv makes the re-executed test binary run helperHost instead of
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 	case "failure":
 		os.Exit(helperExecFailure())
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // ignoredSet is what helperHost ignores; SIGTTOU is one the Go runtime
