@@ -98,7 +98,11 @@ func Start(cmd *exec.Cmd) (fallback, err error) {
 	defer r.Close()
 	cmd.Args = slices.Concat([]string{trampolineName, cmd.Path}, cmd.Args)
 	cmd.Path = exe
-	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], markerEnv+"=1")
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ() // what exec.Cmd would have given the program
+	}
+	cmd.Env = append(env[:len(env):len(env)], markerEnv+"=1")
 	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Start()
 	w.Close()

@@ -134,3 +134,32 @@ func TestStartExecFailure(t *testing.T) {
 		t.Fatalf("helper printed\n%s\nwant\n%s", out, want)
 	}
 }
+
+// BenchmarkStart measures what the trampoline costs a child's start: a
+// true(1) started and reaped, directly and through the re-exec (this
+// binary is the trampoline; SIGTTOU is ignored for the second case, and
+// restored after).
+func BenchmarkStart(b *testing.B) {
+	if Ignored() {
+		b.Skip("SKIP: this process already ignores signals; no direct start to compare")
+	}
+	tr, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("SKIP: no true(1)")
+	}
+	run := func(b *testing.B) {
+		for b.Loop() {
+			c := &exec.Cmd{Path: tr, Args: []string{"true"}, Env: []string{"GORACE=atexit_sleep_ms=0"}}
+			if _, err := Start(c); err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("direct", run)
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	b.Run("trampoline", run)
+}
