@@ -26,9 +26,12 @@
 // starts the command directly.
 //
 // Limits: a signal a third party sends during the trampoline's few
-// milliseconds is caught and lost; the re-executed binary runs the init functions of the packages
-// initialized before this one; a set-user-ID or set-group-ID process
-// ignores the marker (it would otherwise exec whatever its argv names);
-// signals the Go runtime never lets a program catch (SIGKILL, SIGSTOP, and
-// on Linux the C library's 32 and 33) keep the parent's disposition.
+// milliseconds is caught and lost. The re-executed binary runs the init
+// functions of the packages initialized before this one. A set-user-ID or
+// set-group-ID process is never re-executed (its children keep what it
+// ignores), and refuses to act as a trampoline (it would exec whatever its
+// argv names with borrowed rights). A stray marker without the report pipe
+// is ignored. Signals the Go runtime never lets a program catch (SIGKILL,
+// SIGSTOP, and on Linux the C library's 32 and 33) keep the parent's
+// disposition.
 package sigdfl

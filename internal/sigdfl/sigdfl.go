@@ -33,13 +33,28 @@ const reportFD = 3
 const execWait = 10 * time.Second
 
 func init() {
-	if _, ok := os.LookupEnv(markerEnv); !ok || len(os.Args) < 3 {
-		return
+	if _, ok := os.LookupEnv(markerEnv); !ok || len(os.Args) < 3 || !reportPipe() {
+		return // not started by Start: a stray marker changes nothing
 	}
-	if os.Getuid() != os.Geteuid() || os.Getgid() != os.Getegid() {
-		return // never exec what the environment names with borrowed rights
+	if setID() {
+		// Start never re-executes a set-id process, so this environment
+		// was forged: never exec what it names with borrowed rights.
+		os.Stderr.WriteString("ptyhost: refusing to run as a trampoline with set-id rights\n")
+		os.Exit(126)
 	}
 	os.Exit(trampoline(os.Args[1], os.Args[2:]))
+}
+
+// reportPipe reports whether reportFD is a pipe, as Start leaves it.
+func reportPipe() bool {
+	var st syscall.Stat_t
+	return syscall.Fstat(reportFD, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO
+}
+
+// setID reports whether this process runs with borrowed user or group
+// rights (a set-user-ID or set-group-ID executable).
+func setID() bool {
+	return os.Getuid() != os.Geteuid() || os.Getgid() != os.Getegid()
 }
 
 // trampoline execs path with args and the environment minus the marker,
@@ -77,12 +92,15 @@ func trampoline(path string, args []string) int {
 // trampoline. A failed second exec is returned as its errno (errors.Is
 // fs.ErrNotExist and the like work) after the trampoline is reaped.
 //
-// fallback is non-nil when the trampoline was needed but this process's
-// executable cannot be named: cmd was then started directly and its child
-// inherits the ignored signals.
+// fallback is non-nil when the trampoline was needed but cannot be used
+// (this process's executable cannot be named, or it runs set-id): cmd was
+// then started directly and its child inherits the ignored signals.
 func Start(cmd *exec.Cmd) (fallback, err error) {
 	if !Ignored() {
 		return nil, cmd.Start()
+	}
+	if setID() {
+		return errors.New("sigdfl: a set-id process does not re-execute itself"), cmd.Start()
 	}
 	exe, err := selfExe()
 	if err != nil {

@@ -163,3 +163,14 @@ func BenchmarkStart(b *testing.B) {
 	defer signal.Reset(syscall.SIGTTOU)
 	b.Run("trampoline", run)
 }
+
+// TestStrayMarker: a binary started with the marker in its environment
+// but not by Start (no report pipe) runs as itself, not as a trampoline.
+func TestStrayMarker(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.count=1")
+	cmd.Env = append(os.Environ(), markerEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the test binary with a stray marker: %v\n%s", err, out)
+	}
+}
