@@ -37,14 +37,15 @@ func exitPayload(ps *os.ProcessState) attachwire.Exit {
 }
 
 // exitForSignal is the Exit payload of a process killed by sig: code
-// 128 + signum, as shells report it (SIGKILL gives 137), and its name.
+// 128 + signum, as shells report it (SIGKILL gives 137), and its name. It
+// is the one place a signal death becomes a payload, whether the status
+// came from a ProcessState or from waitid (awaitExit).
 func exitForSignal(sig syscall.Signal) attachwire.Exit {
 	return attachwire.Exit{Code: 128 + uint32(sig), Signal: SignalName(sig)}
 }
 
 // exitFromProcessState returns the Exit payload of a finished process; ok
-// is false when ps is nil or does not describe a termination. It is the
-// one place ptyhost maps a process's end to an Exit payload.
+// is false when ps is nil or does not describe a termination.
 func exitFromProcessState(ps *os.ProcessState) (ex attachwire.Exit, ok bool) {
 	if ps == nil {
 		return attachwire.Exit{}, false
