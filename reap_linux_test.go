@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
 )
 
 // groupSpy replaces a session's group signaller: every signal it sees is
@@ -140,5 +142,41 @@ func TestExitReapsLoneChild(t *testing.T) {
 	defer spy.mu.Unlock()
 	if len(spy.sent) != 0 {
 		t.Errorf("Stop after exit signalled the group: %v", spy.sent)
+	}
+}
+
+// TestAwaitExit maps waitid's report of real process ends and leaves each
+// process a zombie for the caller to reap.
+func TestAwaitExit(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		sig  syscall.Signal
+		want attachwire.Exit
+	}{
+		{"code 0", []string{"true"}, 0, attachwire.Exit{Code: 0}},
+		{"code 3", []string{"sh", "-c", "exit 3"}, 0, attachwire.Exit{Code: 3}},
+		{"SIGKILL", []string{"sleep", "30"}, syscall.SIGKILL, attachwire.Exit{Code: 137, Signal: "SIGKILL"}},
+		{"SIGQUIT core", []string{"sleep", "30"}, syscall.SIGQUIT, attachwire.Exit{Code: 131, Signal: "SIGQUIT"}},
+		{"real-time", []string{"sleep", "30"}, syscall.Signal(35), attachwire.Exit{Code: 163, Signal: "SIGRTMIN+3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			if tt.sig != 0 {
+				cmd.Process.Signal(tt.sig)
+			}
+			got, pinned := awaitExit(cmd.Process.Pid)
+			if !pinned || got != tt.want {
+				t.Fatalf("awaitExit = %+v, %v; want %+v, true", got, pinned, tt.want)
+			}
+			if ppid, state, ok := procParent(cmd.Process.Pid); !ok || ppid != os.Getpid() || state != "Z" {
+				t.Fatalf("after awaitExit: ppid %d state %q present %v; want our zombie", ppid, state, ok)
+			}
+		})
 	}
 }
