@@ -75,7 +75,7 @@ func (s *Session) AttachLocal(opts LocalAttachOptions) (*LocalAttach, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.sub = sub.(*Subscription)
+		a.sub = sub
 	}
 	s.roles.mu.Lock()
 	if s.roles.driver == nil {

@@ -151,7 +151,7 @@ func TestConsistency(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				subs[i] = sub.(*Subscription)
+				subs[i] = sub
 			}
 			type taken struct {
 				scr attachwire.Screen

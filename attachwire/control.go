@@ -86,8 +86,8 @@ const (
 )
 
 // Kill ("kill") asks the host to end the session. Signal, when not empty,
-// is a signal name as SignalName spells it ("SIGTERM"); empty leaves the
-// choice to the host.
+// is a signal name as ptyhost.SignalName spells it ("SIGTERM"); empty
+// leaves the choice to the host.
 type Kill struct {
 	Reason KillReason `json:"reason"`
 	Signal string     `json:"signal,omitempty"`

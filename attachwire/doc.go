@@ -25,8 +25,8 @@
 // interface (MarshalControl/ParseControl for the bare JSON), with the
 // error-code registry as ErrorCode constants. FileWriter and FileReader
 // carry frames in a frames file ("PTYHFRM" header, then uvarint-length
-// records). SignalName, ExitForSignal, ExitFromProcessState and
-// ExitFromWaitStatus build Exit payloads.
+// records). Mapping a process's end to an Exit payload (signal names,
+// 128 + signum) is the host's job: package ptyhost does it.
 //
 // Decoders never panic on any input and report every defect as a
 // *FramingError (errors.As), whose Err is io.ErrUnexpectedEOF when input

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -16,7 +15,7 @@ func Example() {
 	var wire [][]byte
 	for _, f := range []attachwire.Frame{
 		attachwire.NewOutputFrame(1, 1500, []byte("hello\r\n")),
-		attachwire.ExitForSignal(syscall.SIGKILL).Frame(2, 9000),
+		attachwire.Exit{Code: 137, Signal: "SIGKILL"}.Frame(2, 9000),
 	} {
 		b, err := f.MarshalBinary()
 		if err != nil {

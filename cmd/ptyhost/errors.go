@@ -6,7 +6,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost"
 )
 
 // usageError is a mistake on the command line: exit status 2. err says
@@ -83,7 +83,7 @@ type signalError struct {
 }
 
 func (e *signalError) Error() string {
-	return "interrupted by " + attachwire.SignalName(e.sig)
+	return "interrupted by " + ptyhost.SignalName(e.sig)
 }
 
 // errTimeout is matched by the error exec returns when --timeout expires.
