@@ -124,7 +124,10 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		Cols:       o.size.cols,
 		Rows:       o.size.rows,
 		RecordPath: o.record,
-		Backend:    o.backend.b,
+		// The user named the path: a FIFO or a device (/dev/stdout) is
+		// written in place, as --frames does; the library never removes it.
+		RecordSpecial: true,
+		Backend:       o.backend.b,
 	})
 	if err != nil {
 		frames.abort()

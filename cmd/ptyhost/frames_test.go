@@ -120,3 +120,30 @@ func listDir(t *testing.T, dir string) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// TestRecordTargetSurvivesFailedWrite: --record naming a copy of
+// /dev/full (every write fails) ends the recording with an error, but the
+// device node is still there afterwards; a pre-existing file survives an
+// exec whose program cannot start.
+func TestRecordTargetSurvivesFailedWrite(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "precious.cast")
+	if err := os.WriteFile(file, []byte("precious"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, "", "", "exec", "--record", file, "--", "/nonexistent-ptyhost-cmd")
+	if r.code != exitNotFound {
+		t.Fatalf("exit %d, stderr %q; want %d", r.code, r.stderr, exitNotFound)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "precious" {
+		t.Fatalf("after a failed exec the file holds %q (%v), want its old contents", b, err)
+	}
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("SKIPPING the device half: cannot create a copy of /dev/full (mknod needs root): %v", err)
+	}
+	cli(t, "", "", "exec", "--record", full, "--", "true")
+	if fi, err := os.Stat(full); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("after exec --record to a failing device the node is gone or changed: %v, %v", fi, err)
+	}
+}

@@ -68,7 +68,9 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		Rows:       min(rows, ptyhost.MaxRows),
 		RingBytes:  o.ring,
 		RecordPath: o.record,
-		Backend:    o.backend.b,
+		// As in exec: a FIFO or device the user named is written in place.
+		RecordSpecial: true,
+		Backend:       o.backend.b,
 	}
 	if o.scrollbackSet {
 		spec.Scrollback = o.scrollback
