@@ -12,7 +12,7 @@ import (
 // reads its input loses the excess, which is counted.
 const answerQueueLen = 256
 
-// answerer carries the terminal's answers to the PTY master (invariant 3):
+// answerer carries the terminal's answers to the PTY master (docs/invariants.md, invariant 3):
 // push never blocks, and one goroutine writes, outside the session lock.
 type answerer struct {
 	w       io.Writer

@@ -61,7 +61,7 @@ func (g *gatedTerm) Write(p []byte) {
 // TestReadCoalescesWhileFeedBusy: output that arrives in separate writes
 // while the feed is busy with an earlier chunk is published as one frame
 // once the feed is free, and the Output payloads still concatenate to the
-// bytes written (invariant 7).
+// bytes written (docs/invariants.md, invariant 7).
 func TestReadCoalescesWhileFeedBusy(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "written")
 	g := &gatedTerm{started: make(chan struct{}), release: make(chan struct{})}

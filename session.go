@@ -48,7 +48,7 @@ type Session struct {
 	reaped bool                                    // under group
 	kill   func(pid int, sig syscall.Signal) error // killGroup; tests observe it
 
-	// mu is the session lock (invariant 1): the terminal feed, seq
+	// mu is the session lock (docs/invariants.md, invariant 1): the terminal feed, seq
 	// allocation, ring appends and subscription wake-ups happen under it.
 	mu         sync.Mutex
 	term       term.Terminal

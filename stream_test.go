@@ -25,7 +25,7 @@ import (
 func onlcr(p []byte) []byte { return bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")) }
 
 // TestIntegrity: the Output payloads of a stream many times the ring hash
-// to the bytes the child wrote, after ONLCR (invariant 7). The child waits
+// to the bytes the child wrote, after ONLCR (docs/invariants.md, invariant 7). The child waits
 // for an ack every ackChunk bytes so the reader never falls off the ring
 // however the scheduler treats it.
 func TestIntegrity(t *testing.T) {
@@ -129,7 +129,7 @@ func TestHeapBoundedFirehose(t *testing.T) {
 // snapshot (EmitSnapshot, Snapshot and AppendSnapshot). Every
 // subscription sees contiguous seqs; each in-stream snapshot has atSeq =
 // seq-1; and replaying frames 1..atSeq into a fresh terminal reproduces
-// every snapshot's screen (invariant 1).
+// every snapshot's screen (docs/invariants.md, invariant 1).
 func TestConsistency(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 )
 
 // Control is a control message: the JSON document a Control frame carries
-// (PROTOCOL.md §5). The concrete types are the structs below, one per
+// (docs/protocol.md §6). The concrete types are the structs below, one per
 // "type"; the interface is sealed so that DecodeControl and MarshalControl
 // agree on the set. Use a type switch to dispatch:
 //
@@ -263,7 +263,7 @@ func (RoomState) control()       {}
 func (ErrorControl) control()    {}
 
 // MaxPresenceMembers is the most members a presence control may list.
-// A relay's default room holds 1,000 viewers (RELAY.md); at about 100
+// A relay's default room holds 1,000 viewers (docs/relay.md); at about 100
 // bytes a member, a list at this cap is about the 1 MiB a viewer leg's
 // message may be. ParseControl and MarshalControl return a *FramingError
 // for a longer list, before allocating it.

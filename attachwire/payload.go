@@ -245,7 +245,7 @@ func DecodeSnapshot(p []byte) (Snapshot, error) {
 
 // Frame returns s as a Snapshot frame, or the error AppendSnapshot
 // reports. An in-stream snapshot has seq = AtSeq+1; a post-Exit or resync
-// snapshot has seq 0 and relTime 0 (PROTOCOL.md §4).
+// snapshot has seq 0 and relTime 0 (docs/protocol.md §3).
 func (s Snapshot) Frame(seq, relTime uint64) (Frame, error) {
 	p, err := AppendSnapshot(nil, s)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // refAppendScreen is the format 0x01 encoder written field by field from
-// PROTOCOL.md, with no fast paths, to check AppendScreen's cells against.
+// docs/protocol.md, with no fast paths, to check AppendScreen's cells against.
 func refAppendScreen(dst []byte, s *Screen) ([]byte, error) {
 	if err := s.Validate(); err != nil {
 		return dst, err

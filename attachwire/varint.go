@@ -2,7 +2,7 @@ package attachwire
 
 import "encoding/binary"
 
-// maxVarintLen is the longest uvarint PROTOCOL.md §1 allows.
+// maxVarintLen is the longest uvarint docs/protocol.md §1 allows.
 const maxVarintLen = binary.MaxVarintLen64
 
 // appendUvarint appends the minimal unsigned LEB128 form of v.

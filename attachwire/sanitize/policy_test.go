@@ -8,7 +8,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
 )
 
-// policyCase is one row of SANITIZER.md: an input in 7-bit form and what
+// policyCase is one row of docs/sanitizer.md: an input in 7-bit form and what
 // must come out. Rows whose input has an ESC Fe pair also run in raw C1 and
 // UTF-8-encoded C1 form with the same expected output.
 type policyCase struct {

@@ -1,7 +1,7 @@
 package main
 
 // restoreTrailer puts a terminal back in a sane state after a session or a
-// replay, whatever the program left on (SANITIZER.md, lifecycle duties):
+// replay, whatever the program left on (docs/sanitizer.md, lifecycle duties):
 // mouse tracking and its encodings, focus events, bracketed paste, the
 // deferred-reply and key-encoding switches (?2048, ?2031, kitty keyboard
 // flags popped, modifyOtherKeys reset), cursor keys and keypad back to

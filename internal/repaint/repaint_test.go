@@ -46,7 +46,7 @@ func TestRepaintGolden(t *testing.T) {
 	}
 }
 
-// Modes a Viewer-profile sanitizer passes (SANITIZER.md), and the extra
+// Modes a Viewer-profile sanitizer passes (docs/sanitizer.md), and the extra
 // ones the Driver profile passes.
 var (
 	viewerDECModes = map[int]bool{1: true, 6: true, 7: true, 12: true, 25: true, 47: true, 1047: true, 1048: true, 1049: true, 2026: true, 2027: true}

@@ -102,7 +102,7 @@ func stopSession(ctx context.Context, s *ptyhost.Session) error {
 // each one a goroutine that reads frames until Exit and counts the Output
 // bytes. The clock runs from before Spawn until every subscription has seen
 // Exit. Every subscription must have received every byte the tty produced
-// (invariant 7): a ring miss or a short count fails the case.
+// (docs/invariants.md, invariant 7): a ring miss or a short count fails the case.
 func ptyhostCat(ctx context.Context, cfg config, wl workload, b ptyhost.Backend, nsubs int) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()

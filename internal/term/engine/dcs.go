@@ -6,7 +6,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/term"
 )
 
-// dcsDispatch answers the two DCS queries of TERMINAL.md: DECRQSS
+// dcsDispatch answers the two DCS queries of docs/terminal.md: DECRQSS
 // (DCS $ q Pt ST) and XTGETTCAP (DCS + q hex ST). Every other DCS is
 // ignored.
 func (e *Engine) dcsDispatch() {

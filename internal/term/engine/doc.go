@@ -44,7 +44,7 @@
 // leaving older lines at their width, so it costs O(cols·(rows+256))
 // however long the scrollback is (reflow.go).
 //
-// Answers to queries (TERMINAL.md's table) are produced synchronously during
+// Answers to queries (docs/terminal.md's table) are produced synchronously during
 // Write, in query order, through Options.Answer, using the shared encoders
 // of package term; none echoes bytes chosen by the input.
 //
