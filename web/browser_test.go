@@ -1,0 +1,219 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// waitScreen waits until the page's screen contains want.
+func waitScreen(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	var last string
+	waitFor(t, "the page to show "+want, func() bool {
+		last = pageScreen(t, ctx)
+		return strings.Contains(last, want)
+	}, func() string { return "page screen:\n" + last })
+}
+
+// waitHolding waits until the page holds the pen.
+func waitHolding(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var st viewerStatus
+	waitFor(t, "the page to hold the pen", func() bool {
+		st = pageStatus(t, ctx)
+		return st.Holding && st.Connected
+	}, func() string { return "status: " + st.Room + " holder " + st.Holder })
+}
+
+// TestBrowserSnapshotAndLiveOutput: a viewer page joining a running
+// program shows the host's own screen (xterm's buffer text equals the
+// session snapshot's text), then follows live output, and shows the room
+// state and its presence. It saves a screenshot under $TMPDIR.
+func TestBrowserSnapshotAndLiveOutput(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "snap", "shell")
+	waitFor(t, "the child's prompt", func() bool { return strings.Contains(h.screenText(t), "ready>") },
+		func() string { return h.screenText(t) })
+
+	ctx := page(t, bctx, r.pageURL("snap", r.token(attachwire.RoleViewer, "snap", "vera")))
+	var got, want string
+	waitFor(t, "the page's screen to equal the host's", func() bool {
+		got, want = pageScreen(t, ctx), h.screenText(t)
+		return got == want
+	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
+
+	h.sess.WriteInput([]byte("live output\n"))
+	waitScreen(t, ctx, "got: live output")
+	waitFor(t, "the page and host to agree after live output", func() bool {
+		got, want = pageScreen(t, ctx), h.screenText(t)
+		return got == want
+	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
+
+	st := pageStatus(t, ctx)
+	if st.Room != "live" || st.Holding || st.InputsSent != 0 {
+		t.Errorf("status = %+v, want live, not holding, no input", st)
+	}
+	if len(st.Members) != 1 || st.Members[0].UserID != "vera" {
+		t.Errorf("presence = %+v, want vera alone", st.Members)
+	}
+	bar := eval[string](t, ctx, `document.getElementById('bar').innerText`)
+	for _, w := range []string{"live", "pen: free", "1 here: vera (viewing)"} {
+		if !strings.Contains(bar, w) {
+			t.Errorf("status bar %q lacks %q", bar, w)
+		}
+	}
+	saveScreenshot(t, ctx, "ptyhost-browser-viewer.png")
+}
+
+// saveScreenshot writes a PNG of the tab under $TMPDIR for a person to
+// look at, and logs its path.
+func saveScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	p := filepath.Join(os.TempDir(), name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// TestBrowserDriverTypes: with a driver token the page takes the pen, and
+// what a person types reaches the child (which answers with "got:").
+func TestBrowserDriverTypes(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "drive", "shell")
+	ctx := page(t, bctx, r.pageURL("drive", r.token(attachwire.RoleDriver, "drive", "dora")))
+	waitScreen(t, ctx, "ready>")
+	waitHolding(t, ctx)
+	typeKeys(t, ctx, "typed in a browser\r")
+	waitFor(t, "the child to get the line", func() bool {
+		return strings.Contains(h.screenText(t), "got: typed in a browser")
+	}, func() string { return h.screenText(t) })
+	waitScreen(t, ctx, "got: typed in a browser")
+	if n := h.inputs.Load(); n == 0 {
+		t.Errorf("host received no Input frame")
+	}
+	bar := eval[string](t, ctx, `document.getElementById('bar').innerText`)
+	if !strings.Contains(bar, "pen: you") || !strings.Contains(bar, "Release the pen") {
+		t.Errorf("status bar %q does not show the pen held", bar)
+	}
+}
+
+// TestBrowserViewerCannotType: keys typed on a viewer token's page go
+// nowhere: the page sends no Input and the host receives none.
+func TestBrowserViewerCannotType(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "watch", "shell")
+	ctx := page(t, bctx, r.pageURL("watch", r.token(attachwire.RoleViewer, "watch", "vic")))
+	waitScreen(t, ctx, "ready>")
+	typeKeys(t, ctx, "should not arrive\r")
+	hidden := eval[bool](t, ctx, `document.getElementById('pen-button').hidden`)
+	if !hidden {
+		t.Errorf("a viewer token's page shows the pen button")
+	}
+	time.Sleep(500 * time.Millisecond) // Input, if any were sent, has reached the host by now
+	if st := pageStatus(t, ctx); st.InputsSent != 0 {
+		t.Errorf("viewer page sent %d Input frames", st.InputsSent)
+	}
+	if n := h.inputs.Load(); n != 0 {
+		t.Errorf("host received %d Input frames from a viewer", n)
+	}
+	if s := h.screenText(t); strings.Contains(s, "should not arrive") {
+		t.Errorf("the child saw the viewer's keys:\n%s", s)
+	}
+}
+
+// TestBrowserHostileOutput: a program that prints clipboard writes and
+// every query form, seen by a page holding the pen (the Driver profile),
+// puts nothing on the clipboard and makes the page send no Input.
+func TestBrowserHostileOutput(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "evil", "hostile")
+	ctx := page(t, bctx, r.pageURL("evil", r.token(attachwire.RoleDriver, "evil", "dora")))
+	waitScreen(t, ctx, "ready>")
+	waitHolding(t, ctx)
+
+	for _, name := range []string{"clipboard-read", "clipboard-write"} {
+		_, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true},
+			Setting:    browser.PermissionSettingGranted, Origin: "http://" + r.addr})
+		if err != nil {
+			t.Fatalf("grant %s: %v", name, err)
+		}
+	}
+	const sentinel = "clipboard before the hostile stream"
+	eval[bool](t, ctx, `navigator.clipboard.writeText('`+sentinel+`').then(() => true)`)
+
+	sent := h.inputs.Load()
+	h.sess.WriteInput([]byte("go\n"))
+	waitScreen(t, ctx, "hostile done")
+	time.Sleep(500 * time.Millisecond) // replies, if any were sent, have reached the host by now
+	clip := eval[string](t, ctx, `navigator.clipboard.readText()`)
+	if clip != sentinel {
+		t.Errorf("clipboard = %q, want it untouched (%q)", clip, sentinel)
+	}
+	st := pageStatus(t, ctx)
+	if st.InputsSent != 0 {
+		t.Errorf("page sent %d Input frames in response to output", st.InputsSent)
+	}
+	if n := h.inputs.Load(); n != sent {
+		t.Errorf("host received %d Input frames in response to output", n-sent)
+	}
+	scr := pageScreen(t, ctx)
+	for _, bad := range []string{"pwned", "52;", "$q", "javascript"} {
+		if strings.Contains(scr, bad) {
+			t.Errorf("page shows %q:\n%s", bad, scr)
+		}
+	}
+	title := eval[string](t, ctx, `document.title`)
+	if title != "ptyhost viewer" {
+		t.Errorf("document title = %q: the program retitled the page", title)
+	}
+}
+
+// TestBrowserReconnectAfterRelayRestart: the relay restarts (a planned
+// restart, then a new relay on the same address); the host redials and the
+// page reconnects by itself and follows the output that comes after.
+func TestBrowserReconnectAfterRelayRestart(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "again", "shell")
+	ctx := page(t, bctx, r.pageURL("again", r.token(attachwire.RoleDriver, "again", "dora")))
+	waitScreen(t, ctx, "ready>")
+	waitHolding(t, ctx)
+
+	r.restart()
+	var st viewerStatus
+	waitFor(t, "the page to reconnect", func() bool {
+		st = pageStatus(t, ctx)
+		return st.Connects >= 2 && st.Connected && st.Room == "live" && st.Holding
+	}, func() string { return "status: " + st.Room })
+	h.sess.WriteInput([]byte("after the restart\n"))
+	waitScreen(t, ctx, "got: after the restart")
+	typeKeys(t, ctx, "typed after the restart\r")
+	waitFor(t, "the child to get the line typed after the restart", func() bool {
+		return strings.Contains(h.screenText(t), "got: typed after the restart")
+	}, func() string { return h.screenText(t) })
+	var got, want string
+	waitFor(t, "the page's screen to equal the host's", func() bool {
+		got, want = pageScreen(t, ctx), h.screenText(t)
+		return got == want
+	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
+}
