@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,22 @@ func TestBrowserDriverTypes(t *testing.T) {
 	if !strings.Contains(bar, "pen: you") || !strings.Contains(bar, "Release the pen") {
 		t.Errorf("status bar %q does not show the pen held", bar)
 	}
+	if !strings.Contains(bar, "dora (driving)") {
+		t.Errorf("status bar %q does not mark the driver in the presence list", bar)
+	}
+	// The pen holder's fitted viewport sizes the session; the page follows
+	// the applied size.
+	var pageSize, hostSize [2]int
+	waitFor(t, "the session to take the page's fitted size", func() bool {
+		pageSize = eval[[2]int](t, ctx, `(() => { const v = window.ptyhostViewer; return [v.term.cols, v.term.rows]; })()`)
+		scr, _, err := h.sess.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostSize = [2]int{scr.Cols, scr.Rows}
+		return pageSize == hostSize && hostSize != [2]int{80, 24}
+	}, func() string { return fmt.Sprintf("page %v, host %v", pageSize, hostSize) })
+	saveScreenshot(t, ctx, "ptyhost-browser-viewer-driver.png")
 }
 
 // TestBrowserViewerCannotType: keys typed on a viewer token's page go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -86,7 +87,8 @@ func startRelay(tb testing.TB) *testRelay {
 
 func (r *testRelay) serve(ln net.Listener) {
 	r.tb.Helper()
-	rl, err := relay.New(relay.Config{PublicKeys: []ed25519.PublicKey{r.pub}, PenCooldown: time.Millisecond})
+	rl, err := relay.New(relay.Config{PublicKeys: []ed25519.PublicKey{r.pub}, PenCooldown: time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		r.tb.Fatal(err)
 	}

@@ -55,7 +55,8 @@ const (
 	// Presence: Members is the full list of people in the room.
 	Presence
 	// Pen: Holding says whether this leg holds the pen; Text is the
-	// holder's user id, empty when the pen is free.
+	// holder's user id and Message its connection id, both empty when the
+	// pen is free.
 	Pen
 	// Marker: Text is a marker's label.
 	Marker
@@ -291,12 +292,12 @@ func (e *Engine) control(f attachwire.Frame) ([]Event, error) {
 	case attachwire.InputAck:
 		return e.ack(c.AckInputSeq)
 	case attachwire.PenGranted:
-		return e.pen(c.ConnID == e.opt.ConnID && e.opt.ConnID != "", c.UserID, c.PenGeneration)
+		return e.pen(c.ConnID == e.opt.ConnID && e.opt.ConnID != "", c.UserID, c.ConnID, c.PenGeneration)
 	case attachwire.PenRevoked:
 		holding := e.holding && c.ConnID != e.opt.ConnID
-		return e.pen(holding, "", c.PenGeneration)
+		return e.pen(holding, "", "", c.PenGeneration)
 	case attachwire.PenState:
-		return e.pen(c.HolderConnID == e.opt.ConnID && e.opt.ConnID != "", c.HolderUserID, c.PenGeneration)
+		return e.pen(c.HolderConnID == e.opt.ConnID && e.opt.ConnID != "", c.HolderUserID, c.HolderConnID, c.PenGeneration)
 	case attachwire.Presence:
 		e.presence(c)
 		return []Event{{Kind: Presence, Members: append([]Member(nil), e.members...)}}, nil
@@ -311,12 +312,13 @@ func (e *Engine) control(f attachwire.Frame) ([]Event, error) {
 
 // pen records the pen's new state and switches the sanitizer's profile
 // when this leg gains or loses it.
-func (e *Engine) pen(holding bool, holder string, gen uint64) ([]Event, error) {
+func (e *Engine) pen(holding bool, holder, holderConn string, gen uint64) ([]Event, error) {
 	if gen < e.penGen {
 		return nil, nil // an older message overtaken by a newer one
 	}
 	e.penGen = gen
-	evs := []Event{{Kind: Pen, Holding: holding, Text: sanitize.UIString(holder, maxNameRunes)}}
+	evs := []Event{{Kind: Pen, Holding: holding, Text: sanitize.UIString(holder, maxNameRunes),
+		Message: sanitize.UIString(holderConn, maxNameRunes)}}
 	if holding == e.holding {
 		return evs, nil
 	}

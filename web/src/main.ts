@@ -39,7 +39,7 @@ const PERSON_EVENTS = new Set([
 
 // Status is what the page shows, also read by the browser tests.
 interface Status {
-  connected: boolean; connects: number; room: string; holding: boolean; holder: string;
+  connected: boolean; connects: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
   latencies: number[];
 }
@@ -100,7 +100,7 @@ function main(): void {
   const c = claims(tok);
   const driver = c.role === 'driver';
   const status: Status = {
-    connected: false, connects: 0, room: 'connecting', holding: false, holder: '', members: [],
+    connected: false, connects: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [],
   };
 
@@ -126,6 +126,7 @@ function main(): void {
   let backoff = BACKOFF_MIN;
   let stopped = false;
   let imeBudget = 0;
+  let penSeen = false;
   let probe: { ch: number; t0: number; parsed: boolean } | null = null;
 
   function notice(s: string): void { $('notice').textContent = s; }
@@ -147,7 +148,9 @@ function main(): void {
     btn.textContent = status.holding ? 'Release the pen' : 'Take the pen';
   }
   function showPresence(): void {
-    const names = status.members.map((m) => m.userId + (m.driving ? ' (driving)' : '') + (m.role === 'viewer' ? ' (viewing)' : ''));
+    // The pen messages are newer than a presence list's driving flags.
+    const driving = (m: Member) => (penSeen ? m.connId === status.holderConn && m.connId !== '' : m.driving);
+    const names = status.members.map((m) => m.userId + (driving(m) ? ' (driving)' : '') + (m.role === 'viewer' ? ' (viewing)' : ''));
     $('presence').textContent = names.length + ' here: ' + names.join(', ');
   }
   function advertise(): void {
@@ -228,7 +231,10 @@ function main(): void {
           const gained = ev.holding && !status.holding;
           status.holding = !!ev.holding;
           status.holder = ev.text ?? '';
+          status.holderConn = ev.message ?? '';
+          penSeen = true;
           showPen();
+          showPresence();
           if (gained) advertise();
           break;
         }
