@@ -234,3 +234,80 @@ func TestBrowserReconnectAfterRelayRestart(t *testing.T) {
 		return got == want
 	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
 }
+
+// TestBrowserPenButtonAndExit: the driver's button gives the pen back
+// (keys then go nowhere) and takes it again; when the session ends the
+// page shows its exit status and the room as ended.
+func TestBrowserPenButtonAndExit(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "pen", "shell")
+	ctx := page(t, bctx, r.pageURL("pen", r.token(attachwire.RoleDriver, "pen", "dora")))
+	waitScreen(t, ctx, "ready>")
+	waitHolding(t, ctx)
+
+	click := func() {
+		t.Helper()
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := chromedp.Do(cctx, chromedp.Click(chromedp.CSS("#pen-button"))); err != nil {
+			t.Fatalf("click the pen button: %v", err)
+		}
+	}
+	click()
+	var st viewerStatus
+	waitFor(t, "the pen to be released", func() bool {
+		st = pageStatus(t, ctx)
+		return !st.Holding
+	}, func() string { return "holder " + st.Holder })
+	sent := st.InputsSent
+	typeKeys(t, ctx, "without the pen\r")
+	if st := pageStatus(t, ctx); st.InputsSent != sent {
+		t.Errorf("page sent %d Input frames without the pen", st.InputsSent-sent)
+	}
+	if label := eval[string](t, ctx, `document.getElementById('pen-button').textContent`); label != "Take the pen" {
+		t.Errorf("button reads %q after the release, want Take the pen", label)
+	}
+	click()
+	waitHolding(t, ctx)
+	typeKeys(t, ctx, "exit 3\r")
+	waitFor(t, "the exit banner", func() bool {
+		st = pageStatus(t, ctx)
+		return st.Exit != "" && st.Room == "ended"
+	}, func() string { return "status: " + st.Room + " exit " + st.Exit })
+	if banner := eval[string](t, ctx, `document.getElementById('exit').innerText`); !strings.Contains(banner, "exited with status 3") {
+		t.Errorf("exit banner %q, want the status 3", banner)
+	}
+	if s := h.screenText(t); strings.Contains(s, "without the pen") {
+		t.Errorf("the child saw keys typed without the pen:\n%s", s)
+	}
+}
+
+// TestBrowserResumeAfterCut: the page's connection drops (as a network
+// would cut it); the output the program writes meanwhile reaches the page
+// when it reconnects, resumed from the ring (no new snapshot), and the
+// screens agree.
+func TestBrowserResumeAfterCut(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "cut", "shell")
+	ctx := page(t, bctx, r.pageURL("cut", r.token(attachwire.RoleViewer, "cut", "vera")))
+	waitScreen(t, ctx, "ready>")
+	before := pageStatus(t, ctx)
+	eval[bool](t, ctx, `(window.ptyhostViewer.drop(), true)`)
+	h.sess.WriteInput([]byte("written while cut off\n"))
+	var st viewerStatus
+	waitFor(t, "the page to reconnect", func() bool {
+		st = pageStatus(t, ctx)
+		return st.Connects == before.Connects+1 && st.Connected
+	}, func() string { return fmt.Sprintf("connects %d", st.Connects) })
+	waitScreen(t, ctx, "got: written while cut off")
+	if st := pageStatus(t, ctx); st.Snapshots != before.Snapshots {
+		t.Errorf("the page took %d snapshots on resume, want a ring hit (none)", st.Snapshots-before.Snapshots)
+	}
+	var got, want string
+	waitFor(t, "the page's screen to equal the host's", func() bool {
+		got, want = pageScreen(t, ctx), h.screenText(t)
+		return got == want
+	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
+}

@@ -397,6 +397,7 @@ func pageScreen(tb testing.TB, ctx context.Context) string {
 type viewerStatus struct {
 	Connected      bool      `json:"connected"`
 	Connects       int       `json:"connects"`
+	Snapshots      int       `json:"snapshots"`
 	Room           string    `json:"room"`
 	Holding        bool      `json:"holding"`
 	Holder         string    `json:"holder"`

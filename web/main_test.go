@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ const hostileStream = "\x1b]52;c;cHduZWQ=\x07" + // OSC 52: "pwned" to the clipb
 // helperShell prints a banner and a prompt, then answers every line read
 // from its terminal (which echoes, as a cooked terminal does) with "got:"
 // and the line. The hostile variant prints hostileStream and "hostile
-// done" for each line instead.
+// done" for each line instead. The line "exit N" ends it with status N.
 func helperShell(hostile bool) int {
 	fmt.Print("\x1b[1;32mptyhost\x1b[0m browser viewer test \x1b[7m reverse \x1b[0m caf\u00e9\r\n")
 	for i := 1; i <= 3; i++ {
@@ -61,6 +62,10 @@ func helperShell(hostile bool) int {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
+		if code, ok := strings.CutPrefix(line, "exit "); ok {
+			n, _ := strconv.Atoi(code)
+			return n
+		}
 		if hostile {
 			fmt.Print(hostileStream + "hostile done\r\n")
 		} else {

@@ -46,7 +46,7 @@ const (
 	// Write: put Data into the terminal (sanitized bytes).
 	Write Kind = iota + 1
 	// Size: the terminal is now Cols x Rows (a snapshot's or an applied
-	// Resize's size).
+	// Resize's size); Text is "snapshot" when a repaint follows.
 	Size
 	// Send: write Data to the socket as one binary message.
 	Send
@@ -269,6 +269,7 @@ func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
 	e.refresh = false
 	e.san.Reset()
 	sz := e.size(scr.Cols, scr.Rows)
+	sz.Text = "snapshot"
 	paint := repaint.AppendScreen(nil, &scr, repaint.Options{Scrollback: true, InputModes: e.holding})
 	return []Event{sz, {Kind: Write, Data: e.san.Append(nil, paint)}}, nil
 }

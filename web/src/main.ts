@@ -39,7 +39,7 @@ const PERSON_EVENTS = new Set([
 
 // Status is what the page shows, also read by the browser tests.
 interface Status {
-  connected: boolean; connects: number; room: string; holding: boolean; holder: string; holderConn: string;
+  connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
   latencies: number[];
 }
@@ -100,10 +100,12 @@ function main(): void {
   const c = claims(tok);
   const driver = c.role === 'driver';
   const status: Status = {
-    connected: false, connects: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
+    connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [],
   };
 
+  let eng: Engine | null = null;
+  let ws: WebSocket | null = null;
   const term = new Terminal({
     cursorBlink: false, scrollback: 5000, allowProposedApi: false,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace', fontSize: 14,
@@ -113,7 +115,10 @@ function main(): void {
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
-  (window as any).ptyhostViewer = { term, status };
+  // The tests read the terminal and the status, and cut the connection
+  // as a network would (drop), to see the page resume.
+  const hooks = { term, status, drop: () => { ws?.close(4000, 'dropped'); } };
+  (window as any).ptyhostViewer = hooks;
 
   if (!tok) {
     notice('no token: open this page with #token=<attach token> at the end of its address');
@@ -121,8 +126,6 @@ function main(): void {
     return;
   }
 
-  let eng: Engine | null = null;
-  let ws: WebSocket | null = null;
   let backoff = BACKOFF_MIN;
   let stopped = false;
   let imeBudget = 0;
@@ -215,6 +218,7 @@ function main(): void {
           break;
         }
         case 'size':
+          if (ev.text === 'snapshot') status.snapshots++;
           if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
           break;
         case 'send':

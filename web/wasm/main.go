@@ -105,6 +105,7 @@ func eventToJS(ev engine.Event) js.Value {
 	case engine.Size:
 		o.Set("cols", ev.Cols)
 		o.Set("rows", ev.Rows)
+		o.Set("text", ev.Text)
 	case engine.Presence:
 		arr := js.Global().Get("Array").New()
 		for _, m := range ev.Members {
