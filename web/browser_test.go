@@ -186,9 +186,22 @@ func TestBrowserHostileOutput(t *testing.T) {
 	if clip != sentinel {
 		t.Errorf("clipboard = %q, want it untouched (%q)", clip, sentinel)
 	}
+	// Past the sanitizer: queries written straight into xterm are consumed
+	// by the page's parser handlers, and data xterm emits outside a
+	// person's event (here forged with term.input) is dropped.
+	eval[bool](t, ctx, `(() => {
+		const v = window.ptyhostViewer;
+		v.term.write('\x1b[c\x1b[6n\x1b[>c\x1b]11;?\x07\x1bP$qm\x1b\\');
+		v.term.input('forged reply', false);
+		return true;
+	})()`)
+	time.Sleep(300 * time.Millisecond)
 	st := pageStatus(t, ctx)
 	if st.InputsSent != 0 {
 		t.Errorf("page sent %d Input frames in response to output", st.InputsSent)
+	}
+	if st.RepliesDropped < 1 {
+		t.Errorf("the forged reply was not counted as dropped (%d)", st.RepliesDropped)
 	}
 	if n := h.inputs.Load(); n != sent {
 		t.Errorf("host received %d Input frames in response to output", n-sent)
