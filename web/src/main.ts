@@ -56,7 +56,7 @@ function b64url(s: string): string {
 // claims reads the token's payload for display and routing only (the role
 // decides whether a pen button is shown; the jti names this connection);
 // the relay verifies the signature.
-function claims(tok: string): { role?: string; jti?: string; userId?: string } {
+function claims(tok: string): { role?: string; jti?: string; userId?: string; exp?: number } {
   try {
     const part = tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
     const bin = atob(part + '='.repeat((4 - (part.length % 4)) % 4));
@@ -298,7 +298,11 @@ function main(): void {
       if (status.room !== 'ended') setRoom('offline');
       const wait = backoff / 2 + Math.random() * (backoff / 2);
       backoff = Math.min(backoff * 2, BACKOFF_MAX);
-      notice(`disconnected (${e.code}${e.reason ? ' ' + e.reason : ''}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+      // The relay refuses an expired token before the upgrade, which a
+      // page sees only as a failed connection: say what is likely.
+      const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
+      notice((expired ? 'the link\'s token has expired: ask for a new link; ' : '') +
+        `disconnected (${e.code}${e.reason ? ' ' + e.reason : ''}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
       setTimeout(connect, wait);
     };
   }
