@@ -18,8 +18,11 @@
 // there; it is not committed. Built without it, Handler serves a page
 // that says how to build it, so `go build ./...` needs no npm.
 //
-// Handler serves the page at AssetPrefix's sibling paths only; it is safe
-// for concurrent use and holds no state beyond the embedded files.
+// Handler answers only PagePattern and AssetPattern requests (404 for
+// anything else); it is safe for concurrent use and holds no state beyond
+// the embedded files. The bundle weighs about 4.7 MB in the binary, most
+// of it the engine: 3.7 MB of WebAssembly and its 1.0 MB gzip copy, which
+// is what a browser downloads.
 package web
 
 //go:generate go run ./internal/build

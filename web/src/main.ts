@@ -175,6 +175,8 @@ function main(): void {
     imeBudget = 1;
     setTimeout(() => { imeBudget = 0; }, 50);
   }, true);
+  // The latency probe (BenchmarkBrowserEcho): a typed character's keydown
+  // is timed to the first render after xterm parsed output holding it.
   $('term').addEventListener('keydown', (e) => {
     if (e.isTrusted && e.key.length === 1) probe = { ch: e.key.charCodeAt(0), t0: performance.now(), parsed: false };
   }, true);
