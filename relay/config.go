@@ -3,6 +3,7 @@ package relay
 import (
 	"crypto/ed25519"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -89,6 +90,11 @@ type Config struct {
 
 	// Now is the clock tokens are checked against. Nil: time.Now.
 	Now func() time.Time
+
+	// Viewer serves the browser viewer's page (web.PagePattern) and files
+	// (web.AssetPattern). Nil: web.Handler(), the page built into the
+	// binary by `go generate ./web`, or one saying how to build it.
+	Viewer http.Handler
 }
 
 // withDefaults returns c with every zero field set to its default.

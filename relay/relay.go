@@ -75,6 +75,7 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.HandleFunc("GET /readyz", rl.readyz)
 	rl.mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}))
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
+	rl.routeViewer()
 	return rl, nil
 }
 

@@ -1,0 +1,28 @@
+// Package web is the browser viewer the relay serves: a page at
+// /v1/rooms/<roomId>/view that reads an attach token from the URL
+// fragment (#token=…), dials the room's WebSocket with the token in the
+// bearer. subprotocol, and shows the session in xterm.js.
+//
+// The page decodes frames, snapshots and controls, and sanitizes output,
+// with the project's own Go code (package web/engine, compiled to
+// WebAssembly by web/wasm), so its filtering is the Go sanitizer's, byte
+// for byte. xterm.js only renders: its replies to queries are swallowed
+// (the sanitizer strips queries anyway, the page registers handlers that
+// consume them, and only data produced inside a trusted keyboard, paste,
+// mouse or focus event of the person at the page is sent, and only while
+// the page holds the pen).
+//
+// The bundle (index.html, app.js, app.css, engine.wasm, wasm_exec.js) is
+// built into dist/ by `go generate ./web` (npm ci, esbuild, the wasm
+// build, wasm_exec.js copied from the Go installation) and embedded from
+// there; it is not committed. Built without it, Handler serves a page
+// that says how to build it, so `go build ./...` needs no npm.
+//
+// Handler answers only PagePattern and AssetPattern requests (404 for
+// anything else); it is safe for concurrent use and holds no state beyond
+// the embedded files. The bundle weighs about 4.7 MB in the binary, most
+// of it the engine: 3.7 MB of WebAssembly and its 1.0 MB gzip copy, which
+// is what a browser downloads.
+package web
+
+//go:generate go run ./internal/build

@@ -1,0 +1,418 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const me = "jti-me"
+
+// screen returns a cols x rows screen of epoch ep whose first row reads
+// text.
+func screen(tb testing.TB, ep uint64, cols, rows int, text string) *attachwire.Screen {
+	tb.Helper()
+	s := &attachwire.Screen{Epoch: ep, Cols: cols, Rows: rows, CursorVisible: true}
+	s.Primary = make([]attachwire.Cell, cols*rows)
+	for i := range s.Primary {
+		s.Primary[i] = attachwire.BlankCell()
+	}
+	for i, r := range text {
+		s.Primary[i].Content = string(r)
+	}
+	return s
+}
+
+func wire(tb testing.TB, f attachwire.Frame, err error) []byte {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := f.MarshalBinary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func snapshotMsg(tb testing.TB, seq, atSeq uint64, s *attachwire.Screen) []byte {
+	tb.Helper()
+	snap, err := attachwire.NewSnapshot(atSeq, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := snap.Frame(seq, 0)
+	return wire(tb, f, err)
+}
+
+func outputMsg(tb testing.TB, seq uint64, p string) []byte {
+	return wire(tb, attachwire.NewOutputFrame(seq, 0, []byte(p)), nil)
+}
+
+func controlMsg(tb testing.TB, c attachwire.Control) []byte {
+	tb.Helper()
+	f, err := attachwire.ControlFrame(c)
+	return wire(tb, f, err)
+}
+
+func apply(tb testing.TB, e *Engine, msg []byte) []Event {
+	tb.Helper()
+	evs, err := e.Apply(msg)
+	if err != nil {
+		tb.Fatalf("Apply: %v", err)
+	}
+	return evs
+}
+
+// written concatenates the Write events' bytes.
+func written(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == Write {
+			b.Write(ev.Data)
+		}
+	}
+	return b.String()
+}
+
+func kinds(evs []Event) []Kind {
+	var ks []Kind
+	for _, ev := range evs {
+		ks = append(ks, ev.Kind)
+	}
+	return ks
+}
+
+func TestSnapshotThenFramesDeduplicated(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me})
+	if evs := apply(t, e, outputMsg(t, 3, "before any snapshot")); evs != nil {
+		t.Fatalf("output before the first snapshot applied: %v", kinds(evs))
+	}
+	evs := apply(t, e, snapshotMsg(t, 0, 5, screen(t, 9, 20, 3, "hello")))
+	if len(evs) != 2 || evs[0].Kind != Size || evs[0].Cols != 20 || evs[0].Rows != 3 || evs[1].Kind != Write {
+		t.Fatalf("snapshot events = %+v, want Size 20x3 then Write", kinds(evs))
+	}
+	if !strings.Contains(written(evs), "hello") {
+		t.Errorf("repaint %q lacks the screen's text", written(evs))
+	}
+	for _, tc := range []struct {
+		name string
+		seq  uint64
+		want string
+	}{
+		{"the snapshot's own seq is a duplicate", 5, ""},
+		{"older is a duplicate", 2, ""},
+		{"atSeq+1 applies", 6, "six"},
+		{"a replayed frame is a duplicate", 6, ""},
+		{"the next applies", 7, "seven"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := map[uint64]string{2: "two", 5: "five", 6: "six", 7: "seven"}[tc.seq]
+			if got := written(apply(t, e, outputMsg(t, tc.seq, text))); got != tc.want {
+				t.Errorf("seq %d wrote %q, want %q", tc.seq, got, tc.want)
+			}
+		})
+	}
+	if seq, ep, ok := e.Applied(); seq != 7 || ep != 9 || !ok {
+		t.Errorf("Applied = %d, %d, %v; want 7, 9, true", seq, ep, ok)
+	}
+}
+
+func TestSubscribeResumes(t *testing.T) {
+	e := New(Options{SessionID: "room1", ConnID: me, Driver: true})
+	first, err := e.Subscribe(80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := decodeSubscribe(t, first[0])
+	if sub.ResumeFrom != nil || sub.ResumeEpoch != nil || sub.AsRole != attachwire.RoleDriver ||
+		sub.SessionID != "room1" || sub.Viewport == nil || sub.Viewport.Cols != 80 {
+		t.Errorf("fresh subscribe = %+v", sub)
+	}
+	apply(t, e, snapshotMsg(t, 0, 10, screen(t, 4, 10, 2, "x")))
+	apply(t, e, outputMsg(t, 11, "y"))
+	again, err := e.Subscribe(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub = decodeSubscribe(t, again[0])
+	if sub.ResumeFrom == nil || *sub.ResumeFrom != 11 || sub.ResumeEpoch == nil || *sub.ResumeEpoch != 4 || sub.Viewport != nil {
+		t.Errorf("resuming subscribe = %+v, want resumeFrom 11 epoch 4 and no viewport", sub)
+	}
+}
+
+func decodeSubscribe(t *testing.T, msg []byte) attachwire.Subscribe {
+	t.Helper()
+	f, err := attachwire.DecodeFrame(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := attachwire.DecodeControl(f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, ok := c.(attachwire.Subscribe)
+	if !ok {
+		t.Fatalf("first message is %T, want subscribe", c)
+	}
+	return sub
+}
+
+func TestSnapshotKeyedOnAtSeq(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	apply(t, e, snapshotMsg(t, 0, 10, screen(t, 1, 10, 2, "base")))
+	apply(t, e, outputMsg(t, 11, "a"))
+	if evs := apply(t, e, snapshotMsg(t, 0, 9, screen(t, 1, 10, 2, "stale"))); evs != nil {
+		t.Errorf("a snapshot behind the applied seq repainted: %v", kinds(evs))
+	}
+	if evs := apply(t, e, snapshotMsg(t, 12, 11, screen(t, 1, 10, 2, "same"))); evs != nil {
+		t.Errorf("an in-stream snapshot continuing the stream repainted: %v", kinds(evs))
+	}
+	if seq, _, _ := e.Applied(); seq != 12 {
+		t.Errorf("applied = %d after the in-stream snapshot 12, want 12", seq)
+	}
+	if evs := apply(t, e, snapshotMsg(t, 0, 20, screen(t, 1, 10, 2, "gap"))); !strings.Contains(written(evs), "gap") {
+		t.Errorf("a snapshot past a gap did not repaint: %v", kinds(evs))
+	}
+	if evs := apply(t, e, snapshotMsg(t, 0, 3, screen(t, 2, 10, 2, "new epoch"))); !strings.Contains(written(evs), "new epoch") {
+		t.Errorf("a snapshot of another epoch did not repaint: %v", kinds(evs))
+	}
+	if seq, ep, _ := e.Applied(); seq != 3 || ep != 2 {
+		t.Errorf("Applied = %d, %d after the new epoch, want 3, 2", seq, ep)
+	}
+}
+
+// hostile is output no viewer may pass on: a clipboard write, queries,
+// deferred-reply switches, split across frames.
+var hostile = []string{
+	"\x1b]52;c;cHduZWQ=\x07\x1b[6n\x1b[c\x1bP$qm\x1b\\",
+	"\x1b]10;?\x07\x1b[?2004h\x1b[?1000hplain\x1b]5", "2;c;eA==\x07\x1b[1", "4t",
+}
+
+func TestOutputSanitizedPerProfile(t *testing.T) {
+	for _, holding := range []bool{false, true} {
+		profile := sanitize.Viewer
+		if holding {
+			profile = sanitize.Driver
+		}
+		e := New(Options{SessionID: "s", ConnID: me})
+		apply(t, e, snapshotMsg(t, 0, 0, screen(t, 1, 80, 24, "")))
+		if holding {
+			apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+			apply(t, e, snapshotMsg(t, 0, 0, screen(t, 1, 80, 24, ""))) // the refresh
+		}
+		ref := sanitize.New(sanitize.Options{Profile: profile})
+		ref.SetSize(80, 24)
+		var got, want []byte
+		for i, p := range hostile {
+			got = append(got, written(apply(t, e, outputMsg(t, uint64(i+1), p)))...)
+			want = ref.Append(want, []byte(p))
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("holding=%v: page output %q, Go sanitizer %q", holding, got, want)
+		}
+		for _, bad := range []string{"52;", "[6n", "[c", "$q", "]10", "[14t"} {
+			if bytes.Contains(got, []byte(bad)) {
+				t.Errorf("holding=%v: output %q passes %q", holding, got, bad)
+			}
+		}
+		if has := bytes.Contains(got, []byte("\x1b[?2004h")); has != holding {
+			t.Errorf("holding=%v: bracketed paste passed = %v", holding, has)
+		}
+	}
+}
+
+func TestInputOnlyWithThePen(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 4, screen(t, 1, 10, 2, "")))
+	if m := e.Input([]byte("a")); m != nil {
+		t.Fatalf("Input without the pen = %x, want nil", m)
+	}
+	if m := e.Viewport(100, 30); m != nil {
+		t.Fatalf("Viewport without the pen = %x, want nil", m)
+	}
+	evs := apply(t, e, controlMsg(t, attachwire.PenGranted{UserID: "u", ConnID: me, PenGeneration: 3}))
+	if len(evs) != 2 || evs[0].Kind != Pen || !evs[0].Holding || evs[1].Kind != Send {
+		t.Fatalf("pen_granted events = %+v, want Pen holding then Send (the refresh)", evs)
+	}
+	if f, _ := attachwire.DecodeFrame(evs[1].Data); f.Type != attachwire.TypeControl {
+		t.Errorf("refresh is %v, want a resume_from control", f.Type)
+	} else if c, _ := attachwire.DecodeControl(f.Payload); c != (attachwire.ResumeFrom{Seq: 0}) {
+		t.Errorf("refresh = %#v, want resume_from seq 0", c)
+	}
+	for i, want := range []uint64{1, 2} {
+		f, err := attachwire.DecodeFrame(e.Input([]byte("k")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.InputSeq != want || in.PenGeneration != 3 || in.UserID != "" || f.Seq != 4 {
+			t.Errorf("input %d = %+v (header seq %d), want inputSeq %d gen 3, no userId, header seq 4", i, in, f.Seq, want)
+		}
+	}
+	if m := e.Viewport(100, 30); m == nil {
+		t.Errorf("Viewport with the pen = nil")
+	}
+	evs = apply(t, e, controlMsg(t, attachwire.PenRevoked{UserID: "u", ConnID: me, PenGeneration: 4}))
+	if len(evs) != 2 || evs[0].Holding || !strings.Contains(written(evs), "?2004l") {
+		t.Errorf("pen_revoked events = %+v, want Pen released and the input modes turned off", evs)
+	}
+	if m := e.Input([]byte("a")); m != nil {
+		t.Errorf("Input after pen_revoked = %x, want nil", m)
+	}
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: "other", HolderUserID: "o", PenGeneration: 5}))
+	if e.Holding() {
+		t.Errorf("holding after pen_state names another connection")
+	}
+}
+
+func TestRefreshRepaintsWithInputModes(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	s := screen(t, 1, 10, 2, "")
+	s.Modes = attachwire.ModeBracketedPaste
+	apply(t, e, snapshotMsg(t, 0, 8, s))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	// The relay answers resume_from 0 with a snapshot that may be behind
+	// what the page applied; the refresh repaints it anyway.
+	evs := apply(t, e, snapshotMsg(t, 8, 7, s))
+	if !strings.Contains(written(evs), "\x1b[?2004h") {
+		t.Errorf("refresh repaint %q lacks bracketed paste", written(evs))
+	}
+	if seq, _, _ := e.Applied(); seq != 8 {
+		t.Errorf("applied = %d after the refresh, want 8", seq)
+	}
+}
+
+func TestAcksAndResend(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 2}))
+	for _, k := range "abc" {
+		e.Input([]byte{byte(k)})
+	}
+	if evs := apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 1})); evs != nil {
+		t.Errorf("a contiguous ack produced %v", kinds(evs))
+	}
+	msgs, err := e.Subscribe(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := inputSeqs(t, msgs[1:]); !equal(got, []uint64{2, 3}) {
+		t.Errorf("resent after reconnect: %v, want [2 3]", got)
+	}
+	// A new relay knows nothing of this connection: it acks 0.
+	evs := apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 0}))
+	var sent [][]byte
+	for _, ev := range evs {
+		sent = append(sent, ev.Data)
+	}
+	if got := inputSeqs(t, sent); !equal(got, []uint64{1, 2}) {
+		t.Errorf("renumbered after the relay forgot: %v, want [1 2]", got)
+	}
+	apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 2}))
+	if got := inputSeqs(t, [][]byte{e.Input([]byte("d"))}); !equal(got, []uint64{3}) {
+		t.Errorf("next input after the acks = %v, want [3]", got)
+	}
+}
+
+func inputSeqs(t *testing.T, msgs [][]byte) []uint64 {
+	t.Helper()
+	var seqs []uint64
+	for _, m := range msgs {
+		f, err := attachwire.DecodeFrame(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, in.InputSeq)
+	}
+	return seqs
+}
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPresenceAndUIStrings(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{
+		{UserID: "ann", ConnID: "1", Role: attachwire.RoleDriver, Driving: true},
+		{UserID: "b\x1b]52;c;eA==\x07ob", ConnID: "2", Role: attachwire.RoleViewer},
+	}}))
+	apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceJoin, Members: []attachwire.Member{{UserID: "cy", ConnID: "3"}}}))
+	evs := apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{{UserID: "ann", ConnID: "1"}}}))
+	if len(evs) != 1 || evs[0].Kind != Presence || len(evs[0].Members) != 2 {
+		t.Fatalf("presence = %+v, want bob and cy", evs)
+	}
+	for _, m := range evs[0].Members {
+		if strings.ContainsAny(m.UserID, "\x1b\x07") {
+			t.Errorf("presence name %q keeps control characters", m.UserID)
+		}
+	}
+	evs = apply(t, e, controlMsg(t, attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: "bad\x1b[6n token"}))
+	if len(evs) != 1 || evs[0].Kind != Error || strings.Contains(evs[0].Message, "\x1b") || evs[0].Text != "auth" {
+		t.Errorf("error event = %+v", evs)
+	}
+	evs = apply(t, e, controlMsg(t, attachwire.RoomState{State: attachwire.RoomStatus("live")}))
+	if len(evs) != 1 || evs[0].Kind != Room || evs[0].Text != "live" {
+		t.Errorf("room event = %+v", evs)
+	}
+}
+
+func TestExitAndMarker(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	m, err := attachwire.Marker{Label: "step\x1b[2J 1"}.Frame(2, 0)
+	evs := apply(t, e, wire(t, m, err))
+	if len(evs) != 1 || evs[0].Kind != Marker || strings.Contains(evs[0].Text, "\x1b") {
+		t.Errorf("marker = %+v", evs)
+	}
+	evs = apply(t, e, wire(t, attachwire.Exit{Code: 137, Signal: "SIGKILL"}.Frame(3, 0), nil))
+	if len(evs) != 1 || evs[0].Kind != Exit || evs[0].Code != 137 || evs[0].Text != "SIGKILL" {
+		t.Errorf("exit = %+v", evs)
+	}
+}
+
+func TestFramingErrors(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	for name, msg := range map[string][]byte{
+		"unknown type": {0x09, 0, 0},
+		"empty":        {},
+		"bad snapshot": {byte(attachwire.TypeSnapshot), 0, 0, 1},
+		"bad control":  {byte(attachwire.TypeControl), 0, 0, 5, '{'},
+		"zero resize":  append([]byte{byte(attachwire.TypeResize), 1, 0}, 0, 0, 0, 0),
+	} {
+		if name == "zero resize" {
+			apply(t, e, snapshotMsg(t, 0, 0, screen(t, 1, 10, 2, "")))
+		}
+		if _, err := e.Apply(msg); err == nil {
+			t.Errorf("%s: Apply accepted %x", name, msg)
+		}
+	}
+	unknown := binary.AppendUvarint([]byte{byte(attachwire.TypeControl), 0, 0}, 17)
+	unknown = append(unknown, `{"type":"future"}`...)
+	if evs, err := e.Apply(unknown); err != nil || evs != nil {
+		t.Errorf("unknown control type: %v, %v; want ignored", evs, err)
+	}
+}

@@ -1,0 +1,128 @@
+//go:build js && wasm
+
+// Command wasm is the browser viewer's protocol engine (package
+// web/engine) compiled to WebAssembly. It registers one global function,
+// ptyhostEngine(opts), that returns an object whose methods the page
+// calls: subscribe, apply, input, viewport, grab, release, holding. Bytes
+// cross as Uint8Array; events come back as plain objects. The program
+// then blocks forever: the page owns its lifetime.
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/ptyhost/ptyhost/web/engine"
+)
+
+func main() {
+	js.Global().Set("ptyhostEngine", js.FuncOf(newEngine))
+	select {}
+}
+
+// newEngine builds an Engine from {sessionId, connId, driver}.
+func newEngine(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeObject {
+		return js.ValueOf("ptyhostEngine: want one options object")
+	}
+	o := args[0]
+	e := engine.New(engine.Options{
+		SessionID: o.Get("sessionId").String(),
+		ConnID:    o.Get("connId").String(),
+		Driver:    o.Get("driver").Truthy(),
+	})
+	obj := js.Global().Get("Object").New()
+	method := func(name string, f func(args []js.Value) any) {
+		obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }))
+	}
+	method("subscribe", func(a []js.Value) any {
+		msgs, err := e.Subscribe(argInt(a, 0), argInt(a, 1))
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		arr := js.Global().Get("Array").New()
+		for _, m := range msgs {
+			arr.Call("push", bytesToJS(m))
+		}
+		return arr
+	})
+	method("apply", func(a []js.Value) any {
+		evs, err := e.Apply(bytesFromJS(a[0]))
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		arr := js.Global().Get("Array").New()
+		for _, ev := range evs {
+			arr.Call("push", eventToJS(ev))
+		}
+		return arr
+	})
+	method("input", func(a []js.Value) any { return bytesOrNull(e.Input(bytesFromJS(a[0]))) })
+	method("viewport", func(a []js.Value) any { return bytesOrNull(e.Viewport(argInt(a, 0), argInt(a, 1))) })
+	method("grab", func([]js.Value) any { return bytesToJS(e.Grab()) })
+	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
+	method("holding", func([]js.Value) any { return e.Holding() })
+	return obj
+}
+
+func argInt(a []js.Value, i int) int {
+	if i >= len(a) || a[i].Type() != js.TypeNumber {
+		return 0
+	}
+	return a[i].Int()
+}
+
+func bytesFromJS(v js.Value) []byte {
+	b := make([]byte, v.Get("length").Int())
+	js.CopyBytesToGo(b, v)
+	return b
+}
+
+func bytesToJS(b []byte) js.Value {
+	u := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u, b)
+	return u
+}
+
+func bytesOrNull(b []byte) any {
+	if b == nil {
+		return js.Null()
+	}
+	return bytesToJS(b)
+}
+
+var kindNames = [...]string{
+	engine.Write: "write", engine.Size: "size", engine.Send: "send", engine.Room: "room",
+	engine.Presence: "presence", engine.Pen: "pen", engine.Marker: "marker",
+	engine.Exit: "exit", engine.Error: "error",
+}
+
+func eventToJS(ev engine.Event) js.Value {
+	o := js.Global().Get("Object").New()
+	o.Set("kind", kindNames[ev.Kind])
+	switch ev.Kind {
+	case engine.Write, engine.Send:
+		o.Set("data", bytesToJS(ev.Data))
+	case engine.Size:
+		o.Set("cols", ev.Cols)
+		o.Set("rows", ev.Rows)
+		o.Set("text", ev.Text)
+	case engine.Presence:
+		arr := js.Global().Get("Array").New()
+		for _, m := range ev.Members {
+			mo := js.Global().Get("Object").New()
+			mo.Set("userId", m.UserID)
+			mo.Set("connId", m.ConnID)
+			mo.Set("role", m.Role)
+			mo.Set("driving", m.Driving)
+			arr.Call("push", mo)
+		}
+		o.Set("members", arr)
+	default:
+		o.Set("text", ev.Text)
+		o.Set("message", ev.Message)
+		o.Set("code", ev.Code)
+		o.Set("retryable", ev.Retryable)
+		o.Set("holding", ev.Holding)
+	}
+	return o
+}
