@@ -321,13 +321,19 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 		<-ch // the close ends the read
 		return attachwire.Subscribe{}, &admission{handled: true}
 	}
-	typ, b, err := res.typ, res.b, res.err
-	if err != nil {
+	if res.err != nil {
 		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false}
 	}
-	if typ != websocket.MessageBinary {
+	if res.typ != websocket.MessageBinary {
 		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData, false}
 	}
+	return parseSubscribe(res.b, c)
+}
+
+// parseSubscribe checks a leg's first message: a Control frame holding a
+// subscribe for the token's session, asking for a role the token allows,
+// and for a host the token's epoch.
+func parseSubscribe(b []byte, c token.Claims) (attachwire.Subscribe, *admission) {
 	framing := func(msg string) *admission {
 		return &admission{attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError, false}
 	}
