@@ -141,3 +141,62 @@ func FuzzParseSubscribe(f *testing.F) {
 		}
 	})
 }
+
+// FuzzViewerFrames feeds a driver leg's messages (records as in
+// FuzzHostIngest) to the relay while it holds the pen. Whatever the bytes,
+// nothing panics, only frames the relay stamped reach the host queue, and
+// each carries the leg's userId and header seq 0.
+func FuzzViewerFrames(f *testing.F) {
+	grab, _ := attachwire.ControlFrame(attachwire.Grab{})
+	rel, _ := attachwire.ControlFrame(attachwire.ResumeFrom{Seq: 3})
+	rs, _ := attachwire.Resize{Cols: 100, Rows: 30}.Frame(0, 0)
+	seeds := [][]attachwire.Frame{
+		{attachwire.Input{InputSeq: 1, PenGeneration: 1, UserID: "eve", Data: []byte("ls\r")}.Frame(9, 0), rs, grab},
+		{attachwire.Input{InputSeq: 2, PenGeneration: 1, Data: []byte("x")}.Frame(0, 0), rel,
+			attachwire.NewOutputFrame(1, 1, []byte("no"))},
+	}
+	for _, s := range seeds {
+		var in []byte
+		for _, fr := range s {
+			b := frameBytes(fr)
+			in = append(in, byte(len(b)))
+			in = append(in, b...)
+		}
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rl := fuzzRelay(t)
+		rm := newRoom(rl, roomKey{"o", "s"})
+		l := newLeg(rl, nil, attachwire.RoleDriver, "alice", "j", rl.log)
+		defer l.cancel()
+		l.room = rm
+		if err := rm.addViewer(l); err != nil {
+			t.Fatal(err)
+		}
+		for len(in) > 0 {
+			n := min(int(in[0]), len(in)-1)
+			msg := in[1 : 1+n]
+			in = in[1+n:]
+			fr, err := attachwire.DecodeFrame(msg)
+			if err != nil {
+				continue
+			}
+			if len(rm.inputs) == cap(rm.inputs) {
+				break // the next Input would wait for a host
+			}
+			if !l.viewerFrame(fr) {
+				break
+			}
+		}
+		for len(rm.inputs) > 0 {
+			fr, err := attachwire.DecodeFrame(<-rm.inputs)
+			if err != nil || fr.Type != attachwire.TypeInput || fr.Seq != 0 || fr.RelTime != 0 {
+				t.Fatalf("host queue holds %v %+v", err, fr)
+			}
+			in, err := attachwire.DecodeInput(fr.Payload)
+			if err != nil || in.UserID != "alice" {
+				t.Fatalf("forwarded input %+v %v", in, err)
+			}
+		}
+	})
+}

@@ -172,34 +172,36 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 func (l *leg) readViewer() {
 	for {
 		f, ok := l.readFrame()
-		if !ok {
+		if !ok || !l.viewerFrame(f) {
 			return
 		}
-		switch f.Type {
-		case attachwire.TypeInput:
-			in, err := attachwire.DecodeInput(f.Payload)
-			if err != nil {
-				l.framing(err.Error())
-				return
-			}
-			if !l.input(in) {
-				return
-			}
-		case attachwire.TypeResize:
-			rs, err := attachwire.DecodeResize(f.Payload)
-			if err != nil {
-				l.framing(err.Error())
-				return
-			}
-			l.room.resizeFrom(l, rs)
-		case attachwire.TypeControl:
-			if !l.readControl(f) {
-				return
-			}
-		default:
-			l.framing(f.Type.String() + " is a host frame")
-			return
+	}
+}
+
+// viewerFrame handles one frame from a driver or viewer leg; it reports
+// false when the leg ends.
+func (l *leg) viewerFrame(f attachwire.Frame) bool {
+	switch f.Type {
+	case attachwire.TypeInput:
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			l.framing(err.Error())
+			return false
 		}
+		return l.input(in)
+	case attachwire.TypeResize:
+		rs, err := attachwire.DecodeResize(f.Payload)
+		if err != nil {
+			l.framing(err.Error())
+			return false
+		}
+		l.room.resizeFrom(l, rs)
+		return true
+	case attachwire.TypeControl:
+		return l.readControl(f)
+	default:
+		l.framing(f.Type.String() + " is a host frame")
+		return false
 	}
 }
 
