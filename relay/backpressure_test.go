@@ -60,6 +60,10 @@ func (h *autoHost) answer() {
 // never held back.
 func TestBackpressureSlowViewerSkipsToSnapshot(t *testing.T) {
 	cfg := quiet()
+	// A budget the reading viewer never exhausts even on a loaded machine,
+	// and a flood several times what the other one's socket can buffer.
+	cfg.RingBytes = 16 << 20
+	cfg.ViewerQueueBytes = 4 << 20
 	s := relaytest.NewServer(t, cfg)
 	h := newAutoHost(t, s, 1)
 	h.snapshot("start")
@@ -70,7 +74,7 @@ func TestBackpressureSlowViewerSkipsToSnapshot(t *testing.T) {
 	next := first.Seq + 1
 	var fastDone sync.WaitGroup
 	var fastErr error
-	const frames = 4000
+	const frames = 6000
 	chunk := strings.Repeat("z", 4000)
 	fastDone.Go(func() {
 		for next <= first.Seq+frames {
