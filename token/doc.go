@@ -21,6 +21,11 @@
 //     deliberately none) or any other member is refused, as is a null
 //     member, a string where a string is due that is not one, and a
 //     numeric claim (epoch, iat, exp) that is not a plain JSON integer;
+//     member names match exactly (encoding/json alone would take "ROLE"
+//     for "role"), and a member given twice counts as its last
+//     occurrence, the rule RFC 7515 §5.2 permits;
+//   - the compact form holds only base64url characters and dots (a base64
+//     decoder would skip a newline in the signature);
 //   - aud is the string "relay" (an array, even ["relay"], is refused);
 //   - exp is required and allowed at most MaxLeeway (5 s) of clock skew;
 //     that leeway applies to exp alone in the library's checks;

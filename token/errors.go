@@ -12,7 +12,8 @@ var ErrExpired = errors.New("token: expired")
 // VerifyError is a refused token. Its message names the broken rule and
 // never holds any part of the token, so it is safe to log and to send to
 // the client. It matches ErrInvalid, ErrExpired when the token expired, and
-// ErrClaims when the claim set has the wrong shape.
+// ErrClaims when the claim set has the wrong shape. It is immutable and
+// safe to share between goroutines.
 type VerifyError struct {
 	// Reason says which rule the token broke: "expired", "alg is not EdDSA",
 	// "claims: host token with userId".

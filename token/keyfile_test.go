@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -201,5 +202,43 @@ func TestReadKeyFileErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("garbage"), 0o644)
 	if _, err := ReadPublicKeyFile(bad); err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
 		t.Errorf("garbage public key: %v, want an error naming the file", err)
+	}
+}
+
+// openssl must read what WriteKeyFiles writes, and the reverse, since
+// operators may make or inspect keys with it.
+func TestKeyFilesOpenSSLInterop(t *testing.T) {
+	openssl, err := exec.LookPath("openssl")
+	if err != nil {
+		if os.Getenv("PTYHOST_REQUIRE_TOOLS") == "1" {
+			t.Fatal("openssl not found and PTYHOST_REQUIRE_TOOLS=1")
+		}
+		t.Skip("SKIP: openssl not found; the PEM interop with openssl is untested")
+	}
+	dir := t.TempDir()
+	pubPath, keyPath, err := WriteKeyFiles(filepath.Join(dir, "ours"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"pkey", "-in", keyPath, "-noout"},
+		{"pkey", "-pubin", "-in", pubPath, "-noout"},
+		{"genpkey", "-algorithm", "ed25519", "-out", filepath.Join(dir, "theirs.key")},
+		{"pkey", "-in", filepath.Join(dir, "theirs.key"), "-pubout", "-out", filepath.Join(dir, "theirs.pub")},
+	} {
+		if out, err := exec.Command(openssl, args...).CombinedOutput(); err != nil {
+			t.Fatalf("openssl %q: %v\n%s", args, err, out)
+		}
+	}
+	priv, err := ReadPrivateKeyFile(filepath.Join(dir, "theirs.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := ReadPublicKeyFile(filepath.Join(dir, "theirs.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pub.Equal(priv.Public()) {
+		t.Error("openssl's public key does not match its private key as read")
 	}
 }

@@ -85,6 +85,9 @@ func (v *Verifier) Verify(raw string) (Claims, error) {
 	if len(raw) > MaxTokenBytes {
 		return Claims{}, invalid("longer than 8 KiB")
 	}
+	if !compactAlphabet(raw) {
+		return Claims{}, invalid("byte outside base64url and '.'")
+	}
 	var w wireClaims
 	tok, err := v.parser.ParseWithClaims(raw, &w, v.keyFor)
 	if err != nil {
@@ -105,6 +108,21 @@ func (v *Verifier) Verify(raw string) (Claims, error) {
 		return Claims{}, invalid("iat in the future")
 	}
 	return c, nil
+}
+
+// compactAlphabet reports whether raw holds only base64url characters and
+// dots. Go's base64 decoders skip \r and \n even in strict mode, so without
+// this a newline inside the signature segment would still verify: one
+// token, many spellings.
+func compactAlphabet(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // keyFor hands the parser the key set, refusing again any method but

@@ -511,3 +511,69 @@ func resign(t testing.TB, priv ed25519PrivateKey, header, payload string) string
 	signing := enc.EncodeToString([]byte(header)) + "." + enc.EncodeToString([]byte(payload))
 	return signing + "." + enc.EncodeToString(ed25519Sign(priv, []byte(signing)))
 }
+
+// A base64 decoder skips newlines, so without an alphabet check "tok\n"
+// or a line-wrapped signature would verify as the same token.
+func TestVerifyRejectsBytesOutsideBase64URL(t *testing.T) {
+	pub, priv := newKey(t)
+	v := newVerifier(t, pub)
+	good := mint(t, priv, hostClaims())
+	n := len(good) - 10
+	for name, raw := range map[string]string{
+		"trailing newline": good + "\n",
+		"CRLF in sig":      good[:n] + "\r\n" + good[n:],
+		"space":            " " + good,
+		"padding":          good + "==",
+		"std alphabet":     strings.ReplaceAll(strings.ReplaceAll(good, "-", "+"), "_", "/") + "+/",
+		"NUL":              good + "\x00",
+	} {
+		t.Run(name, func(t *testing.T) { refused(t, v, raw, "outside base64url") })
+	}
+}
+
+// The library applies its leeway to exp, nbf and (with WithIssuedAt) iat;
+// wireClaims reports only exp to it, so the leeway reaches exp alone.
+func TestLibraryLeewayReachesExpOnly(t *testing.T) {
+	w := wireClaims(hostClaims())
+	w.IssuedAt = testNow.Add(time.Hour).Unix()
+	if nbf, _ := w.GetNotBefore(); nbf != nil {
+		t.Errorf("nbf %v reported to the library", nbf)
+	}
+	if iat, _ := w.GetIssuedAt(); iat != nil {
+		t.Errorf("iat %v reported to the library", iat)
+	}
+	if exp, _ := w.GetExpirationTime(); exp == nil || exp.Unix() != w.ExpiresAt {
+		t.Errorf("exp %v, want %d", exp, w.ExpiresAt)
+	}
+	// So even the library's iat check, were it switched on, passes: the
+	// future iat is Verify's own rule (TestVerifyRejectsFutureIatBeyondLeeway).
+	val := jwt.NewValidator(jwt.WithIssuedAt(), jwt.WithTimeFunc(fixedNow), jwt.WithAudience(Audience))
+	if err := val.Validate(&w); err != nil {
+		t.Errorf("library validator: %v", err)
+	}
+}
+
+func BenchmarkVerify(b *testing.B) {
+	pub, priv := newKey(b)
+	v := newVerifier(b, pub)
+	raw := mint(b, priv, viewerClaims(attachwire.RoleDriver))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/verify")
+}
+
+func BenchmarkMint(b *testing.B) {
+	_, priv := newKey(b)
+	c := viewerClaims(attachwire.RoleDriver)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Mint(priv, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/mint")
+}

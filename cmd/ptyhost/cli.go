@@ -53,6 +53,8 @@ var commands = map[string]command{
 	"exec":    {execCmd, execHelp},
 	"play":    {playCmd, playHelp},
 	"version": {versionCmd, versionHelp},
+	"keygen":  {keygenCmd, keygenHelp},
+	"token":   {tokenCmd, tokenHelp},
 	"relay":   {relayCmd, relayHelp},
 }
 

@@ -9,6 +9,8 @@ Commands:
   run      run CMD attached to this terminal (interactive)
   exec     run CMD headless, optionally type into it, print its final screen
   play     replay an asciinema v2 cast, or print its final screen
+  keygen   write an Ed25519 key pair for attach tokens
+  token    mint an attach token for a relay
   version  print the version
   help     print help for a command: ptyhost help exec
 
