@@ -200,17 +200,3 @@ func (r *ring) newestSnapshotLocked(budget int64) *entry {
 	}
 	return nil
 }
-
-// ringStats is a view of the ring for tests and metrics.
-type ringStats struct {
-	n          int
-	bytes      int64
-	tail, head uint64
-	gen        uint64
-}
-
-func (r *ring) stats() ringStats {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return ringStats{n: r.n, bytes: r.bytes, tail: r.tail, head: r.head, gen: r.gen}
-}
