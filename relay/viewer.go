@@ -136,9 +136,13 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		case ok && r.lagLocked(c.next) <= budget:
 			c.next++
 			return e.wire, nil, ""
-		case ok || (r.n > 0 && c.next < r.tail) || (r.n == 0 && c.next <= r.head):
-			// Too far behind, or off the tail (evicted or truncated).
+		case ok:
+			// Too far behind the head.
 			c.snap, c.asked = attachwire.SnapshotBackpressure, false
+			l.relay.metrics.skips.Inc()
+		case (r.n > 0 && c.next < r.tail) || (r.n == 0 && c.next <= r.head):
+			// Off the ring's tail: evicted, or cut at a gap.
+			c.snap, c.asked = attachwire.SnapshotRingMiss, false
 			l.relay.metrics.skips.Inc()
 		default:
 			return nil, r.waitChanLocked(), ""
