@@ -127,6 +127,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
+	rm.ring.setHostLost(time.Time{})
 	rm.goneTimer.stop()
 	// room_state goes to every viewer on every bind, even when the state
 	// does not change (a supersede keeps it live but forces a snapshot).
@@ -173,6 +174,7 @@ func (rm *room) hostLeft(l *leg) {
 	}
 	rm.host = nil
 	if rm.exitSeq == 0 && !rm.closed {
+		rm.ring.setHostLost(time.Now())
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
 		rm.goneTimer.stop()
 		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)

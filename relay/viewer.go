@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -26,6 +27,14 @@ type cursor struct {
 	// newest snapshot whatever its tail costs, so a host that outruns
 	// every request cannot keep it waiting forever.
 	retried bool
+	// then is a control to write right after the frame nextWire returned.
+	then []byte
+	// lost is the host-lost notice this leg was last given, for
+	// host-still-absent: the snapshot it was served with, when, and the
+	// message.
+	lostSnap uint64
+	lostAt   time.Time
+	lostMsg  string
 }
 
 // viewerWriter is the one goroutine writing to a driver or viewer leg: the
@@ -68,6 +77,14 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			if err := l.write(wire); err != nil {
 				l.writeFailed(err)
 				return
+			}
+			if c.then != nil {
+				then := c.then
+				c.then = nil
+				if err := l.write(then); err != nil {
+					l.writeFailed(err)
+					return
+				}
 			}
 			continue
 		}
@@ -162,6 +179,11 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		l.relay.metrics.snapshots.Inc()
 		return e.wire, nil, ""
 	}
+	if !r.hostLostAt.IsZero() {
+		if wire := l.hostLessResumeLocked(c, budget); wire != nil {
+			return wire, nil, ""
+		}
+	}
 	wait = r.waitChanLocked()
 	if !c.asked {
 		c.asked = true
@@ -236,4 +258,44 @@ func (l *leg) input(in attachwire.Input) bool {
 	}
 	l.send(attachwire.InputAck{AckInputSeq: v.ack})
 	return true
+}
+
+// hostLessThrottle is the window in which a repeated host-less resume from
+// one leg, with nothing changed, gets host-still-absent instead of a new
+// host-lost.
+const hostLessThrottle = 30 * time.Second
+
+// hostLessResumeLocked serves a viewer that needs a snapshot while the room
+// has no host to ask for one, and the newest snapshot's tail is over the
+// viewer's headroom (notes §2.7): the newest snapshot, then only the newest
+// frames that fit the headroom, then error host-lost "<loss instant>
+// <truncated bytes>" (host-still-absent, same message, for a repeat inside
+// hostLessThrottle with nothing changed). It returns nil when the ring holds
+// no snapshot. r.mu is held.
+func (l *leg) hostLessResumeLocked(c *cursor, budget int64) []byte {
+	r := l.room.ring
+	e := r.newestSnapshotLocked(math.MaxInt64)
+	if e == nil {
+		return nil
+	}
+	// The first frame after the snapshot whose tail fits the headroom.
+	next := e.seq + 1
+	for next <= r.head && r.lagLocked(next) > budget {
+		next++
+	}
+	truncated := r.lagLocked(e.seq+1) - r.lagLocked(next)
+	if next > r.head {
+		truncated = r.lagLocked(e.seq + 1)
+	}
+	now := time.Now()
+	code := attachwire.CodeHostLost
+	msg := fmt.Sprintf("%s %d", r.hostLostAt.UTC().Format(time.RFC3339), truncated)
+	if c.lostMsg != "" && c.lostSnap == e.seq && now.Sub(c.lostAt) < hostLessThrottle {
+		code, msg = attachwire.CodeHostStillAbsent, c.lostMsg
+	}
+	c.lostSnap, c.lostAt, c.lostMsg = e.seq, now, msg
+	c.then, _ = controlWire(attachwire.ErrorControl{Code: code, Message: msg, Retryable: true})
+	c.next, c.snap, c.retried = next, "", false
+	l.relay.metrics.snapshots.Inc()
+	return e.wire
 }
