@@ -67,6 +67,10 @@ func TestBackpressureSlowViewerSkipsToSnapshot(t *testing.T) {
 	// and a flood several times what the other one's socket can buffer.
 	cfg.RingBytes = 16 << 20
 	cfg.ViewerQueueBytes = 4 << 20
+	// The paused viewer must outlast the flood on a loaded machine: this
+	// test is about the skip, TestBackpressureStuckViewerClosed about the
+	// close.
+	cfg.WriteTimeout = 2 * time.Minute
 	s := relaytest.NewServer(t, cfg)
 	h := newAutoHost(t, s, 1)
 	h.snapshot("start")
