@@ -129,3 +129,39 @@ func BenchmarkKeystrokeEcho(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkHostBesideStuckViewer streams b.N 16 KiB frames to one reading
+// viewer, with and without a second viewer that never reads, and reports
+// the host's send cost per frame: the stuck viewer must not raise it.
+func BenchmarkHostBesideStuckViewer(b *testing.B) {
+	for _, stuck := range []bool{false, true} {
+		b.Run(fmt.Sprintf("stuck=%v", stuck), func(b *testing.B) {
+			s := relaytest.NewServer(b, relay.Config{Logger: discardLogger(), WriteTimeout: time.Minute})
+			h := dialHost(b, s, 1)
+			h.snapshot("")
+			if stuck {
+				dialViewer(b, s, s.ViewerToken(b, room, "stuck"), attachwire.RoleViewer, attachwire.Subscribe{})
+			}
+			fast := dialViewer(b, s, s.ViewerToken(b, room, "fast"), attachwire.RoleViewer, attachwire.Subscribe{})
+			first := relaytest.NextFrame(b, fast)
+			last := first.Seq + uint64(b.N)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for {
+					f, err := fast.Next(ctxT(b))
+					if err != nil || f.Seq >= last {
+						return
+					}
+				}
+			})
+			chunk := strings.Repeat("y", 16<<10)
+			b.ResetTimer()
+			t0 := time.Now()
+			for range b.N {
+				h.output(chunk)
+			}
+			b.ReportMetric(float64(time.Since(t0).Nanoseconds())/float64(b.N), "host-ns/frame")
+			wg.Wait()
+		})
+	}
+}
