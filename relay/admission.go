@@ -59,10 +59,7 @@ func (rl *Relay) refuse(w http.ResponseWriter, status int, reason, msg string) {
 // (403), the credential and the token (401). The rest happens on the
 // upgraded connection (see admit).
 func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
-	rl.mu.Lock()
-	draining := rl.draining
-	rl.mu.Unlock()
-	if draining {
+	if rl.draining.Load() {
 		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
 		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 		return
@@ -219,16 +216,6 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 		rl.reject(conn, log, a)
 		return
 	}
-	rl.mu.Lock()
-	draining := rl.draining
-	rl.mu.Unlock()
-	if draining {
-		// Admitted while Shutdown announced the restart to the rooms.
-		msg := fmt.Sprintf("redial after %ds", rl.restartSecs())
-		rl.reject(conn, log, &admission{code: attachwire.CodeRelayRestarting, msg: msg, retryable: true,
-			status: websocket.StatusServiceRestart, reason: "relay-restarting: " + msg})
-		return
-	}
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
 	defer l.cancel()
@@ -249,6 +236,12 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 		switch {
 		case errors.Is(err, errRoomClosed):
 			continue
+		case errors.Is(err, errDraining):
+			// Admitted while Shutdown announced the restart to the rooms.
+			msg := fmt.Sprintf("redial after %ds", rl.restartSecs())
+			rl.reject(conn, log, &admission{code: attachwire.CodeRelayRestarting, msg: msg, retryable: true,
+				status: websocket.StatusServiceRestart, reason: "relay-restarting: " + msg})
+			return
 		case errors.As(err, &stale):
 			rl.reject(conn, log, legRefusal(attachwire.CodeEpochStale, "epoch "+strconv.FormatUint(stale.epoch, 10)+
 				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation))

@@ -91,6 +91,9 @@ func (e *errEpochStale) Error() string {
 // retries on a fresh room.
 var errRoomClosed = errors.New("relay: room closed")
 
+// errDraining refuses a leg joining while the relay announces a restart.
+var errDraining = errors.New("relay: draining")
+
 // errRoomFull refuses a viewer past MaxViewersPerRoom.
 var errRoomFull = errors.New("relay: room is full")
 
@@ -109,6 +112,9 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	defer rm.mu.Unlock()
 	if rm.closed {
 		return errRoomClosed
+	}
+	if rm.relay.draining.Load() {
+		return errDraining
 	}
 	switch {
 	case rm.host == nil && rm.hasEpoch && e < rm.epoch:
@@ -379,6 +385,9 @@ func (rm *room) addViewer(l *leg) error {
 	defer rm.mu.Unlock()
 	if rm.closed {
 		return errRoomClosed
+	}
+	if rm.relay.draining.Load() {
+		return errDraining
 	}
 	if len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom {
 		return errRoomFull
