@@ -40,7 +40,7 @@ func TestFirehoseFastViewerGapFreeSlowViewerShed(t *testing.T) {
 	}
 	total := int64(64 << 20)
 	if raceEnabled {
-		total = 8 << 20
+		total = 16 << 20
 	}
 	cfg := relay.Config{Logger: discardLogger(), ViewerQueueBytes: 4 << 20, WriteTimeout: 2 * time.Second}
 	s := relaytest.NewServer(t, cfg)
@@ -121,11 +121,14 @@ func TestFirehoseFastViewerGapFreeSlowViewerShed(t *testing.T) {
 	if !bytes.Equal(sum.Sum(nil), want.Sum(nil)) {
 		t.Fatal("the fast viewer's Output differs from one sanitizer pass over the host's")
 	}
-	skips := metric(t, s, "ptyhost_relay_viewer_skips_total")
-	closes := metric(t, s, "ptyhost_relay_backpressure_closes_total")
-	if skips+closes < 1 {
-		t.Fatal("the slow viewer was neither skipped nor closed")
-	}
+	// The stuck viewer's socket holds a few MiB; past them its writer
+	// waits, and WriteTimeout later it is closed.
+	var skips, closes float64
+	eventually(t, "the stuck viewer skipped or closed", func() bool {
+		skips = metric(t, s, "ptyhost_relay_viewer_skips_total")
+		closes = metric(t, s, "ptyhost_relay_backpressure_closes_total")
+		return skips+closes >= 1
+	})
 	t.Logf("%d MiB in %v (%.0f MiB/s), peak heap in use %.1f MiB, slow viewer skips %v closes %v",
 		total>>20, hostTime, float64(total>>20)/hostTime.Seconds(), float64(peak.Load())/(1<<20), skips, closes)
 	if peak.Load() > 128<<20 {
