@@ -3,6 +3,9 @@ package relay_test
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,4 +193,58 @@ func TestSanitizeOnIngestSplitAtEveryByte(t *testing.T) {
 		h.c.Close()
 		waitHostGone(t, s)
 	}
+}
+
+// Real programs' recorded output (the sanitizer's stream corpus), pushed
+// through a host leg in seeded random chunks, reaches a viewer as exactly
+// one Driver-profile pass over each whole stream.
+func TestSanitizeOnIngestRecordedStreams(t *testing.T) {
+	files, err := filepath.Glob("../attachwire/sanitize/testdata/streams/*.raw")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded streams: %v", err)
+	}
+	cfg := quiet()
+	cfg.RingBytes = 64 << 20
+	cfg.ViewerQueueBytes = 64 << 20
+	s := relaytest.NewServer(t, cfg)
+	for i, name := range files {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			stream, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sanitize.New(sanitize.Options{Profile: sanitize.Driver}).Append(nil, stream)
+			h := dialHost(t, s, uint64(100+i))
+			h.snapshot("")
+			v := dialViewer(t, s, s.ViewerToken(t, room, "v"), attachwire.RoleViewer, attachwire.Subscribe{})
+			snapshotOf(t, relaytest.NextFrame(t, v))
+			rnd := rand.New(rand.NewPCG(uint64(i), 7))
+			n := 0
+			for p := stream; len(p) > 0; n++ {
+				k := min(1+rnd.IntN(4096), len(p))
+				h.output(string(p[:k]))
+				p = p[k:]
+			}
+			var got []byte
+			for range n {
+				got = append(got, outputOf(t, relaytest.NextFrame(t, v))...)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("viewer got %d bytes, one pass gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+			v.Close()
+			h.c.Close()
+			waitHostGone(t, s)
+			waitLegs(t, s, attachwire.RoleViewer, 0)
+		})
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
