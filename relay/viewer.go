@@ -29,9 +29,8 @@ type cursor struct {
 	retried bool
 	// then is a control to write right after the frame nextWire returned.
 	then []byte
-	// lost is the host-lost notice this leg was last given, for
-	// host-still-absent: the snapshot it was served with, when, and the
-	// message.
+	// The host-lost notice this leg was last given, for host-still-absent:
+	// the snapshot it came with, when, and the message.
 	lostSnap uint64
 	lostAt   time.Time
 	lostMsg  string
@@ -65,7 +64,6 @@ func (l *leg) viewerWriter(req resumeRequest) {
 		wire, wait, ask := l.nextWire(&c)
 		if ask != "" {
 			l.room.requestSnapshot(ask)
-			l.relay.metrics.snapshotAsked.Inc()
 			if retryTimer == nil {
 				retryTimer = time.NewTimer(l.relay.cfg.SnapshotRetry)
 			} else {
@@ -98,7 +96,6 @@ func (l *leg) viewerWriter(req resumeRequest) {
 				// its tail was evicted first); ask again.
 				c.retried = true
 				l.room.requestSnapshot(c.snap)
-				l.relay.metrics.snapshotAsked.Inc()
 				retryTimer.Reset(l.relay.cfg.SnapshotRetry)
 				retry = retryTimer.C
 			}
@@ -241,7 +238,7 @@ func (l *leg) input(in attachwire.Input) bool {
 	if v.forward != nil {
 		select {
 		case rm.inputs <- v.forward:
-			rm.relay.metrics.inputsForwared.Inc()
+			rm.relay.metrics.inputsForwarded.Inc()
 		case <-l.closing:
 			return false
 		case <-l.ctx.Done():
