@@ -248,3 +248,36 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
+
+// ViewerBytesPerSecond holds a reading viewer to its rate: a burst faster
+// than that makes it lag, and it is skipped to a snapshot like a slow one.
+func TestViewerByteRateCapSkips(t *testing.T) {
+	cfg := quiet()
+	cfg.ViewerBytesPerSecond = 64 << 10
+	cfg.ViewerQueueBytes = 16 << 10
+	s := relaytest.NewServer(t, cfg)
+	h := newAutoHost(t, s, 1)
+	h.snapshot("start")
+	v := dialViewer(t, s, s.ViewerToken(t, room, "capped"), attachwire.RoleViewer, attachwire.Subscribe{})
+	first := relaytest.NextFrame(t, v)
+	snapshotOf(t, first)
+	for range 300 {
+		h.output(strings.Repeat("r", 1000))
+		h.answer()
+	}
+	next := first.Seq + 1
+	for {
+		h.answer()
+		f := relaytest.NextFrame(t, v)
+		if f.Type == attachwire.TypeSnapshot && f.Seq != next {
+			break // skipped forward
+		}
+		if f.Seq != next {
+			t.Fatalf("seq %d, want %d", f.Seq, next)
+		}
+		next++
+		if next > h.seq {
+			t.Fatal("the capped viewer received the whole burst: the cap did not hold it back")
+		}
+	}
+}

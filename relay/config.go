@@ -34,6 +34,11 @@ type Config struct {
 	// ViewerQueueBytes bounds how far a viewer may lag behind the head
 	// before it is skipped to a snapshot. Zero: 1 MiB.
 	ViewerQueueBytes int64
+	// ViewerBytesPerSecond caps what the relay writes to one driver or
+	// viewer leg (a token bucket whose burst is ViewerQueueBytes, or one
+	// second's worth if that is more): a viewer held back by it lags and is
+	// skipped to snapshots like a slow one. Zero: no cap.
+	ViewerBytesPerSecond float64
 	// HostQueueFrames bounds the per-room queue of Input waiting for the
 	// host; when it is full the relay stops reading the driver's socket.
 	// Zero: 256.

@@ -72,6 +72,9 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			retry = retryTimer.C
 		}
 		if wire != nil {
+			if !l.pace(len(wire)) {
+				continue // the leg is ending: flushOut finishes it
+			}
 			if err := l.write(wire); err != nil {
 				l.writeFailed(err)
 				return
