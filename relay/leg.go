@@ -36,6 +36,10 @@ type leg struct {
 	cancel context.CancelFunc
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last message or pong
+	// holding is set while the reader waits for room in the host's input
+	// queue: the relay is not reading, so the peer's silence is the
+	// relay's doing and keepalive does not count it.
+	holding atomic.Bool
 
 	mu       sync.Mutex
 	out      [][]byte      // encoded controls waiting for the writer
@@ -225,6 +229,10 @@ func (l *leg) keepalive() {
 			return
 		case <-l.ctx.Done():
 			return
+		}
+		if l.holding.Load() {
+			l.heard()
+			continue
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, cfg.PingInterval)
 		if l.conn.Ping(ctx) == nil {

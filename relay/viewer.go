@@ -241,12 +241,21 @@ func (l *leg) input(in attachwire.Input) bool {
 	if v.forward != nil {
 		select {
 		case rm.inputs <- v.forward:
-			rm.relay.metrics.inputsForwarded.Inc()
-		case <-l.closing:
-			return false
-		case <-l.ctx.Done():
-			return false
+		default:
+			// The queue is full: stop reading this driver until the host
+			// takes some, without counting its silence meanwhile.
+			l.holding.Store(true)
+			select {
+			case rm.inputs <- v.forward:
+				l.holding.Store(false)
+				l.heard()
+			case <-l.closing:
+				return false
+			case <-l.ctx.Done():
+				return false
+			}
 		}
+		rm.relay.metrics.inputsForwarded.Inc()
 	} else {
 		rm.relay.metrics.inputsDropped.Inc()
 	}
