@@ -35,6 +35,11 @@ type Config struct {
 	// ViewerQueueBytes bounds how far a viewer may lag behind the head
 	// before it is skipped to a snapshot. Zero: 1 MiB.
 	ViewerQueueBytes int64
+	// ViewerBytesPerSecond caps what the relay writes to one driver or
+	// viewer leg (a token bucket whose burst is ViewerQueueBytes, or one
+	// second's worth if that is more): a viewer held back by it lags and is
+	// skipped to snapshots like a slow one. Zero: no cap.
+	ViewerBytesPerSecond float64
 	// HostQueueFrames bounds the per-room queue of Input waiting for the
 	// host; when it is full the relay stops reading the driver's socket.
 	// Zero: 256.
@@ -88,7 +93,8 @@ type Config struct {
 	// whole seconds, at least 1). Zero: 5 s.
 	RestartAfter time.Duration
 
-	// Now is the clock tokens are checked against. Nil: time.Now.
+	// Now is the clock tokens (exp, iat), the jti store and the pen
+	// cooldown are measured against. Nil: time.Now.
 	Now func() time.Time
 
 	// Viewer serves the browser viewer's page (web.PagePattern) and files

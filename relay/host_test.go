@@ -159,3 +159,57 @@ func TestHostBindRequestsResync(t *testing.T) {
 	waitHostGone(t, s)
 	dialHost(t, s, 1)
 }
+
+// A host replaying its ring after a reset sends seqs the relay already
+// holds: they are dropped, and viewers see every seq once.
+func TestHostDuplicateSeqsDropped(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	h.snapshot("s")
+	h.output("a")
+	h.output("b")
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer,
+		attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(1)})
+	h.seq = 1 // replay 2 and 3, then go on
+	h.output("a")
+	h.output("b")
+	h.output("c")
+	for _, want := range []struct {
+		seq uint64
+		out string
+	}{{2, "a"}, {3, "b"}, {4, "c"}} {
+		f := relaytest.NextFrame(t, v)
+		if f.Seq != want.seq || outputOf(t, f) != want.out {
+			t.Fatalf("got seq %d %q, want %d %q", f.Seq, f.Payload, want.seq, want.out)
+		}
+	}
+}
+
+// A host snapshot that does not validate (here: another epoch's screen)
+// is never forwarded; an empty Output frame takes its seq so the stream
+// stays contiguous.
+func TestHostBadSnapshotBecomesEmptyOutput(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	h.snapshot("ok")
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer,
+		attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(1)})
+	h.seq++
+	sn, err := attachwire.NewSnapshot(h.seq-1, screen(99, "wrong epoch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sn.Frame(h.seq, h.seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(f)
+	h.output("after")
+	got := relaytest.NextFrame(t, v)
+	if got.Type != attachwire.TypeOutput || got.Seq != 2 || len(got.Payload) != 0 {
+		t.Fatalf("got %s seq %d %q, want an empty Output at seq 2", got.Type, got.Seq, got.Payload)
+	}
+	if next := relaytest.NextFrame(t, v); next.Seq != 3 || outputOf(t, next) != "after" {
+		t.Fatalf("then seq %d %q", next.Seq, next.Payload)
+	}
+}

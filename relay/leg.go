@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"golang.org/x/time/rate"
 )
 
 // maxQueuedControls bounds the relay-originated controls waiting for one
@@ -35,6 +36,10 @@ type leg struct {
 	cancel context.CancelFunc
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last message or pong
+	// holding is set while the reader waits for room in the host's input
+	// queue: the relay is not reading, so the peer's silence is the
+	// relay's doing and keepalive does not count it.
+	holding atomic.Bool
 
 	mu       sync.Mutex
 	out      [][]byte      // encoded controls waiting for the writer
@@ -45,6 +50,7 @@ type leg struct {
 	endCode  websocket.StatusCode
 	endWhy   string
 	viewport *attachwire.Viewport // the leg's latest advertised size
+	pacer    *rate.Limiter        // ViewerBytesPerSecond, or nil; used by the writer only
 	resume   *resumeRequest       // a resume_from waiting for the viewer writer
 }
 
@@ -52,8 +58,35 @@ func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti s
 	ctx, cancel := context.WithCancel(rl.ctx)
 	l := &leg{relay: rl, conn: conn, role: role, userID: userID, jti: jti, log: log,
 		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1), closing: make(chan struct{})}
+	if rl.cfg.ViewerBytesPerSecond > 0 && role != attachwire.RoleHost {
+		burst := max(rl.cfg.ViewerQueueBytes, int64(rl.cfg.ViewerBytesPerSecond))
+		l.pacer = rate.NewLimiter(rate.Limit(rl.cfg.ViewerBytesPerSecond), int(min(burst, 1<<30)))
+	}
 	l.heard()
 	return l
+}
+
+// pace waits until the leg's byte-rate cap lets n more bytes out; it
+// reports false if the leg ends first. A message larger than the bucket
+// waits for the whole bucket.
+func (l *leg) pace(n int) bool {
+	if l.pacer == nil {
+		return true
+	}
+	d := l.pacer.ReserveN(time.Now(), min(n, l.pacer.Burst())).Delay()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-l.closing:
+		return false
+	case <-l.ctx.Done():
+		return false
+	}
 }
 
 func (l *leg) heard() { l.lastHeard.Store(time.Now().UnixNano()) }
@@ -196,6 +229,10 @@ func (l *leg) keepalive() {
 			return
 		case <-l.ctx.Done():
 			return
+		}
+		if l.holding.Load() {
+			l.heard()
+			continue
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, cfg.PingInterval)
 		if l.conn.Ping(ctx) == nil {

@@ -7,19 +7,19 @@ import (
 // metrics are the relay's Prometheus collectors, registered on the Relay's
 // own registry so that two relays in one process do not collide.
 type metrics struct {
-	rooms          prometheus.Gauge
-	legs           *prometheus.GaugeVec   // role
-	framesIn       *prometheus.CounterVec // role
-	bytesIn        *prometheus.CounterVec // role
-	framesOut      *prometheus.CounterVec // role
-	bytesOut       *prometheus.CounterVec // role
-	snapshots      prometheus.Counter
-	skips          prometheus.Counter
-	backpressure   prometheus.Counter
-	refusals       *prometheus.CounterVec // reason
-	snapshotAsked  prometheus.Counter
-	inputsDropped  prometheus.Counter
-	inputsForwared prometheus.Counter
+	rooms           prometheus.Gauge
+	legs            *prometheus.GaugeVec   // role
+	framesIn        *prometheus.CounterVec // role
+	bytesIn         *prometheus.CounterVec // role
+	framesOut       *prometheus.CounterVec // role
+	bytesOut        *prometheus.CounterVec // role
+	snapshots       prometheus.Counter
+	skips           prometheus.Counter
+	backpressure    prometheus.Counter
+	refusals        *prometheus.CounterVec // reason
+	snapshotAsked   prometheus.Counter
+	inputsDropped   prometheus.Counter
+	inputsForwarded prometheus.Counter
 }
 
 func newMetrics(reg *prometheus.Registry) (*metrics, error) {
@@ -48,11 +48,11 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 			Name: "ptyhost_relay_snapshot_requests_total", Help: "snapshot_request controls sent to hosts."}),
 		inputsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ptyhost_relay_inputs_dropped_total", Help: "Input frames consumed but not forwarded (pen admission, duplicates, gaps)."}),
-		inputsForwared: prometheus.NewCounter(prometheus.CounterOpts{
+		inputsForwarded: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ptyhost_relay_inputs_forwarded_total", Help: "Input frames stamped and queued for the host."}),
 	}
 	for _, c := range []prometheus.Collector{m.rooms, m.legs, m.framesIn, m.bytesIn, m.framesOut, m.bytesOut,
-		m.snapshots, m.skips, m.backpressure, m.refusals, m.snapshotAsked, m.inputsDropped, m.inputsForwared} {
+		m.snapshots, m.skips, m.backpressure, m.refusals, m.snapshotAsked, m.inputsDropped, m.inputsForwarded} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -311,3 +311,24 @@ func TestInputQueueFullStopsReadingDriver(t *testing.T) {
 		}
 	}
 }
+
+// A driver held back by a full host queue is not closed as silent: the
+// relay stopped reading it, not the other way round.
+func TestInputQueueFullDriverNotClosedAsSilent(t *testing.T) {
+	cfg := quiet()
+	cfg.HostQueueFrames = 1
+	cfg.PingInterval = 20 * time.Millisecond
+	cfg.SilenceTimeout = 100 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	h := newAutoHost(t, s, 1)
+	d, gen := driverWithPen(t, s, "alice")
+	h.c.WS.CloseNow()
+	waitHostGone(t, s)
+	input(t, d, 1, gen, "", "a")
+	input(t, d, 2, gen, "", "b") // waits for room
+	relaytest.ExpectControl[attachwire.InputAck](t, d)
+	time.Sleep(400 * time.Millisecond) // several silence timeouts
+	if n := metric(t, s, `ptyhost_relay_legs{role="driver"}`); n != 1 {
+		t.Fatalf("%v driver legs after waiting on the queue", n)
+	}
+}

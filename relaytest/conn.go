@@ -106,6 +106,9 @@ func (c *Conn) SendControl(ctx context.Context, ctl attachwire.Control) error {
 }
 
 // Next reads and decodes the next frame. The payload is the caller's.
+// As with every read of github.com/coder/websocket, a ctx that expires or
+// is cancelled while Next waits closes the connection: to read "until
+// nothing more comes", read from a goroutine instead of with a short ctx.
 func (c *Conn) Next(ctx context.Context) (attachwire.Frame, error) {
 	typ, b, err := c.WS.Read(ctx)
 	if err != nil {

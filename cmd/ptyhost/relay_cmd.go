@@ -34,6 +34,8 @@ Flags:
   --ring-bytes N           frames kept per room for resumes (default 4194304)
   --viewer-queue-bytes N   how far a viewer may lag before it is skipped to a
                            snapshot (default 1048576)
+  --viewer-bytes-per-second R
+                           cap on what one viewer is sent (default: none)
   --max-rooms N            rooms at once (default 10000)
   --max-viewers N          viewers per room (default 1000)
   --dials-per-second R     dials per client address (default 20)
@@ -61,6 +63,7 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.Var(&origins, "allow-origin", "")
 	fs.Int64Var(&cfg.RingBytes, "ring-bytes", 0, "")
 	fs.Int64Var(&cfg.ViewerQueueBytes, "viewer-queue-bytes", 0, "")
+	fs.Float64Var(&cfg.ViewerBytesPerSecond, "viewer-bytes-per-second", 0, "")
 	fs.IntVar(&cfg.MaxRooms, "max-rooms", 0, "")
 	fs.IntVar(&cfg.MaxViewersPerRoom, "max-viewers", 0, "")
 	fs.Float64Var(&cfg.DialsPerSecond, "dials-per-second", 0, "")
