@@ -233,14 +233,19 @@ func eventually(t testing.TB, what string, cond func() bool) {
 func waitMirror(t testing.TB, c *viewer.Client, h *testHost) {
 	t.Helper()
 	want, at := h.screen()
+	if d := screenDiff(want, waitAt(t, c, at)); d != "" {
+		t.Fatalf("mirror differs from the host's screen at seq %d: %s", at, d)
+	}
+}
+
+// waitAt waits until c's mirror has applied seq and returns its screen.
+func waitAt(t testing.TB, c *viewer.Client, at uint64) attachwire.Screen {
+	t.Helper()
 	deadline := time.Now().Add(relaytest.Timeout)
 	for {
 		got, seq, ok := c.Mirror()
 		if ok && seq >= at {
-			if d := screenDiff(want, got); d != "" {
-				t.Fatalf("mirror at seq %d differs from the host's screen at %d: %s", seq, at, d)
-			}
-			return
+			return got
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("mirror at seq %d (ok %v), host at %d", seq, ok, at)
