@@ -55,4 +55,3 @@ func TestOutputSanitizedByRole(t *testing.T) {
 		t.Errorf("driver output %q lost mouse tracking", drec.output())
 	}
 }
-
