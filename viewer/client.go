@@ -44,6 +44,11 @@ type Client struct {
 	controls []attachwire.Control // waiting for the writer
 	resize   bool                 // a viewport advert waits for the writer
 	in       inputQueue
+	// legCancel drops the current leg; regrab makes the next leg
+	// subscribe as a driver and ask for the pen (a Grab from a leg that
+	// subscribed as a viewer).
+	legCancel context.CancelFunc
+	regrab    bool
 
 	// Owned by the connection loop.
 	san        *sanitize.Sanitizer
@@ -183,7 +188,11 @@ func (c *Client) Room() attachwire.RoomStatus {
 }
 
 // Role returns the role this Client subscribes with.
-func (c *Client) Role() attachwire.Role { return c.role }
+func (c *Client) Role() attachwire.Role {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.role
+}
 
 // UserID returns the token's user id, made displayable.
 func (c *Client) UserID() string { return sanitize.UIString(c.claims.UserID, maxUIRunes) }
@@ -210,10 +219,27 @@ func (c *Client) Input(p []byte) error {
 // Grab asks for the pen. The answer comes as an EventPen (or, for a
 // viewer token, an error that ends the Client: ErrViewerRole is returned
 // instead of asking).
+//
+// A leg that subscribed as a viewer with a driver token cannot take the
+// pen: Grab then subscribes again as a driver (a resume, so the mirror
+// carries on) and asks for the pen on the new leg.
 func (c *Client) Grab() error {
 	if c.claims.Role == attachwire.RoleViewer {
 		return ErrViewerRole
 	}
+	c.mu.Lock()
+	if c.role == attachwire.RoleViewer {
+		defer c.mu.Unlock()
+		if c.ended || c.ctx.Err() != nil {
+			return ErrClosed
+		}
+		c.role, c.regrab = attachwire.RoleDriver, true
+		if c.legCancel != nil {
+			c.legCancel()
+		}
+		return nil
+	}
+	c.mu.Unlock()
 	return c.control(attachwire.Grab{})
 }
 

@@ -27,13 +27,21 @@ func (c *Client) loop(ws *websocket.Conn) {
 			c.fail(err)
 			return
 		}
-		c.emit(Event{Kind: EventConnection, Err: err})
+		c.mu.Lock()
+		now := c.regrab // a deliberate re-subscribe: no wait
+		c.mu.Unlock()
+		if !now {
+			c.emit(Event{Kind: EventConnection, Err: err})
+		}
 		if c.progressed {
 			attempt = 0
 		}
 		hint, _ := restartHint(err)
 		for {
 			wait := backoff(c.cfg.BackoffMin, c.cfg.BackoffMax, attempt, hint)
+			if now {
+				wait, now = 0, false
+			}
 			attempt++
 			t := time.NewTimer(wait)
 			select {
@@ -86,6 +94,11 @@ func (c *Client) serve(ws *websocket.Conn) error {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	c.in.newLeg()
+	c.legCancel = cancel
+	if c.regrab {
+		c.regrab = false
+		c.controls = append(c.controls, attachwire.Grab{})
+	}
 	c.mu.Unlock()
 	c.resyncing = false
 	var wg sync.WaitGroup

@@ -208,3 +208,31 @@ func TestDialErrors(t *testing.T) {
 		t.Fatalf("viewer token as driver: %v", c.Err())
 	}
 }
+
+// A driver token watching read-only (asRole viewer) can still take the
+// pen: Grab subscribes again as a driver, resuming, and the mirror goes
+// on without a new Snapshot.
+func TestGrabFromAReadOnlyLeg(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := newHost(t, s, 1, 40, 10)
+	h.output([]byte("watching"))
+	c, rec := dial(t, s.URL, s.DriverToken(t, room, "dan"), attachwire.RoleViewer)
+	waitMirror(t, c, h)
+	if c.Pen().Mine {
+		t.Fatal("a read-only leg took the pen")
+	}
+	snaps := rec.count(viewer.EventSnapshot)
+	if err := c.Grab(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	if err := c.Input([]byte("typed")); err != nil {
+		t.Fatal(err)
+	}
+	h.expectInput("typed")
+	h.output([]byte(" more"))
+	waitMirror(t, c, h)
+	if got := rec.count(viewer.EventSnapshot); got != snaps {
+		t.Fatalf("%d Snapshots after the re-subscribe, want a ring hit", got-snaps)
+	}
+}
