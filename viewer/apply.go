@@ -21,23 +21,26 @@ func (c *Client) apply(f attachwire.Frame) error {
 	return nil // Input never comes from a relay; ignore it
 }
 
-// position says what to do with stream frame seq: apply it (the next one),
-// drop it (already applied, or no Snapshot yet), or ask for a resume (a
-// gap).
+// position says whether to apply stream frame seq: only the next one.
+// Frames already applied, and any before the first Snapshot, are dropped;
+// a gap asks the relay to resume from the mirror's position once, and
+// frames wait for the answer (the missing frame, or a Snapshot).
 func (c *Client) position(seq uint64) (apply bool) {
 	c.mu.Lock()
 	has, last := c.mirror.has, c.mirror.last
 	epoch := c.mirror.epoch
 	c.mu.Unlock()
 	switch {
-	case !has || c.resyncing || seq <= last:
+	case !has || seq <= last:
 		return false
 	case seq == last+1:
+		c.resyncing = false
 		return true
+	case c.resyncing:
+		return false
 	}
-	// A gap: a conformant relay never makes one, but a mirror that
-	// skipped frames would be wrong forever. Ask for the missing part
-	// (or a Snapshot) and wait for it.
+	// A conformant relay never makes a gap, but a mirror that skipped
+	// frames would be wrong for good.
 	c.resyncing = true
 	c.control(attachwire.ResumeFrom{Seq: last, Epoch: &epoch})
 	return false
