@@ -35,7 +35,7 @@ Read-only by default; keys go to the session only while this terminal
 holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   g   take the pen (needs a driver token)
   r   give the pen back
-  d   detach (the session goes on)
+  d   detach (the session goes on; the pen, if held, is given back)
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
 The terminal is in raw mode only while it holds the pen; when watching,
@@ -232,6 +232,7 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 		case <-ctx.Done():
 			return interrupted(ctx)
 		case <-a.detach:
+			releasePen(c)
 			return nil
 		case <-c.Done():
 			return a.ended(c)
@@ -242,6 +243,23 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 			}
 		case now := <-tick.C:
 			a.disp.Tick(now)
+		}
+	}
+}
+
+// releasePen gives the pen back on detach, so that another driver can
+// take it at once instead of after the relay's grace period for a
+// holder that dropped; bounded by a short wait for the relay's answer.
+func releasePen(c *viewer.Client) {
+	if !c.Pen().Mine || c.Release() != nil {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for c.Pen().Mine && time.Now().Before(deadline) {
+		select {
+		case <-c.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
