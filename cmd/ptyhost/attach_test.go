@@ -243,10 +243,38 @@ func TestAttachUnderTmux(t *testing.T) {
 	// The detached driver gave the pen back: the next one takes it on
 	// joining.
 	tm.waitIn("main:2", "you hold the pen")
-	tm.run("send-keys", "-t", "main:2", "-l", "quit")
-	tm.run("send-keys", "-t", "main:2", "Enter")
+
+	// The driver's window size is the session's (SIGWINCH → viewport).
+	tm.run("resize-window", "-t", "main:2", "-x", "90", "-y", "20")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:2")), "size=90x20") {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdog: the program never saw 90x20; pane:\n%s", tm.run("capture-pane", "-p", "-t", "main:2"))
+		}
+		tm.typeLineIn("main:2", "size")
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Ctrl-C ends a watching attach (its terminal keeps the signal keys),
+	// with the trailer and 128+SIGINT.
+	tm.run("new-window", "-d", "-t", "main:3", "/bin/sh")
+	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "quitter")))
+	tm.waitIn("main:3", "got: again")
+	tm.run("send-keys", "-t", "main:3", "C-c")
+	tm.waitIn("main:3", "rc=130")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:3", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+		t.Errorf("after Ctrl-C: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
+	}
+
+	// The session's end ends every attach with its status, and the trailer.
+	tm.typeLineIn("main:2", "quit")
 	tm.waitIn("main:0", "rc=0")
 	tm.waitIn("main:2", "rc=0")
+	for _, w := range []string{"main:0", "main:2"} {
+		if got := strings.TrimSpace(tm.run("display", "-p", "-t", w, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+			t.Errorf("%s after the session ended: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", w, got)
+		}
+	}
 }
 
 func (tm *tmuxServer) typeLineIn(target, text string) {
@@ -282,4 +310,27 @@ func TestAttachExitCodes(t *testing.T) {
 		tm.typeLine(tc.line)
 		tm.waitFor(tc.want)
 	}
+}
+
+// A watching attach exits with the session's status when the session
+// ends (here the program is stopped, and dies of a signal); one that
+// joins after the end shows the final screen and exits 0, since the
+// status is not known to it.
+func TestAttachExitsWithTheSessionStatus(t *testing.T) {
+	tm := newTmux(t)
+	s, sess := attachRelay(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine(attachLine(s, s.ViewerToken(t, attachRoom, "ann")))
+	tm.waitFor("TUI-READY")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sess.Stop(ctx)
+	ex, ok := sess.Exit()
+	if !ok || ex.Code == 0 {
+		t.Fatalf("the stopped session's exit %+v %v", ex, ok)
+	}
+	tm.waitFor(fmt.Sprintf("rc=%d", ex.Code))
+
+	tm.typeLine("clear; " + attachLine(s, s.ViewerToken(t, attachRoom, "late")))
+	tm.waitFor("rc=0")
 }
