@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -58,10 +59,7 @@ func (rl *Relay) refuse(w http.ResponseWriter, status int, reason, msg string) {
 // (403), the credential and the token (401). The rest happens on the
 // upgraded connection (see admit).
 func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
-	rl.mu.Lock()
-	draining := rl.draining
-	rl.mu.Unlock()
-	if draining {
+	if rl.draining.Load() {
 		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
 		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 		return
@@ -181,7 +179,13 @@ type admission struct {
 	msg       string
 	retryable bool
 	status    websocket.StatusCode
-	handled   bool // already refused on the wire
+	handled   bool   // already refused on the wire
+	reason    string // the close reason; empty: the code
+}
+
+// legRefusal is a refusal after the upgrade closed with its code.
+func legRefusal(code attachwire.ErrorCode, msg string, retryable bool, status websocket.StatusCode) *admission {
+	return &admission{code: code, msg: msg, retryable: retryable, status: status}
 }
 
 func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + a.msg }
@@ -195,7 +199,7 @@ func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + 
 func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
 	if c.RoomID != roomID || c.SessionID != roomID {
-		rl.reject(conn, log, &admission{attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation, false})
+		rl.reject(conn, log, legRefusal(attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation))
 		return
 	}
 	if a := rl.takeJTI(c); a != nil {
@@ -218,7 +222,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 	for {
 		rm := rl.roomFor(key)
 		if rm == nil {
-			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "relay is at its room limit", true, websocket.StatusTryAgainLater, false})
+			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "relay is at its room limit", true, websocket.StatusTryAgainLater))
 			return
 		}
 		l.room = rm
@@ -232,12 +236,18 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 		switch {
 		case errors.Is(err, errRoomClosed):
 			continue
+		case errors.Is(err, errDraining):
+			// Admitted while Shutdown announced the restart to the rooms.
+			msg := fmt.Sprintf("redial after %ds", rl.restartSecs())
+			rl.reject(conn, log, &admission{code: attachwire.CodeRelayRestarting, msg: msg, retryable: true,
+				status: websocket.StatusServiceRestart, reason: "relay-restarting: " + msg})
+			return
 		case errors.As(err, &stale):
-			rl.reject(conn, log, &admission{attachwire.CodeEpochStale, "epoch " + strconv.FormatUint(stale.epoch, 10) +
-				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation, false})
+			rl.reject(conn, log, legRefusal(attachwire.CodeEpochStale, "epoch "+strconv.FormatUint(stale.epoch, 10)+
+				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation))
 			return
 		case errors.Is(err, errRoomFull):
-			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater, false})
+			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater))
 			return
 		}
 		break
@@ -293,7 +303,11 @@ func (rl *Relay) reject(conn *websocket.Conn, log interface{ Info(string, ...any
 	if b, err := controlWire(attachwire.ErrorControl{Code: a.code, Message: a.msg, Retryable: a.retryable}); err == nil {
 		conn.Write(ctx, websocket.MessageBinary, b)
 	}
-	conn.Close(a.status, string(a.code))
+	reason := a.reason
+	if reason == "" {
+		reason = string(a.code)
+	}
+	conn.Close(a.status, reason)
 }
 
 // readSubscribe waits for the leg's first frame, which must be a subscribe
@@ -317,19 +331,25 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 	select {
 	case res = <-ch:
 	case <-t.C:
-		rl.reject(conn, rl.log, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false})
+		rl.reject(conn, rl.log, legRefusal(attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation))
 		<-ch // the close ends the read
 		return attachwire.Subscribe{}, &admission{handled: true}
 	}
-	typ, b, err := res.typ, res.b, res.err
-	if err != nil {
-		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false}
+	if res.err != nil {
+		return attachwire.Subscribe{}, legRefusal(attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation)
 	}
-	if typ != websocket.MessageBinary {
-		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData, false}
+	if res.typ != websocket.MessageBinary {
+		return attachwire.Subscribe{}, legRefusal(attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData)
 	}
+	return parseSubscribe(res.b, c)
+}
+
+// parseSubscribe checks a leg's first message: a Control frame holding a
+// subscribe for the token's session, asking for a role the token allows,
+// and for a host the token's epoch.
+func parseSubscribe(b []byte, c token.Claims) (attachwire.Subscribe, *admission) {
 	framing := func(msg string) *admission {
-		return &admission{attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError, false}
+		return legRefusal(attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError)
 	}
 	f, err := attachwire.DecodeFrame(b)
 	if err != nil {
@@ -347,7 +367,7 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 		return attachwire.Subscribe{}, framing("the first frame must be subscribe")
 	}
 	policy := func(code attachwire.ErrorCode, msg string) *admission {
-		return &admission{code, msg, false, websocket.StatusPolicyViolation, false}
+		return legRefusal(code, msg, false, websocket.StatusPolicyViolation)
 	}
 	switch {
 	case sub.SessionID != c.SessionID:
@@ -387,10 +407,10 @@ func (rl *Relay) takeJTI(c token.Claims) *admission {
 		rl.jtis[c.JTI] = &jtiRecord{ident: id, exp: time.Unix(c.ExpiresAt, 0), live: true}
 		return nil
 	case rec.ident != id:
-		return &admission{attachwire.CodeAuth, "token id already used", false, websocket.StatusPolicyViolation, false}
+		return legRefusal(attachwire.CodeAuth, "token id already used", false, websocket.StatusPolicyViolation)
 	case rec.live:
 		// A half-open predecessor may still hold it; keepalive ends that.
-		return &admission{attachwire.CodeAuth, "token id has a live connection", true, websocket.StatusPolicyViolation, false}
+		return legRefusal(attachwire.CodeAuth, "token id has a live connection", true, websocket.StatusPolicyViolation)
 	}
 	rec.live = true
 	return nil

@@ -2,6 +2,10 @@ package relay_test
 
 import (
 	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +30,9 @@ func newAutoHost(t *testing.T, s *relaytest.Server, epoch uint64) *autoHost {
 	h := &autoHost{host: dialHost(t, s, epoch), requests: make(chan struct{}, 1)}
 	h.wg.Go(func() {
 		for {
-			f, err := h.c.Next(ctxT(t))
+			// No deadline: a cancelled read closes the leg; this one ends
+			// when the test closes it.
+			f, err := h.c.Next(context.Background())
 			if err != nil {
 				return
 			}
@@ -60,6 +66,14 @@ func (h *autoHost) answer() {
 // never held back.
 func TestBackpressureSlowViewerSkipsToSnapshot(t *testing.T) {
 	cfg := quiet()
+	// A budget the reading viewer never exhausts even on a loaded machine,
+	// and a flood several times what the other one's socket can buffer.
+	cfg.RingBytes = 16 << 20
+	cfg.ViewerQueueBytes = 4 << 20
+	// The paused viewer must outlast the flood on a loaded machine: this
+	// test is about the skip, TestBackpressureStuckViewerClosed about the
+	// close.
+	cfg.WriteTimeout = 2 * time.Minute
 	s := relaytest.NewServer(t, cfg)
 	h := newAutoHost(t, s, 1)
 	h.snapshot("start")
@@ -70,7 +84,7 @@ func TestBackpressureSlowViewerSkipsToSnapshot(t *testing.T) {
 	next := first.Seq + 1
 	var fastDone sync.WaitGroup
 	var fastErr error
-	const frames = 4000
+	const frames = 6000
 	chunk := strings.Repeat("z", 4000)
 	fastDone.Go(func() {
 		for next <= first.Seq+frames {
@@ -179,4 +193,58 @@ func TestSanitizeOnIngestSplitAtEveryByte(t *testing.T) {
 		h.c.Close()
 		waitHostGone(t, s)
 	}
+}
+
+// Real programs' recorded output (the sanitizer's stream corpus), pushed
+// through a host leg in seeded random chunks, reaches a viewer as exactly
+// one Driver-profile pass over each whole stream.
+func TestSanitizeOnIngestRecordedStreams(t *testing.T) {
+	files, err := filepath.Glob("../attachwire/sanitize/testdata/streams/*.raw")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded streams: %v", err)
+	}
+	cfg := quiet()
+	cfg.RingBytes = 64 << 20
+	cfg.ViewerQueueBytes = 64 << 20
+	s := relaytest.NewServer(t, cfg)
+	for i, name := range files {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			stream, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sanitize.New(sanitize.Options{Profile: sanitize.Driver}).Append(nil, stream)
+			h := dialHost(t, s, uint64(100+i))
+			h.snapshot("")
+			v := dialViewer(t, s, s.ViewerToken(t, room, "v"), attachwire.RoleViewer, attachwire.Subscribe{})
+			snapshotOf(t, relaytest.NextFrame(t, v))
+			rnd := rand.New(rand.NewPCG(uint64(i), 7))
+			n := 0
+			for p := stream; len(p) > 0; n++ {
+				k := min(1+rnd.IntN(4096), len(p))
+				h.output(string(p[:k]))
+				p = p[k:]
+			}
+			var got []byte
+			for range n {
+				got = append(got, outputOf(t, relaytest.NextFrame(t, v))...)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("viewer got %d bytes, one pass gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+			v.Close()
+			h.c.Close()
+			waitHostGone(t, s)
+			waitLegs(t, s, attachwire.RoleViewer, 0)
+		})
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -87,7 +87,8 @@ type Config struct {
 	// whole seconds, at least 1). Zero: 5 s.
 	RestartAfter time.Duration
 
-	// Now is the clock tokens are checked against. Nil: time.Now.
+	// Now is the clock tokens (exp, iat), the jti store and the pen
+	// cooldown are measured against. Nil: time.Now.
 	Now func() time.Time
 }
 

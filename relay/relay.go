@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -32,16 +33,20 @@ type Relay struct {
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
 	legs   sync.WaitGroup // one per leg, from admission to teardown
-	timers sync.WaitGroup // one per pending room timer
+
+	// draining is set by Shutdown and Close before the rooms are told; a
+	// room checks it under its own lock when a leg joins, so a leg admitted
+	// during the announcement is refused rather than missed.
+	draining atomic.Bool
+	timers   sync.WaitGroup // one per pending room timer
 
 	timersMu sync.Mutex // a leaf lock: taken under room.mu and rl.mu
 	pending  map[*timer]struct{}
 
-	mu       sync.Mutex
-	rooms    map[roomKey]*room
-	jtis     map[string]*jtiRecord
-	draining bool
-	closed   bool
+	mu     sync.Mutex
+	rooms  map[roomKey]*room
+	jtis   map[string]*jtiRecord
+	closed bool
 }
 
 // New returns a Relay configured by cfg (see Config for the defaults).
@@ -88,7 +93,7 @@ func (rl *Relay) ServeHTTP(w http.ResponseWriter, r *http.Request) { rl.mux.Serv
 
 func (rl *Relay) readyz(w http.ResponseWriter, _ *http.Request) {
 	rl.mu.Lock()
-	ready := !rl.draining && !rl.closed
+	ready := !rl.draining.Load() && !rl.closed
 	rl.mu.Unlock()
 	if !ready {
 		http.Error(w, "draining", http.StatusServiceUnavailable)
@@ -109,7 +114,7 @@ func (rl *Relay) restartSecs() int {
 // The Relay stays usable for /healthz; call Close to release the rest.
 func (rl *Relay) Shutdown(ctx context.Context) error {
 	rl.mu.Lock()
-	rl.draining = true
+	rl.draining.Store(true)
 	rooms := make([]*room, 0, len(rl.rooms))
 	for _, rm := range rl.rooms {
 		rooms = append(rooms, rm)
@@ -137,7 +142,8 @@ func (rl *Relay) Shutdown(ctx context.Context) error {
 // timers and waits for all of it. It is idempotent.
 func (rl *Relay) Close() error {
 	rl.mu.Lock()
-	rl.closed, rl.draining = true, true
+	rl.closed = true
+	rl.draining.Store(true)
 	rooms := make([]*room, 0, len(rl.rooms))
 	for _, rm := range rl.rooms {
 		rooms = append(rooms, rm)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
@@ -204,5 +205,55 @@ func TestResumeFromControlRepositions(t *testing.T) {
 	}
 	if got := outputOf(t, relaytest.NextFrame(t, v)); got != "d" {
 		t.Fatalf("after resume_from 4 got %q, want d", got)
+	}
+}
+
+// A resume while the room has no host, whose snapshot's tail is over the
+// viewer's headroom, gets the newest snapshot, then only the newest frames
+// that fit, then error host-lost "<loss instant> <truncated bytes>"; the
+// same resume again, nothing changed, gets the same snapshot and
+// host-still-absent with the same message.
+func TestResumeHostLostAndStillAbsent(t *testing.T) {
+	cfg := quiet()
+	cfg.ViewerQueueBytes = 4 << 10
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 3)
+	snapSeq := h.snapshot("last")
+	for range 20 {
+		h.output(strings.Repeat("o", 1000))
+	}
+	h.c.Close()
+	waitHostGone(t, s)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	f := relaytest.NextFrame(t, v)
+	if sn, scr := snapshotOf(t, f); text(scr) != "last" || sn.AtSeq != snapSeq-1 {
+		t.Fatalf("host-less resume served %q at %d", text(scr), sn.AtSeq)
+	}
+	lost := relaytest.ExpectControl[attachwire.ErrorControl](t, v)
+	var at string
+	var truncated int
+	if _, err := fmt.Sscanf(lost.Message, "%s %d", &at, &truncated); err != nil || lost.Code != attachwire.CodeHostLost {
+		t.Fatalf("error %+v (%v)", lost, err)
+	}
+	if _, err := time.Parse(time.RFC3339, at); err != nil || truncated < 10_000 {
+		t.Fatalf("host-lost message %q: instant %v, truncated %d", lost.Message, err, truncated)
+	}
+	tail := relaytest.NextFrame(t, v)
+	if tail.Seq <= snapSeq+1 || tail.Seq > h.seq {
+		t.Fatalf("tail starts at %d; snapshot %d, head %d", tail.Seq, snapSeq, h.seq)
+	}
+	if err := v.SendControl(ctxT(t), attachwire.ResumeFrom{Seq: 1, Epoch: u64(2)}); err != nil {
+		t.Fatal(err)
+	}
+	f = relaytest.NextFrame(t, v)
+	for f.Type == attachwire.TypeOutput { // the rest of the first tail
+		f = relaytest.NextFrame(t, v)
+	}
+	if _, scr := snapshotOf(t, f); text(scr) != "last" {
+		t.Fatalf("repeat served %q", text(scr))
+	}
+	again := relaytest.ExpectControl[attachwire.ErrorControl](t, v)
+	if again.Code != attachwire.CodeHostStillAbsent || again.Message != lost.Message {
+		t.Fatalf("repeat got %+v, want host-still-absent %q", again, lost.Message)
 	}
 }

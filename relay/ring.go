@@ -2,6 +2,7 @@ package relay
 
 import (
 	"sync"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -50,8 +51,12 @@ type ring struct {
 	head     uint64 // seq of the newest entry ever appended, 0 before the first
 	exitSeq  uint64 // seq of the Exit frame once appended
 	final    []byte // the post-Exit snapshot's wire bytes, once cached
-	wake     chan struct{}
-	waiting  bool
+	// hostLostAt is when the room's host leg was lost without Exit; zero
+	// while a host is bound (or the stream ended). Viewers read it here to
+	// serve host-less resumes without the room's lock.
+	hostLostAt time.Time
+	wake       chan struct{}
+	waiting    bool
 }
 
 func newRing(limit int64) *ring {
@@ -201,16 +206,10 @@ func (r *ring) newestSnapshotLocked(budget int64) *entry {
 	return nil
 }
 
-// ringStats is a view of the ring for tests and metrics.
-type ringStats struct {
-	n          int
-	bytes      int64
-	tail, head uint64
-	gen        uint64
-}
-
-func (r *ring) stats() ringStats {
+// setHostLost records when the host was lost (zero: a host is bound).
+func (r *ring) setHostLost(t time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return ringStats{n: r.n, bytes: r.bytes, tail: r.tail, head: r.head, gen: r.gen}
+	r.hostLostAt = t
+	r.wakeLocked()
 }

@@ -91,6 +91,9 @@ func (e *errEpochStale) Error() string {
 // retries on a fresh room.
 var errRoomClosed = errors.New("relay: room closed")
 
+// errDraining refuses a leg joining while the relay announces a restart.
+var errDraining = errors.New("relay: draining")
+
 // errRoomFull refuses a viewer past MaxViewersPerRoom.
 var errRoomFull = errors.New("relay: room is full")
 
@@ -110,6 +113,9 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	if rm.closed {
 		return errRoomClosed
 	}
+	if rm.relay.draining.Load() {
+		return errDraining
+	}
 	switch {
 	case rm.host == nil && rm.hasEpoch && e < rm.epoch:
 		return &errEpochStale{epoch: e, current: rm.epoch}
@@ -127,6 +133,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
+	rm.ring.setHostLost(time.Time{})
 	rm.goneTimer.stop()
 	// room_state goes to every viewer on every bind, even when the state
 	// does not change (a supersede keeps it live but forces a snapshot).
@@ -173,6 +180,7 @@ func (rm *room) hostLeft(l *leg) {
 	}
 	rm.host = nil
 	if rm.exitSeq == 0 && !rm.closed {
+		rm.ring.setHostLost(time.Now())
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
 		rm.goneTimer.stop()
 		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)
@@ -377,6 +385,9 @@ func (rm *room) addViewer(l *leg) error {
 	defer rm.mu.Unlock()
 	if rm.closed {
 		return errRoomClosed
+	}
+	if rm.relay.draining.Load() {
+		return errDraining
 	}
 	if len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom {
 		return errRoomFull

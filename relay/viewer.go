@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -26,6 +27,14 @@ type cursor struct {
 	// newest snapshot whatever its tail costs, so a host that outruns
 	// every request cannot keep it waiting forever.
 	retried bool
+	// then is a control to write right after the frame nextWire returned.
+	then []byte
+	// lost is the host-lost notice this leg was last given, for
+	// host-still-absent: the snapshot it was served with, when, and the
+	// message.
+	lostSnap uint64
+	lostAt   time.Time
+	lostMsg  string
 }
 
 // viewerWriter is the one goroutine writing to a driver or viewer leg: the
@@ -68,6 +77,14 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			if err := l.write(wire); err != nil {
 				l.writeFailed(err)
 				return
+			}
+			if c.then != nil {
+				then := c.then
+				c.then = nil
+				if err := l.write(then); err != nil {
+					l.writeFailed(err)
+					return
+				}
 			}
 			continue
 		}
@@ -136,9 +153,13 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		case ok && r.lagLocked(c.next) <= budget:
 			c.next++
 			return e.wire, nil, ""
-		case ok || (r.n > 0 && c.next < r.tail) || (r.n == 0 && c.next <= r.head):
-			// Too far behind, or off the tail (evicted or truncated).
+		case ok:
+			// Too far behind the head.
 			c.snap, c.asked = attachwire.SnapshotBackpressure, false
+			l.relay.metrics.skips.Inc()
+		case (r.n > 0 && c.next < r.tail) || (r.n == 0 && c.next <= r.head):
+			// Off the ring's tail: evicted, or cut at a gap.
+			c.snap, c.asked = attachwire.SnapshotRingMiss, false
 			l.relay.metrics.skips.Inc()
 		default:
 			return nil, r.waitChanLocked(), ""
@@ -158,6 +179,11 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		l.relay.metrics.snapshots.Inc()
 		return e.wire, nil, ""
 	}
+	if !r.hostLostAt.IsZero() {
+		if wire := l.hostLessResumeLocked(c, budget); wire != nil {
+			return wire, nil, ""
+		}
+	}
 	wait = r.waitChanLocked()
 	if !c.asked {
 		c.asked = true
@@ -172,34 +198,36 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 func (l *leg) readViewer() {
 	for {
 		f, ok := l.readFrame()
-		if !ok {
+		if !ok || !l.viewerFrame(f) {
 			return
 		}
-		switch f.Type {
-		case attachwire.TypeInput:
-			in, err := attachwire.DecodeInput(f.Payload)
-			if err != nil {
-				l.framing(err.Error())
-				return
-			}
-			if !l.input(in) {
-				return
-			}
-		case attachwire.TypeResize:
-			rs, err := attachwire.DecodeResize(f.Payload)
-			if err != nil {
-				l.framing(err.Error())
-				return
-			}
-			l.room.resizeFrom(l, rs)
-		case attachwire.TypeControl:
-			if !l.readControl(f) {
-				return
-			}
-		default:
-			l.framing(f.Type.String() + " is a host frame")
-			return
+	}
+}
+
+// viewerFrame handles one frame from a driver or viewer leg; it reports
+// false when the leg ends.
+func (l *leg) viewerFrame(f attachwire.Frame) bool {
+	switch f.Type {
+	case attachwire.TypeInput:
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			l.framing(err.Error())
+			return false
 		}
+		return l.input(in)
+	case attachwire.TypeResize:
+		rs, err := attachwire.DecodeResize(f.Payload)
+		if err != nil {
+			l.framing(err.Error())
+			return false
+		}
+		l.room.resizeFrom(l, rs)
+		return true
+	case attachwire.TypeControl:
+		return l.readControl(f)
+	default:
+		l.framing(f.Type.String() + " is a host frame")
+		return false
 	}
 }
 
@@ -230,4 +258,44 @@ func (l *leg) input(in attachwire.Input) bool {
 	}
 	l.send(attachwire.InputAck{AckInputSeq: v.ack})
 	return true
+}
+
+// hostLessThrottle is the window in which a repeated host-less resume from
+// one leg, with nothing changed, gets host-still-absent instead of a new
+// host-lost.
+const hostLessThrottle = 30 * time.Second
+
+// hostLessResumeLocked serves a viewer that needs a snapshot while the room
+// has no host to ask for one, and the newest snapshot's tail is over the
+// viewer's headroom (notes §2.7): the newest snapshot, then only the newest
+// frames that fit the headroom, then error host-lost "<loss instant>
+// <truncated bytes>" (host-still-absent, same message, for a repeat inside
+// hostLessThrottle with nothing changed). It returns nil when the ring holds
+// no snapshot. r.mu is held.
+func (l *leg) hostLessResumeLocked(c *cursor, budget int64) []byte {
+	r := l.room.ring
+	e := r.newestSnapshotLocked(math.MaxInt64)
+	if e == nil {
+		return nil
+	}
+	// The first frame after the snapshot whose tail fits the headroom.
+	next := e.seq + 1
+	for next <= r.head && r.lagLocked(next) > budget {
+		next++
+	}
+	truncated := r.lagLocked(e.seq+1) - r.lagLocked(next)
+	if next > r.head {
+		truncated = r.lagLocked(e.seq + 1)
+	}
+	now := time.Now()
+	code := attachwire.CodeHostLost
+	msg := fmt.Sprintf("%s %d", r.hostLostAt.UTC().Format(time.RFC3339), truncated)
+	if c.lostMsg != "" && c.lostSnap == e.seq && now.Sub(c.lostAt) < hostLessThrottle {
+		code, msg = attachwire.CodeHostStillAbsent, c.lostMsg
+	}
+	c.lostSnap, c.lostAt, c.lostMsg = e.seq, now, msg
+	c.then, _ = controlWire(attachwire.ErrorControl{Code: code, Message: msg, Retryable: true})
+	c.next, c.snap, c.retried = next, "", false
+	l.relay.metrics.snapshots.Inc()
+	return e.wire
 }

@@ -28,7 +28,7 @@ Commands:
   play     replay an asciinema v2 cast, or print its final screen
   keygen   write an Ed25519 key pair for attach tokens
   token    mint an attach token for a relay
-  relay    serve rooms to hosts and viewers (the reference relay)
+  relay    run the reference relay hosts and viewers meet at
   attach   watch or drive a session shared through a relay
   version  print the version
   help     print help for a command: ptyhost help exec

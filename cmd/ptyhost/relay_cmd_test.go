@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
 )
 
@@ -58,6 +61,23 @@ func TestRelayCommandServesAndDrains(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// A token minted by 'ptyhost token' with the key 'ptyhost keygen' wrote
+	// is admitted: the viewer is told the room waits for its host.
+	var tok bytes.Buffer
+	keyPath := strings.TrimSuffix(pub, ".pub") + ".key"
+	if err := tokenCmd(ctx, []string{"--key", keyPath, "--room", "s1", "--role", "viewer", "--user", "ann"}, nil, &tok); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := relaytest.Dial(ctx, "ws://"+addr+"/v1/rooms/s1", strings.TrimSpace(tok.String()), nil)
+	if err != nil {
+		t.Fatalf("dial with a minted token: %v", err)
+	}
+	if err := c.SendControl(ctx, attachwire.Subscribe{SessionID: "s1", AsRole: attachwire.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	if st := relaytest.ExpectControl[attachwire.RoomState](t, c); st.State != attachwire.RoomHostReconnecting {
+		t.Fatalf("room_state %q", st.State)
+	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	resp, err := client.Get("http://" + addr + "/healthz")
 	if err != nil {
@@ -69,6 +89,10 @@ func TestRelayCommandServesAndDrains(t *testing.T) {
 		t.Fatalf("/healthz %d %q", resp.StatusCode, body)
 	}
 	cancel()
+	// The drain tells the viewer to resume elsewhere and closes it 1012.
+	if cl := relaytest.ExpectClose(t, c); cl.Status != websocket.StatusServiceRestart {
+		t.Errorf("viewer closed with %v %q, want 1012", cl.Status, cl.Reason)
+	}
 	select {
 	case err := <-done:
 		if err != nil {
