@@ -229,12 +229,25 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 // waitMirror waits until c's mirror shows the host's screen at the host's
-// head, and fails with the difference otherwise.
+// head (of this host: after a relay restart the seqs start again), and
+// fails with the difference otherwise.
 func waitMirror(t testing.TB, c *viewer.Client, h *testHost) {
 	t.Helper()
 	want, at := h.screen()
-	if d := screenDiff(want, waitAt(t, c, at)); d != "" {
-		t.Fatalf("mirror differs from the host's screen at seq %d: %s", at, d)
+	deadline := time.Now().Add(relaytest.Timeout)
+	for {
+		got, seq, ok := c.Mirror()
+		d := "no snapshot yet"
+		if ok {
+			d = screenDiff(want, got)
+		}
+		if ok && seq >= at && d == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mirror at seq %d differs from the host's screen at seq %d: %s", seq, at, d)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -312,13 +325,13 @@ func itoa(n int) string {
 // proxy is a TCP forwarder between Clients and the relay whose
 // connections the test can cut, as a network drop would.
 type proxy struct {
-	URL    string
-	ln     net.Listener
-	target string
+	URL string
+	ln  net.Listener
 
-	mu    sync.Mutex
-	conns []net.Conn
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	target string
+	conns  []net.Conn
+	wg     sync.WaitGroup
 }
 
 func newProxy(t testing.TB, s *relaytest.Server) *proxy {
@@ -343,7 +356,10 @@ func (p *proxy) accept() {
 		if err != nil {
 			return
 		}
-		out, err := net.Dial("tcp", p.target)
+		p.mu.Lock()
+		target := p.target
+		p.mu.Unlock()
+		out, err := net.Dial("tcp", target)
 		if err != nil {
 			in.Close()
 			continue
@@ -354,6 +370,13 @@ func (p *proxy) accept() {
 		p.wg.Go(func() { io.Copy(out, in); out.Close() })
 		p.wg.Go(func() { io.Copy(in, out); in.Close() })
 	}
+}
+
+// retarget sends later connections to s instead.
+func (p *proxy) retarget(s *relaytest.Server) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.target = strings.TrimPrefix(s.URL, "ws://")
 }
 
 // cut closes every connection through the proxy.

@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"strings"
@@ -234,5 +235,41 @@ func TestGrabFromAReadOnlyLeg(t *testing.T) {
 	waitMirror(t, c, h)
 	if got := rec.count(viewer.EventSnapshot); got != snaps {
 		t.Fatalf("%d Snapshots after the re-subscribe, want a ring hit", got-snaps)
+	}
+}
+
+// A planned relay restart (Shutdown: host-reconnecting, then close 1012)
+// is not the end: the viewer redials, lands on the next relay and follows
+// the host there from a Snapshot.
+func TestReconnectAfterRelayRestart(t *testing.T) {
+	s1 := relaytest.NewServer(t, quiet())
+	cfg2 := quiet()
+	cfg2.PublicKeys = []ed25519.PublicKey{s1.Key.Public().(ed25519.PublicKey)}
+	s2 := relaytest.NewServer(t, cfg2)
+	p := newProxy(t, s1)
+	h1 := newHost(t, s1, 1, 40, 10)
+	h1.output([]byte("on the first relay"))
+	c, rec := dial(t, p.URL, s1.ViewerToken(t, room, "ann"), attachwire.RoleViewer)
+	waitMirror(t, c, h1)
+	p.retarget(s2)
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	if err := s1.Relay.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHost(t, s2, 2, 40, 10)
+	h2.output([]byte("\x1b[2J\x1b[Hon the second relay"))
+	waitMirror(t, c, h2)
+	if c.Err() != nil {
+		t.Fatalf("the Client ended: %v", c.Err())
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	sawReconnecting := false
+	for _, ev := range rec.events {
+		sawReconnecting = sawReconnecting || (ev.Kind == viewer.EventRoom && ev.Room == attachwire.RoomHostReconnecting)
+	}
+	if !sawReconnecting {
+		t.Error("no host-reconnecting room state before the restart")
 	}
 }
