@@ -25,7 +25,7 @@ const (
 const maxInputChunk = 64 << 10
 
 // Config configures a Client. Dial copies it; every field's zero value is
-// documented with it.
+// documented with it. A Config is a plain value.
 type Config struct {
 	// URL is the room's attach URL, ws:// or wss://…/v1/rooms/<roomId>.
 	// Required. A fragment (#token=…) is ignored: the token is Token.

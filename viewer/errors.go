@@ -30,8 +30,8 @@ var (
 )
 
 // RefusedError is a relay's final refusal: an HTTP status before the
-// upgrade (401, 403, 404) or a non-retryable error control after it. It
-// matches ErrRefused.
+// upgrade (400, 401, 403, 404) or a non-retryable error control after it.
+// It matches ErrRefused. It is a plain value.
 type RefusedError struct {
 	// Status is the HTTP status of a refused handshake, 0 after the upgrade.
 	Status int

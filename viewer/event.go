@@ -34,7 +34,8 @@ const (
 )
 
 // Event is one thing the Client learned. Which fields are set depends on
-// Kind. Data and Screen belong to the receiver.
+// Kind. Data and Screen belong to the receiver. An Event is a plain value,
+// not shared with the Client once handed over.
 type Event struct {
 	Kind      EventKind
 	Seq       uint64
@@ -52,7 +53,8 @@ type Event struct {
 	Err       error
 }
 
-// Pen is who holds the pen, as last reported by the relay.
+// Pen is who holds the pen, as last reported by the relay. It is a plain
+// value.
 type Pen struct {
 	// HolderUserID and HolderConnID name the holder (empty: nobody); the
 	// user id is made displayable.

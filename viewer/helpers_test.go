@@ -41,9 +41,10 @@ type testHost struct {
 	emu *engine.Engine
 	seq uint64
 
-	input  chan []byte
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	input     chan []byte
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
 }
 
 func newHost(t testing.TB, s *relaytest.Server, epoch uint64, cols, rows int) *testHost {
@@ -54,15 +55,20 @@ func newHost(t testing.TB, s *relaytest.Server, epoch uint64, cols, rows int) *t
 	h := &testHost{t: t, c: c, epoch: epoch, emu: engine.New(term.Options{Cols: cols, Rows: rows}),
 		input: make(chan []byte, 1024), cancel: cancel}
 	h.wg.Go(func() { h.read(ctx) })
-	t.Cleanup(h.close)
+	t.Cleanup(func() {
+		h.close()
+		h.emu.Close()
+	})
 	return h
 }
 
+// close drops the host leg; it is idempotent.
 func (h *testHost) close() {
-	h.cancel()
-	h.c.WS.CloseNow()
-	h.wg.Wait()
-	h.emu.Close()
+	h.closeOnce.Do(func() {
+		h.cancel()
+		h.c.WS.CloseNow()
+		h.wg.Wait()
+	})
 }
 
 func (h *testHost) read(ctx context.Context) {

@@ -273,3 +273,19 @@ func TestReconnectAfterRelayRestart(t *testing.T) {
 		t.Error("no host-reconnecting room state before the restart")
 	}
 }
+
+// A host that goes away shows as room states, and its return resumes the
+// mirror: host-reconnecting while it is gone, live again after.
+func TestHostGoneAndBack(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h1 := newHost(t, s, 1, 40, 10)
+	h1.output([]byte("first host"))
+	c, _ := dial(t, s.URL, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer)
+	waitMirror(t, c, h1)
+	h1.close()
+	eventually(t, "host-reconnecting", func() bool { return c.Room() == attachwire.RoomHostReconnecting })
+	h2 := newHost(t, s, 2, 40, 10)
+	h2.output([]byte("second host"))
+	eventually(t, "live", func() bool { return c.Room() == attachwire.RoomLive })
+	waitMirror(t, c, h2)
+}
