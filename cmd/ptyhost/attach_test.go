@@ -53,12 +53,16 @@ func startHostBridge(t testing.TB, s *relaytest.Server, sess *ptyhost.Session) *
 		}
 	})
 	b.wg.Go(func() { b.read(ctx) })
-	t.Cleanup(func() {
-		cancel()
-		conn.WS.CloseNow()
-		b.wg.Wait()
-	})
+	t.Cleanup(b.stop)
 	return b
+}
+
+// stop drops the host leg, as a host that lost its network would; it is
+// idempotent.
+func (b *hostBridge) stop() {
+	b.cancel()
+	b.conn.WS.CloseNow()
+	b.wg.Wait()
 }
 
 func (b *hostBridge) send(ctx context.Context, f attachwire.Frame) {
@@ -96,7 +100,7 @@ func (b *hostBridge) read(ctx context.Context) {
 // attachRelay starts a relay and a session running the tui helper (a
 // vim-like program: alternate screen, mouse, bracketed paste, focus) at
 // 80x24, streamed to it.
-func attachRelay(t *testing.T) (*relaytest.Server, *ptyhost.Session) {
+func attachRelay(t *testing.T) (*relaytest.Server, *ptyhost.Session, *hostBridge) {
 	t.Helper()
 	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PenCooldown: time.Millisecond})
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{self(t)}, Env: []string{helperEnv + "=tui"}, Cols: 80, Rows: 24, Epoch: 1})
@@ -108,8 +112,8 @@ func attachRelay(t *testing.T) (*relaytest.Server, *ptyhost.Session) {
 		defer cancel()
 		sess.Stop(ctx)
 	})
-	startHostBridge(t, s, sess)
-	return s, sess
+	b := startHostBridge(t, s, sess)
+	return s, sess, b
 }
 
 // attachLine is the shell line that runs attach on the room with tok.
@@ -158,7 +162,7 @@ func (tm *tmuxServer) waitIn(target, want string) string {
 // panes' terminal.
 func TestAttachUnderTmux(t *testing.T) {
 	tm := newTmux(t)
-	s, _ := attachRelay(t)
+	s, _, _ := attachRelay(t)
 	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
 	// The same program, run directly, is the reference screen.
 	tm.run("new-window", "-d", "-t", "main:1", "-n", "direct", helperEnv+"=tui "+shellQuote(self(t)))
@@ -318,7 +322,7 @@ func TestAttachExitCodes(t *testing.T) {
 // status is not known to it.
 func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 	tm := newTmux(t)
-	s, sess := attachRelay(t)
+	s, sess, _ := attachRelay(t)
 	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
 	tm.typeLine(attachLine(s, s.ViewerToken(t, attachRoom, "ann")))
 	tm.waitFor("TUI-READY")
@@ -333,4 +337,21 @@ func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 
 	tm.typeLine("clear; " + attachLine(s, s.ViewerToken(t, attachRoom, "late")))
 	tm.waitFor("rc=0")
+}
+
+// When the host's leg drops, the attach says so on its status line and
+// keeps the screen; Ctrl-C still ends it.
+func TestAttachShowsHostReconnecting(t *testing.T) {
+	tm := newTmux(t)
+	s, _, b := attachRelay(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine(attachLine(s, s.ViewerToken(t, attachRoom, "ann")))
+	tm.waitFor("TUI-READY")
+	b.stop()
+	got := tm.waitFor("host reconnecting")
+	if !strings.Contains(got, "TUI-READY") {
+		t.Errorf("the screen was lost with the host:\n%s", got)
+	}
+	tm.run("send-keys", "-t", "main", "C-c")
+	tm.waitFor("rc=130")
 }
