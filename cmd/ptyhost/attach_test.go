@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +28,8 @@ type hostBridge struct {
 	sess   *ptyhost.Session
 	conn   *relaytest.Conn
 	sendMu sync.Mutex
+	inMu   sync.Mutex
+	inputs []byte // every Input forwarded to the session
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -57,6 +61,17 @@ func startHostBridge(t testing.TB, s *relaytest.Server, sess *ptyhost.Session) *
 	return b
 }
 
+// input returns every Input forwarded to the session so far.
+func (b *hostBridge) input() []byte {
+	b.inMu.Lock()
+	defer b.inMu.Unlock()
+	return append([]byte(nil), b.inputs...)
+}
+
+// terminalAnswer matches what a terminal sends back to a query: a cursor
+// position report, a device attributes answer, a DCS report.
+var terminalAnswer = regexp.MustCompile(`\x1b\[[0-9;?]*[Rcn]|\x1bP|\x1b\][0-9]+;`)
+
 // stop drops the host leg, as a host that lost its network would; it is
 // idempotent.
 func (b *hostBridge) stop() {
@@ -80,6 +95,9 @@ func (b *hostBridge) read(ctx context.Context) {
 		switch f.Type {
 		case attachwire.TypeInput:
 			if in, err := attachwire.DecodeInput(f.Payload); err == nil && in.UserID != "" {
+				b.inMu.Lock()
+				b.inputs = append(b.inputs, in.Data...)
+				b.inMu.Unlock()
 				b.sess.WriteInput(in.Data)
 			}
 		case attachwire.TypeResize:
@@ -162,8 +180,11 @@ func (tm *tmuxServer) waitIn(target, want string) string {
 // panes' terminal.
 func TestAttachUnderTmux(t *testing.T) {
 	tm := newTmux(t)
-	s, _, _ := attachRelay(t)
+	s, _, bridge := attachRelay(t)
 	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	// OSC 52 from a pane would land in tmux's buffers (the default,
+	// "external", ignores it: that would prove nothing).
+	tm.run("set-option", "-g", "set-clipboard", "on")
 	// The same program, run directly, is the reference screen.
 	tm.run("new-window", "-d", "-t", "main:1", "-n", "direct", helperEnv+"=tui "+shellQuote(self(t)))
 	tm.run("new-window", "-d", "-t", "main:2", "-n", "drive", "/bin/sh")
@@ -204,7 +225,8 @@ func TestAttachUnderTmux(t *testing.T) {
 
 	// Hostile output: the program echoes what the driver types, so typing
 	// the sequences makes it print them.
-	tm.run(append([]string{"send-keys", "-t", "main:2", "-H"}, hexOf("\x1b]52;c;aGVsbG8=\x07\x1bP$qm\x1b\\\x1b[6n\x1b[c")...)...)
+	const hostile = "\x1b]52;c;aGVsbG8=\x07\x1bP$qm\x1b\\\x1b[6n\x1b[c"
+	tm.run(append([]string{"send-keys", "-t", "main:2", "-H"}, hexOf(hostile)...)...)
 	tm.run("send-keys", "-t", "main:2", "Enter")
 	tm.run("send-keys", "-t", "main:2", "-l", "probe")
 	tm.run("send-keys", "-t", "main:2", "Enter")
@@ -215,6 +237,12 @@ func TestAttachUnderTmux(t *testing.T) {
 				t.Errorf("pane %s: %q: a terminal answer reached the program", w, line)
 			}
 		}
+	}
+	// The driving pane's terminal would send its answers to attach, which
+	// forwards its input to the session: nothing of the kind arrived.
+	// (The hostile line itself was typed, so it is input too.)
+	if m := terminalAnswer.Find(bytes.ReplaceAll(bridge.input(), []byte(hostile), nil)); m != nil {
+		t.Errorf("a terminal answer %q reached the session", m)
 	}
 	if bufs := strings.TrimSpace(tm.run("list-buffers")); bufs != "" {
 		t.Errorf("OSC 52 reached tmux's clipboard: %q", bufs)
