@@ -20,6 +20,7 @@ func (c *Client) applyControl(p []byte) error {
 	case attachwire.InputAck:
 		c.mu.Lock()
 		c.in.ack(ctl.AckInputSeq)
+		c.poke() // a renumbered queue is due again
 		c.mu.Unlock()
 	case attachwire.PenGranted:
 		c.setPen(ctl.UserID, ctl.ConnID, ctl.PenGeneration)

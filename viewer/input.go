@@ -38,9 +38,21 @@ func (q *inputQueue) add(p []byte, limit int) error {
 	return nil
 }
 
-// ack drops what ackSeq covers.
+// ack drops what ackSeq covers. An ack below one already received means
+// the relay lost its count (a restarted relay starts every connection at
+// 0 and drops anything but the next seq): what is pending is numbered
+// again from ackSeq+1 and resent, as the protocol's "resend from
+// input_ack+1" asks.
 func (q *inputQueue) ack(ackSeq uint64) {
-	if ackSeq <= q.acked {
+	if ackSeq < q.acked {
+		q.acked, q.sent = ackSeq, ackSeq
+		for i := range q.pending {
+			q.pending[i].seq = ackSeq + 1 + uint64(i)
+		}
+		q.next = ackSeq + uint64(len(q.pending))
+		return
+	}
+	if ackSeq == q.acked {
 		return
 	}
 	q.acked = ackSeq

@@ -289,3 +289,38 @@ func TestHostGoneAndBack(t *testing.T) {
 	eventually(t, "live", func() bool { return c.Room() == attachwire.RoomLive })
 	waitMirror(t, c, h2)
 }
+
+// After a relay restart the new relay counts inputSeq from 1 again: the
+// driver renumbers what it has pending from the relay's ack+1 and its
+// keys still reach the host.
+func TestInputAfterRelayRestart(t *testing.T) {
+	s1 := relaytest.NewServer(t, quiet())
+	cfg2 := quiet()
+	cfg2.PublicKeys = []ed25519.PublicKey{s1.Key.Public().(ed25519.PublicKey)}
+	s2 := relaytest.NewServer(t, cfg2)
+	p := newProxy(t, s1)
+	h1 := newHost(t, s1, 1, 40, 10)
+	h1.output([]byte("$ "))
+	c, _ := dial(t, p.URL, s1.DriverToken(t, room, "dan"), attachwire.RoleDriver)
+	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	if err := c.Input([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	h1.expectInput("abc")
+	eventually(t, "ack", func() bool { return viewer.PendingInput(c) == 0 })
+	p.retarget(s2)
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	if err := s1.Relay.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHost(t, s2, 2, 40, 10)
+	h2.output([]byte("$ "))
+	waitMirror(t, c, h2)
+	eventually(t, "the pen on the new relay", func() bool { return c.Pen().Mine })
+	if err := c.Input([]byte("def")); err != nil {
+		t.Fatal(err)
+	}
+	h2.expectInput("def")
+	eventually(t, "acks on the new relay", func() bool { return viewer.PendingInput(c) == 0 })
+}
