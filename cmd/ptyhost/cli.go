@@ -60,6 +60,7 @@ var commands = map[string]command{
 	"keygen":  {keygenCmd, keygenHelp},
 	"token":   {tokenCmd, tokenHelp},
 	"relay":   {relayCmd, relayHelp},
+	"attach":  {attachCmd, attachHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as

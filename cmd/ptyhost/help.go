@@ -29,6 +29,7 @@ Commands:
   keygen   write an Ed25519 key pair for attach tokens
   token    mint an attach token for a relay
   relay    run the reference relay hosts and viewers meet at
+  attach   watch or drive a session shared through a relay
   version  print the version
   help     print help for a command: ptyhost help exec
 

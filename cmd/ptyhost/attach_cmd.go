@@ -1,0 +1,421 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/attachui"
+	"github.com/ptyhost/ptyhost/viewer"
+)
+
+const attachHelp = `usage: ptyhost attach [flags] URL
+
+Watches a session shared through a relay, in this terminal, and drives it
+with --drive. URL is the room's attach URL (ws:// or wss://…/v1/rooms/ID).
+The screen is painted from the session's snapshot and then follows its
+output, through a sanitizer: nothing the program prints can make this
+terminal answer, copy or get stuck. A drop is resumed where it left off.
+
+The token (minted by 'ptyhost token') comes from, in this order:
+--token-file FILE, the PTYHOST_TOKEN environment variable, or the URL's
+fragment (URL#token=…, which is never sent to the relay). It is never a
+plain argument, which any user could read in ps.
+
+Read-only by default; keys go to the session only while this terminal
+holds the pen. The prefix key (Ctrl-] unless --prefix), then:
+  g   take the pen (needs a driver token)
+  r   give the pen back
+  d   detach (the session goes on; the pen, if held, is given back)
+  ?   show these keys
+  Ctrl-]  (the prefix again) send the prefix itself
+The terminal is in raw mode only while it holds the pen; when watching,
+Ctrl-C detaches. Pen, presence and room changes show for a moment on the
+bottom row; a lost connection or host stays there until it is back.
+
+Flags:
+  --token-file FILE  read the token from FILE
+  --drive            ask for the pen on joining (a driver token)
+  --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
+                     (default ^])
+
+Exit status: the session's own once it ended (0 when it had ended before
+attach joined, so its status is unknown); 0 on detach; 2 for a usage
+error; 69 when the relay cannot be reached; 77 when the relay refuses the
+token or the room; 128 + signal number when interrupted.
+`
+
+// Exit codes of attach besides the session's own (sysexits.h's).
+const (
+	exitUnreachable = 69 // EX_UNAVAILABLE
+	exitRefused     = 77 // EX_NOPERM
+)
+
+type attachOptions struct {
+	url       string
+	tokenFile string
+	drive     bool
+	prefix    byte
+}
+
+type prefixFlag struct{ b *byte }
+
+func (p prefixFlag) String() string { return "" }
+
+func (p prefixFlag) Set(v string) error {
+	switch {
+	case len(v) == 2 && v[0] == '^' && v[1] >= '@' && v[1] <= '_':
+		*p.b = v[1] - '@'
+	case len(v) == 2 && v[0] == '^' && v[1] >= 'a' && v[1] <= 'z':
+		*p.b = v[1] - 'a' + 1
+	case len(v) == 1 && v[0] > ' ' && v[0] < 0x7f:
+		*p.b = v[0]
+	default:
+		return errors.New("want ^X (a control key) or one printable ASCII character")
+	}
+	return nil
+}
+
+func parseAttach(args []string) (attachOptions, error) {
+	o := attachOptions{prefix: attachui.DefaultPrefix}
+	fs := newFlagSet("attach")
+	fs.StringVar(&o.tokenFile, "token-file", "", "")
+	fs.BoolVar(&o.drive, "drive", false, "")
+	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
+	rest, _, err := parseArgs(fs, args, true)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return o, err
+	case err != nil:
+		return o, &usageError{cmd: "attach", err: err}
+	case len(rest) != 1:
+		return o, usagef("attach", "want one URL, got %d arguments", len(rest))
+	}
+	o.url = rest[0]
+	return o, nil
+}
+
+// attachToken finds the token: --token-file, PTYHOST_TOKEN, or the URL's
+// #token= fragment; it returns the URL without its fragment.
+func attachToken(o attachOptions) (tok, room string, err error) {
+	u, err := url.Parse(o.url)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return "", "", usagef("attach", "URL %q is not a ws:// or wss:// URL", o.url)
+	}
+	frag := u.Fragment
+	u.Fragment, u.RawFragment = "", ""
+	room = u.String()
+	switch {
+	case o.tokenFile != "":
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return "", "", usagef("attach", "--token-file: %v", err)
+		}
+		tok = strings.TrimSpace(string(b))
+	case os.Getenv("PTYHOST_TOKEN") != "":
+		tok = strings.TrimSpace(os.Getenv("PTYHOST_TOKEN"))
+	default:
+		q, _ := url.ParseQuery(frag)
+		tok = q.Get("token")
+	}
+	if tok == "" {
+		return "", "", usagef("attach", "no token: use --token-file, PTYHOST_TOKEN or URL#token=…")
+	}
+	return tok, room, nil
+}
+
+func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	o, err := parseAttach(args)
+	if err != nil {
+		return err
+	}
+	tok, room, err := attachToken(o)
+	if err != nil {
+		return err
+	}
+	fd, ok := fileFd(stdin)
+	if !ok || !isTerminal(fd) {
+		return usagef("attach", "stdin is not a terminal")
+	}
+	cols, rows, _, _, err := termSize(fd)
+	if err != nil {
+		cols, rows = 80, 24
+	}
+	a := &attacher{fd: fd, out: stdout, prefix: o.prefix, ready: make(chan struct{}), detach: make(chan struct{})}
+	role := attachwire.RoleViewer
+	if o.drive {
+		role = attachwire.RoleDriver
+	}
+	c, err := viewer.Dial(ctx, viewer.Config{
+		URL: room, Token: tok, Role: role,
+		Viewport: attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)},
+		OnEvent:  a.event,
+	})
+	switch {
+	case errors.Is(err, viewer.ErrRefused):
+		return &exitStatus{code: exitRefused, msg: "attach: " + err.Error()}
+	case errors.Is(err, viewer.ErrUnreachable):
+		return &exitStatus{code: exitUnreachable, msg: "attach: " + err.Error()}
+	case errors.Is(err, viewer.ErrConfig):
+		return usagef("attach", "%v", err)
+	case err != nil:
+		return fmt.Errorf("attach: %w", err)
+	}
+	a.disp = attachui.NewDisplay(stdout, c.Mirror, cols, rows)
+	defer func() {
+		a.stopEvents() // the Client's goroutine may wait in event
+		c.Close()
+	}()
+	return a.run(ctx, c)
+}
+
+// attacher is one attach: the terminal, the viewer Client and the display.
+type attacher struct {
+	fd     int
+	out    io.Writer
+	prefix byte
+	disp   *attachui.Display
+	raw    *rawTerm
+	ready  chan struct{} // the terminal is set up: events may paint
+	detach chan struct{}
+
+	mu       sync.Mutex
+	driving  bool
+	detached bool
+	restored sync.Once
+}
+
+func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
+	raw, err := makeRaw(a.fd)
+	if err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	a.raw = raw
+	defer a.restore()
+	if err := watchMode(a.fd); err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	keys := attachui.Keys{Prefix: a.prefix}
+	pump, err := startInputPump(a.fd, func(p []byte) error {
+		a.keys(c, &keys, p)
+		return nil
+	}, a.guard)
+	if err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	defer func() {
+		a.restore()
+		pump.Stop()
+	}()
+	winch := make(chan os.Signal, 1)
+	if sig := resizeSignal(); sig != nil {
+		signal.Notify(winch, sig)
+		defer signal.Stop(winch)
+	}
+	if scr, seq, ok := c.Mirror(); ok {
+		a.disp.Snapshot(&scr, seq)
+	}
+	close(a.ready)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return interrupted(ctx)
+		case <-a.detach:
+			releasePen(c)
+			return nil
+		case <-c.Done():
+			return a.ended(c)
+		case <-winch:
+			if cols, rows, _, _, err := termSize(a.fd); err == nil {
+				a.disp.SetSize(cols, rows)
+				c.Resize(cols, rows)
+			}
+		case now := <-tick.C:
+			a.disp.Tick(now)
+		}
+	}
+}
+
+// releasePen gives the pen back on detach, so that another driver can
+// take it at once instead of after the relay's grace period for a
+// holder that dropped; bounded by a short wait for the relay's answer.
+func releasePen(c *viewer.Client) {
+	if !c.Pen().Mine || c.Release() != nil {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for c.Pen().Mine && time.Now().Before(deadline) {
+		select {
+		case <-c.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// ended turns the Client's end into attach's result.
+func (a *attacher) ended(c *viewer.Client) error {
+	if err := c.Err(); err != nil {
+		if errors.Is(err, viewer.ErrRefused) {
+			return &exitStatus{code: exitRefused, msg: "attach: " + err.Error()}
+		}
+		return fmt.Errorf("attach: %w", err)
+	}
+	ex, ok := c.Exit()
+	if !ok {
+		return &exitStatus{code: exitOK, msg: "attach: the session had ended before attach joined; its exit status is unknown"}
+	}
+	if ex.Code != 0 {
+		return &exitStatus{code: int(ex.Code)}
+	}
+	return nil
+}
+
+// event paints what the Client reports; it runs on the Client's goroutine.
+func (a *attacher) event(ev viewer.Event) {
+	select {
+	case <-a.ready:
+	case <-a.detach:
+		return
+	}
+	d := a.disp
+	switch ev.Kind {
+	case viewer.EventSnapshot:
+		d.Snapshot(ev.Screen, ev.Seq)
+	case viewer.EventOutput:
+		d.Output(ev.Seq, ev.Data)
+	case viewer.EventResize:
+		d.Resync()
+	case viewer.EventPen:
+		a.setDriving(ev.Pen.Mine)
+		switch {
+		case ev.Pen.Mine:
+			d.Notice("you hold the pen: keys go to the session (Ctrl-] r to release)", false)
+		case ev.Pen.HolderUserID != "":
+			d.Notice("pen: "+ev.Pen.HolderUserID+" is driving", false)
+		default:
+			d.Notice("pen: nobody is driving", false)
+		}
+	case viewer.EventPresence:
+		names := make([]string, 0, len(ev.Members))
+		for _, m := range ev.Members {
+			n := m.UserID
+			if m.Driving {
+				n += " (driving)"
+			}
+			names = append(names, n)
+		}
+		d.Notice(fmt.Sprintf("%d here: %s", len(names), strings.Join(names, ", ")), false)
+	case viewer.EventRoom:
+		switch ev.Room {
+		case attachwire.RoomHostReconnecting:
+			d.Notice("host reconnecting…", true)
+		case attachwire.RoomHostGone:
+			d.Notice("host gone: the session is unreachable", true)
+		case attachwire.RoomLive, attachwire.RoomDegraded:
+			d.Clear()
+		}
+	case viewer.EventNotice:
+		d.Notice("relay: "+string(ev.Code)+": "+ev.Text, false)
+	case viewer.EventConnection:
+		if ev.Connected {
+			d.Clear()
+		} else if ev.Err != nil {
+			d.Notice("connection to the relay lost: reconnecting…", true)
+		}
+	}
+}
+
+// setDriving switches the terminal between raw mode (holding the pen) and
+// watch mode.
+func (a *attacher) setDriving(on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.detached || a.driving == on {
+		return
+	}
+	a.driving = on
+	if on {
+		rawMode(a.fd)
+	} else {
+		watchMode(a.fd)
+	}
+	a.disp.SetDriving(on)
+}
+
+// keys handles one read of the terminal: prefix commands, and the rest
+// for the session while driving.
+func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
+	send := func(b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		if err := c.Input(b); errors.Is(err, viewer.ErrNoPen) {
+			a.disp.Notice("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches", false)
+		}
+	}
+	rest := k.Feed(nil, p, func(b []byte, cmd attachui.Command) []byte {
+		send(b)
+		a.command(c, cmd)
+		return b[:0]
+	})
+	send(rest)
+}
+
+func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
+	switch cmd {
+	case attachui.CmdGrab:
+		if err := c.Grab(); errors.Is(err, viewer.ErrViewerRole) {
+			a.disp.Notice("this token is read-only: it cannot take the pen", false)
+		}
+	case attachui.CmdRelease:
+		c.Release()
+	case attachui.CmdDetach:
+		a.stopEvents()
+	case attachui.CmdHelp, attachui.CmdUnknown:
+		a.disp.Notice("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]", false)
+	}
+}
+
+// restore stops painting, writes the restore trailer, drops what the
+// terminal sent that nobody read, and puts the terminal's settings back.
+// Once.
+func (a *attacher) restore() {
+	a.restored.Do(func() {
+		a.stopEvents()
+		a.disp.Close()
+		io.WriteString(a.out, restoreTrailer)
+		flushInput(a.fd)
+		a.raw.Restore()
+	})
+}
+
+// stopEvents ends painting and the run loop: detach, or the end of run.
+// Once.
+func (a *attacher) stopEvents() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.detached {
+		a.detached = true
+		close(a.detach)
+	}
+}
+
+// guard restores the terminal if the calling goroutine panics.
+func (a *attacher) guard() {
+	if r := recover(); r != nil {
+		a.restore()
+		panic(r)
+	}
+}

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/relaytest"
+)
+
+const attachRoom = "sess-attach"
+
+// hostBridge streams a ptyhost.Session to a relay as its host leg (what
+// the attachclient package does, reduced to what these tests need): every
+// frame of the session out, stamped Input in, snapshot requests answered
+// (in-stream before Exit, out of namespace after), Resize applied.
+type hostBridge struct {
+	sess   *ptyhost.Session
+	conn   *relaytest.Conn
+	sendMu sync.Mutex
+	inMu   sync.Mutex
+	inputs []byte // every Input forwarded to the session
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startHostBridge(t testing.TB, s *relaytest.Server, sess *ptyhost.Session) *hostBridge {
+	t.Helper()
+	const epoch = 1
+	ep := uint64(epoch)
+	conn := relaytest.MustDial(t, s.RoomURL(attachRoom), s.HostToken(t, attachRoom, epoch),
+		attachwire.Subscribe{SessionID: attachRoom, AsRole: attachwire.RoleHost, Epoch: &ep})
+	sub, err := sess.Subscribe(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &hostBridge{sess: sess, conn: conn, cancel: cancel}
+	b.wg.Go(func() {
+		defer sub.Close()
+		for {
+			f, err := sub.Next(ctx)
+			if err != nil {
+				return
+			}
+			b.send(ctx, f)
+		}
+	})
+	b.wg.Go(func() { b.read(ctx) })
+	t.Cleanup(b.stop)
+	return b
+}
+
+// input returns every Input forwarded to the session so far.
+func (b *hostBridge) input() []byte {
+	b.inMu.Lock()
+	defer b.inMu.Unlock()
+	return append([]byte(nil), b.inputs...)
+}
+
+// terminalAnswer matches what a terminal sends back to a query: a cursor
+// position report, a device attributes answer, a DCS report.
+var terminalAnswer = regexp.MustCompile(`\x1b\[[0-9;?]*[Rcn]|\x1bP|\x1b\][0-9]+;`)
+
+// stop drops the host leg, as a host that lost its network would; it is
+// idempotent.
+func (b *hostBridge) stop() {
+	b.cancel()
+	b.conn.WS.CloseNow()
+	b.wg.Wait()
+}
+
+func (b *hostBridge) send(ctx context.Context, f attachwire.Frame) {
+	b.sendMu.Lock()
+	defer b.sendMu.Unlock()
+	b.conn.Send(ctx, f)
+}
+
+func (b *hostBridge) read(ctx context.Context) {
+	for {
+		f, err := b.conn.Next(ctx)
+		if err != nil {
+			return
+		}
+		switch f.Type {
+		case attachwire.TypeInput:
+			if in, err := attachwire.DecodeInput(f.Payload); err == nil && in.UserID != "" {
+				b.inMu.Lock()
+				b.inputs = append(b.inputs, in.Data...)
+				b.inMu.Unlock()
+				b.sess.WriteInput(in.Data)
+			}
+		case attachwire.TypeResize:
+			if rs, err := attachwire.DecodeResize(f.Payload); err == nil {
+				b.sess.Resize(int(rs.Cols), int(rs.Rows), 0, 0)
+			}
+		case attachwire.TypeControl:
+			ctl, err := attachwire.DecodeControl(f.Payload)
+			if _, ok := ctl.(attachwire.SnapshotRequest); ok && err == nil {
+				if sf, err := b.sess.EmitSnapshot(); err == nil && sf.Seq == 0 {
+					b.send(ctx, sf) // after Exit: sent directly, not in the stream
+				}
+			}
+		}
+	}
+}
+
+// attachRelay starts a relay and a session running the tui helper (a
+// vim-like program: alternate screen, mouse, bracketed paste, focus) at
+// 80x24, streamed to it.
+func attachRelay(t *testing.T) (*relaytest.Server, *ptyhost.Session, *hostBridge) {
+	t.Helper()
+	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PenCooldown: time.Millisecond})
+	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{self(t)}, Env: []string{helperEnv + "=tui"}, Cols: 80, Rows: 24, Epoch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		sess.Stop(ctx)
+	})
+	b := startHostBridge(t, s, sess)
+	return s, sess, b
+}
+
+// attachLine is the shell line that runs attach on the room with tok.
+func attachLine(s *relaytest.Server, tok string, flags ...string) string {
+	return "PTYHOST_TOKEN=" + tok + " " + shellQuote(ptyhostBin) + " attach " + strings.Join(append(flags, s.RoomURL(attachRoom)), " ") + "; echo rc=$?"
+}
+
+// waitScreen polls a window's pane until it shows want exactly.
+func (tm *tmuxServer) waitScreen(target, want string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var got string
+	for {
+		got = normalizeScreen(tm.run("capture-pane", "-p", "-t", target))
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("watchdog: pane %s shows:\n%s\nwant:\n%s", target, got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tm *tmuxServer) waitIn(target, want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := normalizeScreen(tm.run("capture-pane", "-p", "-t", target))
+		if strings.Contains(got, want) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("watchdog: pane %s never showed %q; it shows:\n%s", target, want, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAttachUnderTmux drives "ptyhost attach" in tmux panes as a person
+// would: a read-only attach mirrors a relay-hosted vim-like program
+// exactly as tmux shows the same program run directly; --drive types into
+// it; the prefix keys release, refuse and take the pen and detach; detach
+// restores the terminal; and what the program prints that would make a
+// terminal answer or copy (CSI 6n, DECRQSS, OSC 52) never reaches the
+// panes' terminal.
+func TestAttachUnderTmux(t *testing.T) {
+	tm := newTmux(t)
+	s, _, bridge := attachRelay(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	// OSC 52 from a pane would land in tmux's buffers (the default,
+	// "external", ignores it: that would prove nothing).
+	tm.run("set-option", "-g", "set-clipboard", "on")
+	// The same program, run directly, is the reference screen.
+	tm.run("new-window", "-d", "-t", "main:1", "-n", "direct", helperEnv+"=tui "+shellQuote(self(t)))
+	tm.run("new-window", "-d", "-t", "main:2", "-n", "drive", "/bin/sh")
+	for _, w := range []string{"main:1", "main:2"} {
+		tm.run("resize-window", "-t", w, "-x", "80", "-y", "24")
+	}
+	tm.waitIn("main:1", "TUI-READY")
+
+	tm.run("send-keys", "-t", "main:0", "-l", attachLine(s, s.ViewerToken(t, attachRoom, "watcher")))
+	tm.run("send-keys", "-t", "main:0", "Enter")
+	tm.run("send-keys", "-t", "main:2", "-l", attachLine(s, s.DriverToken(t, attachRoom, "typist"), "--drive"))
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	tm.waitIn("main:2", "you hold the pen")
+
+	// --drive types into the program; the direct copy gets the same line.
+	tm.run("send-keys", "-t", "main:2", "-l", "hello")
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	tm.run("send-keys", "-t", "main:1", "-l", "hello")
+	tm.run("send-keys", "-t", "main:1", "Enter")
+	want := normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:1"))
+	if !strings.Contains(want, "got: hello") {
+		tm.waitIn("main:1", "got: hello")
+		want = normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:1"))
+	}
+	// Once the notices have gone, the read-only mirror is tmux's screen of
+	// the program, and so is the driving one.
+	tm.waitScreen("main:0", want)
+	tm.waitScreen("main:2", want)
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:0", "#{alternate_on}")); got != "1" {
+		t.Errorf("read-only attach: alternate_on %q, want 1", got)
+	}
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:0", "#{mouse_any_flag}")); got != "0" {
+		t.Errorf("read-only attach turned mouse tracking on (%q): the Viewer profile must drop it", got)
+	}
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:2", "#{mouse_any_flag}")); got != "1" {
+		t.Errorf("driving attach: mouse_any_flag %q, want 1 (the program's input modes)", got)
+	}
+
+	// Hostile output: the program echoes what the driver types, so typing
+	// the sequences makes it print them.
+	const hostile = "\x1b]52;c;aGVsbG8=\x07\x1bP$qm\x1b\\\x1b[6n\x1b[c"
+	tm.run(append([]string{"send-keys", "-t", "main:2", "-H"}, hexOf(hostile)...)...)
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	tm.run("send-keys", "-t", "main:2", "-l", "probe")
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	for _, w := range []string{"main:0", "main:2"} {
+		got := tm.waitIn(w, "probe")
+		for _, line := range strings.Split(got, "\n") {
+			if strings.Contains(line, "probe") && strings.TrimSpace(line) != "got: probe" {
+				t.Errorf("pane %s: %q: a terminal answer reached the program", w, line)
+			}
+		}
+	}
+	// The driving pane's terminal would send its answers to attach, which
+	// forwards its input to the session: nothing of the kind arrived.
+	// (The hostile line itself was typed, so it is input too.)
+	if m := terminalAnswer.Find(bytes.ReplaceAll(bridge.input(), []byte(hostile), nil)); m != nil {
+		t.Errorf("a terminal answer %q reached the session", m)
+	}
+	if bufs := strings.TrimSpace(tm.run("list-buffers")); bufs != "" {
+		t.Errorf("OSC 52 reached tmux's clipboard: %q", bufs)
+	}
+
+	// Prefix keys: help, release (then typing is refused), grab, detach.
+	tm.run("send-keys", "-t", "main:2", "C-]", "?")
+	tm.waitIn("main:2", "Ctrl-] then: g take the pen")
+	tm.run("send-keys", "-t", "main:2", "C-]", "r")
+	tm.waitIn("main:0", "pen: nobody is driving")
+	tm.run("send-keys", "-t", "main:2", "-l", "x")
+	tm.waitIn("main:2", "read-only: Ctrl-] g takes the pen")
+	tm.run("send-keys", "-t", "main:2", "C-]", "g")
+	tm.waitIn("main:0", "pen: typist is driving")
+	tm.run("send-keys", "-t", "main:2", "-l", "again")
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	tm.waitIn("main:0", "got: again")
+	tm.run("send-keys", "-t", "main:2", "C-]", "d")
+	tm.waitIn("main:2", "rc=0")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:2", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+		t.Errorf("after detach: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
+	}
+	// The terminal is back in cooked mode: the shell echoes and runs a line.
+	tm.typeLineIn("main:2", "echo cooked-$((1+1))")
+	tm.waitIn("main:2", "cooked-2")
+
+	// The session's end ends the watcher with its status.
+	tm.run("send-keys", "-t", "main:2", "-l", attachLine(s, s.DriverToken(t, attachRoom, "typist2"), "--drive"))
+	tm.run("send-keys", "-t", "main:2", "Enter")
+	// The detached driver gave the pen back: the next one takes it on
+	// joining.
+	tm.waitIn("main:2", "you hold the pen")
+
+	// The driver's window size is the session's (SIGWINCH → viewport).
+	tm.run("resize-window", "-t", "main:2", "-x", "90", "-y", "20")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:2")), "size=90x20") {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdog: the program never saw 90x20; pane:\n%s", tm.run("capture-pane", "-p", "-t", "main:2"))
+		}
+		tm.typeLineIn("main:2", "size")
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Ctrl-C ends a watching attach (its terminal keeps the signal keys),
+	// with the trailer and 128+SIGINT.
+	tm.run("new-window", "-d", "-t", "main:3", "/bin/sh")
+	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "quitter")))
+	tm.waitIn("main:3", "got: again")
+	tm.run("send-keys", "-t", "main:3", "C-c")
+	tm.waitIn("main:3", "rc=130")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:3", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+		t.Errorf("after Ctrl-C: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
+	}
+
+	// The session's end ends every attach with its status, and the trailer.
+	tm.typeLineIn("main:2", "quit")
+	tm.waitIn("main:0", "rc=0")
+	tm.waitIn("main:2", "rc=0")
+	for _, w := range []string{"main:0", "main:2"} {
+		if got := strings.TrimSpace(tm.run("display", "-p", "-t", w, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
+			t.Errorf("%s after the session ended: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", w, got)
+		}
+	}
+}
+
+func (tm *tmuxServer) typeLineIn(target, text string) {
+	tm.t.Helper()
+	tm.run("send-keys", "-t", target, "-l", text)
+	tm.run("send-keys", "-t", target, "Enter")
+}
+
+// hexOf spells s as tmux send-keys -H wants it: one hex byte a key.
+func hexOf(s string) []string {
+	out := make([]string, len(s))
+	for i := range len(s) {
+		out[i] = fmt.Sprintf("%02x", s[i])
+	}
+	return out
+}
+
+// attach's own failures have documented statuses: 2 for usage, 69 for a
+// relay that cannot be reached, 77 for a refused token.
+func TestAttachExitCodes(t *testing.T) {
+	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	tm := newTmux(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	good := s.ViewerToken(t, attachRoom, "ann")
+	parts := strings.Split(good, ".")
+	forged := parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2]))
+	for _, tc := range []struct{ line, want string }{
+		{shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=2"},
+		{"PTYHOST_TOKEN=" + forged + " " + shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=77"},
+		{shellQuote(ptyhostBin) + " attach 'ws://127.0.0.1:1/v1/rooms/x#token=" + good + "'; echo rc=$?", "rc=69"},
+	} {
+		tm.run("send-keys", "-t", "main", "clear", "Enter")
+		tm.typeLine(tc.line)
+		tm.waitFor(tc.want)
+	}
+}
+
+// A watching attach exits with the session's status when the session
+// ends (here the program is stopped, and dies of a signal); one that
+// joins after the end shows the final screen and exits 0, since the
+// status is not known to it.
+func TestAttachExitsWithTheSessionStatus(t *testing.T) {
+	tm := newTmux(t)
+	s, sess, _ := attachRelay(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine(attachLine(s, s.ViewerToken(t, attachRoom, "ann")))
+	tm.waitFor("TUI-READY")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sess.Stop(ctx)
+	ex, ok := sess.Exit()
+	if !ok || ex.Code == 0 {
+		t.Fatalf("the stopped session's exit %+v %v", ex, ok)
+	}
+	tm.waitFor(fmt.Sprintf("rc=%d", ex.Code))
+
+	tm.typeLine("clear; " + attachLine(s, s.ViewerToken(t, attachRoom, "late")))
+	tm.waitFor("rc=0")
+}
+
+// When the host's leg drops, the attach says so on its status line and
+// keeps the screen; Ctrl-C still ends it.
+func TestAttachShowsHostReconnecting(t *testing.T) {
+	tm := newTmux(t)
+	s, _, b := attachRelay(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine(attachLine(s, s.ViewerToken(t, attachRoom, "ann")))
+	tm.waitFor("TUI-READY")
+	b.stop()
+	got := tm.waitFor("host reconnecting")
+	if !strings.Contains(got, "TUI-READY") {
+		t.Errorf("the screen was lost with the host:\n%s", got)
+	}
+	tm.run("send-keys", "-t", "main", "C-c")
+	tm.waitFor("rc=130")
+}

@@ -1,0 +1,33 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/ptyhost/ptyhost/internal/rawterm"
+	"golang.org/x/sys/unix"
+)
+
+// watchMode is raw mode with the signal keys kept: a watching attach
+// reads its prefix key byte by byte and paints without output processing,
+// and Ctrl-C still interrupts it (it goes to no program).
+func watchMode(fd int) error { return setTermMode(fd, true) }
+
+// rawMode is full raw mode, for the terminal whose keys go to the session.
+func rawMode(fd int) error { return setTermMode(fd, false) }
+
+func setTermMode(fd int, signals bool) error {
+	t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return fmt.Errorf("read terminal settings: %w", err)
+	}
+	rawterm.Set(t)
+	if signals {
+		t.Lflag |= unix.ISIG
+	}
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermiosDrain, t); err != nil {
+		return fmt.Errorf("set terminal mode: %w", err)
+	}
+	return nil
+}

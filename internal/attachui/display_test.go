@@ -1,0 +1,93 @@
+package attachui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/engine"
+)
+
+// fakeMirror is a mirror fed by the test.
+type fakeMirror struct {
+	e   *engine.Engine
+	seq uint64
+}
+
+func (m *fakeMirror) get() (attachwire.Screen, uint64, bool) {
+	var s attachwire.Screen
+	m.e.Screen(&s)
+	return s, m.seq, true
+}
+
+// terminalOf replays what the Display wrote into a fresh engine: the
+// user's terminal.
+func terminalOf(out []byte, cols, rows int) attachwire.Screen {
+	e := engine.New(term.Options{Cols: cols, Rows: rows})
+	defer e.Close()
+	e.Write(out)
+	var s attachwire.Screen
+	e.Screen(&s)
+	return s
+}
+
+func rowText(s attachwire.Screen, row int) string {
+	var b strings.Builder
+	for _, c := range s.Primary[row*s.Cols : (row+1)*s.Cols] {
+		b.WriteString(c.Content)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// A notice shows on the bottom row over the mirrored screen; output while
+// it shows does not corrupt the screen, and once it goes the terminal
+// shows exactly the mirror.
+func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
+	const cols, rows = 20, 4
+	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
+	defer m.e.Close()
+	var out bytes.Buffer
+	d := NewDisplay(&out, m.get, cols, rows)
+	feed := func(p string) {
+		m.e.Write([]byte(p))
+		m.seq++
+		d.Output(m.seq, []byte(p))
+	}
+	scr, _, _ := m.get()
+	d.Snapshot(&scr, 0)
+	feed("one\r\ntwo\r\nthree\r\nfour")
+	d.Notice("pen: ann", false)
+	if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "pen: ann" {
+		t.Fatalf("bottom row %q, want the notice", got)
+	}
+	feed("\r\nfive")
+	term := terminalOf(out.Bytes(), cols, rows)
+	if rowText(term, rows-1) != "pen: ann" || rowText(term, 0) != "two" {
+		t.Fatalf("with the notice up: rows %q %q", rowText(term, 0), rowText(term, rows-1))
+	}
+	d.Tick(time.Now().Add(2 * NoticeFor))
+	want, _, _ := m.get()
+	got := terminalOf(out.Bytes(), cols, rows)
+	for r := range rows {
+		if rowText(got, r) != rowText(want, r) {
+			t.Fatalf("row %d %q after the notice, want %q", r, rowText(got, r), rowText(want, r))
+		}
+	}
+	if got.CursorRow != want.CursorRow || got.CursorCol != want.CursorCol {
+		t.Fatalf("cursor (%d,%d), want (%d,%d)", got.CursorRow, got.CursorCol, want.CursorRow, want.CursorCol)
+	}
+	// Output already shown by a repaint is not painted twice.
+	n := out.Len()
+	d.Output(m.seq, []byte("dup"))
+	if out.Len() != n {
+		t.Fatal("an Output the repaint covered was painted again")
+	}
+	d.Close()
+	feed("x")
+	if out.Len() != n {
+		t.Fatal("painted after Close")
+	}
+}

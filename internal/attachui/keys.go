@@ -1,0 +1,59 @@
+package attachui
+
+// Command is what a key after the prefix asks for.
+type Command uint8
+
+// Commands of the prefix key.
+const (
+	CmdNone    Command = iota
+	CmdGrab            // g: ask for the pen
+	CmdRelease         // r: give the pen back
+	CmdDetach          // d: leave; the session goes on
+	CmdHelp            // ?: show the keys
+	CmdUnknown         // any other key after the prefix
+)
+
+// DefaultPrefix is Ctrl-].
+const DefaultPrefix = 0x1d
+
+// Keys splits a terminal's input into bytes for the session and prefix
+// commands: the prefix then g, r, d or ? is a command, the prefix twice
+// sends one prefix byte, and the prefix then any other key is CmdUnknown
+// (the key is dropped). A prefix at the end of one read waits for the next.
+type Keys struct {
+	Prefix  byte
+	pending bool
+}
+
+// Feed appends to dst the bytes of p meant for the session and calls cmd
+// for each command, in input order: cmd gets the bytes before it first,
+// through flush, so that typed text and commands keep their order.
+func (k *Keys) Feed(dst, p []byte, cmd func(send []byte, c Command) []byte) []byte {
+	for _, b := range p {
+		if k.pending {
+			k.pending = false
+			c := CmdUnknown
+			switch b {
+			case k.Prefix:
+				dst = append(dst, b)
+				continue
+			case 'g':
+				c = CmdGrab
+			case 'r':
+				c = CmdRelease
+			case 'd':
+				c = CmdDetach
+			case '?':
+				c = CmdHelp
+			}
+			dst = cmd(dst, c)
+			continue
+		}
+		if b == k.Prefix {
+			k.pending = true
+			continue
+		}
+		dst = append(dst, b)
+	}
+	return dst
+}

@@ -1,0 +1,60 @@
+package viewer_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relaytest"
+	"github.com/ptyhost/ptyhost/viewer"
+)
+
+// BenchmarkKeystrokeEcho measures a keystroke's round trip on loopback:
+// Client.Input → relay → host, the host echoes it as Output → relay →
+// the same Client's OnEvent. It reports the p50 and p99 per keystroke.
+func BenchmarkKeystrokeEcho(b *testing.B) {
+	s := relaytest.NewServer(b, quiet())
+	h := newHost(b, s, 1, 80, 24)
+	echoed := make(chan struct{}, 1)
+	c, err := viewer.Dial(b.Context(), viewer.Config{
+		URL: s.RoomURL(room), Token: s.DriverToken(b, room, "dan"), Role: attachwire.RoleDriver,
+		OnEvent: func(ev viewer.Event) {
+			if ev.Kind == viewer.EventOutput {
+				select {
+				case echoed <- struct{}{}:
+				default:
+				}
+			}
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	eventually(b, "the pen", func() bool { return c.Pen().Mine })
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		if err := c.Input([]byte("k")); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case p := <-h.input:
+			h.output(p)
+		case <-time.After(relaytest.Timeout):
+			b.Fatal("the keystroke never reached the host")
+		}
+		select {
+		case <-echoed:
+		case <-time.After(relaytest.Timeout):
+			b.Fatal("the echo never came back")
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}

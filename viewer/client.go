@@ -1,0 +1,343 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+)
+
+// maxUIRunes caps the UI strings the Client hands out (names, messages,
+// labels).
+const maxUIRunes = 200
+
+// Client is one viewer or driver in a room, across reconnections. It is
+// safe for concurrent use; see the package doc for its goroutines.
+type Client struct {
+	cfg    Config
+	claims tokenClaims
+	role   attachwire.Role
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	wake   chan struct{} // a write is waiting for the leg's writer
+
+	mu       sync.Mutex
+	mirror   mirror
+	pen      Pen
+	members  []attachwire.Member
+	room     attachwire.RoomStatus
+	endedAt  *uint64 // the room reported "ended" at this seq
+	exit     *attachwire.Exit
+	ended    bool
+	err      error
+	viewport attachwire.Viewport
+	controls []attachwire.Control // waiting for the writer
+	resize   bool                 // a viewport advert waits for the writer
+	in       inputQueue
+	// legCancel drops the current leg; regrab makes the next leg
+	// subscribe as a driver and ask for the pen (a Grab from a leg that
+	// subscribed as a viewer).
+	legCancel context.CancelFunc
+	regrab    bool
+
+	// Owned by the connection loop.
+	san        *sanitize.Sanitizer
+	sanDriver  bool
+	resyncing  bool // a gap was seen; frames wait for the resume's Snapshot
+	closeLeg   bool // the session ended: close the leg and stop
+	progressed bool // the current leg delivered a frame
+}
+
+// Dial connects to the room cfg.URL names and subscribes, then keeps the
+// leg (and its successors) running until the session ends, the relay
+// refuses the leg, or Close. The first leg's failure is Dial's error: one
+// matching ErrUnreachable, a *RefusedError (ErrRefused), or ErrConfig. ctx
+// bounds this first dial only.
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	c := &Client{cfg: cfg, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	if err := c.configure(); err != nil {
+		return nil, err
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.mirror.scrollback = max(cfg.Scrollback, 0)
+	c.viewport = cfg.Viewport
+	c.san = sanitize.New(sanitize.Options{})
+	ws, err := c.dial(ctx)
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	go c.loop(ws)
+	return c, nil
+}
+
+// configure checks the Config and reads the token's claims.
+func (c *Client) configure() error {
+	u, err := url.Parse(c.cfg.URL)
+	if err != nil {
+		return fmt.Errorf("%w: url: %v", ErrConfig, err)
+	}
+	if u.Scheme != "ws" && u.Scheme != "wss" {
+		return fmt.Errorf("%w: url scheme %q, want ws or wss", ErrConfig, u.Scheme)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	c.cfg.URL = u.String()
+	if c.cfg.Token == "" {
+		return fmt.Errorf("%w: no token", ErrConfig)
+	}
+	if c.claims, err = peekClaims(c.cfg.Token); err != nil {
+		return err
+	}
+	if c.cfg.SessionID == "" {
+		c.cfg.SessionID = c.claims.SessionID
+	}
+	if c.cfg.SessionID == "" {
+		c.cfg.SessionID = path.Base(u.Path)
+	}
+	c.role = c.cfg.Role
+	if c.role == "" {
+		c.role = c.claims.Role
+	}
+	if c.role != attachwire.RoleDriver && c.role != attachwire.RoleViewer {
+		return fmt.Errorf("%w: role %q, want driver or viewer", ErrConfig, c.role)
+	}
+	if c.cfg.Viewport.Cols == 0 || c.cfg.Viewport.Rows == 0 {
+		c.cfg.Viewport = attachwire.Viewport{}
+	}
+	return nil
+}
+
+// Close ends the Client: the leg is closed and the goroutines joined. It
+// is idempotent and returns nil.
+func (c *Client) Close() error {
+	c.cancel()
+	<-c.done
+	return nil
+}
+
+// Done is closed when the Client has ended (after Close, the session's
+// end or a refusal).
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the Client ended: nil after Close or the session's end,
+// a *RefusedError after a refusal. It is nil while the Client runs.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Exit returns the session's exit status, once the Exit frame was seen.
+func (c *Client) Exit() (attachwire.Exit, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exit == nil {
+		return attachwire.Exit{}, false
+	}
+	return *c.exit, true
+}
+
+// Ended reports whether the session has ended (Exit seen, or the room
+// reported "ended").
+func (c *Client) Ended() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
+}
+
+// Mirror returns a copy of the mirrored screen and the last host seq it
+// shows; ok is false until the first Snapshot.
+func (c *Client) Mirror() (scr attachwire.Screen, seq uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	scr, ok = c.mirror.screen()
+	return scr, c.mirror.last, ok
+}
+
+// Pen returns the pen as last reported.
+func (c *Client) Pen() Pen {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pen
+}
+
+// Presence returns the room's members as last reported (user ids made
+// displayable).
+func (c *Client) Presence() []attachwire.Member {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.members)
+}
+
+// Room returns the room's state as last reported ("" before the first).
+func (c *Client) Room() attachwire.RoomStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.room
+}
+
+// Role returns the role this Client subscribes with.
+func (c *Client) Role() attachwire.Role {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.role
+}
+
+// UserID returns the token's user id, made displayable.
+func (c *Client) UserID() string { return sanitize.UIString(c.claims.UserID, maxUIRunes) }
+
+// Input sends p to the session. It needs the pen (ErrNoPen otherwise);
+// the bytes are kept and resent on a new leg until the relay acknowledges
+// them. It does not block on the network.
+func (c *Client) Input(p []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.ended || c.ctx.Err() != nil:
+		return ErrClosed
+	case !c.pen.Mine:
+		return ErrNoPen
+	}
+	if err := c.in.add(p, c.cfg.MaxPendingInput); err != nil {
+		return err
+	}
+	c.poke()
+	return nil
+}
+
+// Grab asks for the pen. The answer comes as an EventPen (or, for a
+// viewer token, an error that ends the Client: ErrViewerRole is returned
+// instead of asking).
+//
+// A leg that subscribed as a viewer with a driver token cannot take the
+// pen: Grab then subscribes again as a driver (a resume, so the mirror
+// carries on) and asks for the pen on the new leg.
+func (c *Client) Grab() error {
+	if c.claims.Role == attachwire.RoleViewer {
+		return ErrViewerRole
+	}
+	c.mu.Lock()
+	if c.role == attachwire.RoleViewer {
+		defer c.mu.Unlock()
+		if c.ended || c.ctx.Err() != nil {
+			return ErrClosed
+		}
+		c.role, c.regrab = attachwire.RoleDriver, true
+		if c.legCancel != nil {
+			c.legCancel()
+		}
+		return nil
+	}
+	c.mu.Unlock()
+	return c.control(attachwire.Grab{})
+}
+
+// Release gives the pen back.
+func (c *Client) Release() error { return c.control(attachwire.Release{}) }
+
+// Resize advertises this terminal's size (the pen holder's is the
+// session's size; others' are advisory). It is also used in the next
+// subscribe.
+func (c *Client) Resize(cols, rows int) error {
+	if cols <= 0 || rows <= 0 || cols > attachwire.MaxScreenDim || rows > attachwire.MaxScreenDim {
+		return fmt.Errorf("%w: viewport %dx%d", ErrConfig, cols, rows)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	c.viewport = attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)}
+	c.resize = true
+	c.poke()
+	return nil
+}
+
+func (c *Client) control(ctl attachwire.Control) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	c.controls = append(c.controls, ctl)
+	c.poke()
+	return nil
+}
+
+// poke wakes the writer; c.mu is held.
+func (c *Client) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// emit hands ev to OnEvent; called from the connection loop only.
+func (c *Client) emit(ev Event) {
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(ev)
+	}
+}
+
+// dial opens a leg and sends subscribe. Its errors are classified for the
+// caller: *RefusedError (final), *dialError (retry), *retryAfterError.
+func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+c.cfg.Token)
+	ws, resp, err := websocket.Dial(ctx, c.cfg.URL, &websocket.DialOptions{
+		HTTPClient:   c.cfg.HTTPClient,
+		HTTPHeader:   h,
+		Subprotocols: []string{Subprotocol},
+	})
+	if err != nil {
+		return nil, classifyDial(resp, err)
+	}
+	if ws.Subprotocol() != Subprotocol {
+		ws.Close(websocket.StatusProtocolError, "version subprotocol not negotiated")
+		return nil, &dialError{errors.New("the relay did not negotiate " + Subprotocol)}
+	}
+	ws.SetReadLimit(c.cfg.ReadLimit)
+	f, err := attachwire.ControlFrame(c.subscribe())
+	if err == nil {
+		var b []byte
+		if b, err = f.MarshalBinary(); err == nil {
+			err = ws.Write(ctx, websocket.MessageBinary, b)
+		}
+	}
+	if err != nil {
+		ws.CloseNow()
+		return nil, &dialError{fmt.Errorf("subscribe: %w", err)}
+	}
+	return ws, nil
+}
+
+// subscribe is the subscribe control for the next leg: a resume from the
+// mirror's position once it has one.
+func (c *Client) subscribe() attachwire.Subscribe {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := attachwire.Subscribe{SessionID: c.cfg.SessionID, AsRole: c.role}
+	if c.mirror.has {
+		last, epoch := c.mirror.last, c.mirror.epoch
+		s.ResumeFrom, s.ResumeEpoch = &last, &epoch
+	}
+	if c.viewport.Cols > 0 {
+		vp := c.viewport
+		s.Viewport = &vp
+	}
+	c.resize = false
+	return s
+}

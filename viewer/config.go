@@ -1,0 +1,93 @@
+package viewer
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Subprotocol is the WebSocket subprotocol of interactive-attach-v1.
+const Subprotocol = "interactive-attach-v1"
+
+// Defaults of the Config fields left zero.
+const (
+	DefaultBackoffMin      = 250 * time.Millisecond
+	DefaultBackoffMax      = 30 * time.Second
+	DefaultDialTimeout     = 15 * time.Second
+	DefaultReadLimit       = 16 << 20
+	DefaultMaxPendingInput = 1 << 20
+	DefaultPingInterval    = 10 * time.Second
+)
+
+// maxInputChunk is the most data one Input frame carries, far under the
+// relay's 1 MiB message limit for a driver leg.
+const maxInputChunk = 64 << 10
+
+// Config configures a Client. Dial copies it; every field's zero value is
+// documented with it. A Config is a plain value.
+type Config struct {
+	// URL is the room's attach URL, ws:// or wss://…/v1/rooms/<roomId>.
+	// Required. A fragment (#token=…) is ignored: the token is Token.
+	URL string
+	// Token is the attach token, sent in the Authorization header.
+	// Required.
+	Token string
+	// SessionID is the subscribe's sessionId. Empty: the token's sessionId
+	// claim, else the URL's last path segment.
+	SessionID string
+	// Role is the role asked for in subscribe (asRole): RoleDriver takes
+	// the pen at once when it is free. Empty: the token's role, which
+	// must be driver or viewer.
+	Role attachwire.Role
+	// Viewport is this terminal's size, advertised in subscribe. Zero:
+	// none advertised.
+	Viewport attachwire.Viewport
+	// Scrollback is how many lines the mirror keeps above its screen.
+	// Zero keeps none.
+	Scrollback int
+	// OnEvent receives what the Client learns, in stream order (see the
+	// package doc for the rules). Nil: events are dropped; the mirror and
+	// the accessors still follow the stream.
+	OnEvent func(Event)
+	// BackoffMin and BackoffMax bound the wait between reconnection
+	// attempts. Zero: DefaultBackoffMin, DefaultBackoffMax.
+	BackoffMin, BackoffMax time.Duration
+	// DialTimeout bounds one dial and subscribe. Zero: DefaultDialTimeout.
+	DialTimeout time.Duration
+	// PingInterval is how often the Client pings the relay; a leg whose
+	// ping is not answered within the interval is dropped and redialled.
+	// Zero: DefaultPingInterval.
+	PingInterval time.Duration
+	// ReadLimit is the largest message accepted from the relay. Zero:
+	// DefaultReadLimit.
+	ReadLimit int64
+	// MaxPendingInput bounds the Input bytes sent but not yet
+	// acknowledged. Zero: DefaultMaxPendingInput.
+	MaxPendingInput int
+	// HTTPClient dials the WebSocket. Nil: http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+func (c Config) withDefaults() Config {
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = DefaultBackoffMin
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = DefaultBackoffMax
+	}
+	c.BackoffMax = max(c.BackoffMax, c.BackoffMin)
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = DefaultDialTimeout
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = DefaultPingInterval
+	}
+	if c.ReadLimit <= 0 {
+		c.ReadLimit = DefaultReadLimit
+	}
+	if c.MaxPendingInput <= 0 {
+		c.MaxPendingInput = DefaultMaxPendingInput
+	}
+	return c
+}

@@ -1,0 +1,55 @@
+// Package viewer is the client side of a driver or viewer leg of
+// interactive-attach-v1: it dials a relay's room with an attach token,
+// keeps a mirror of the session's screen, follows the pen, presence and
+// room state, sends Input while it holds the pen, and reconnects with
+// resume after a drop. `ptyhost attach` is built on it; tests and load
+// generators use it as a library.
+//
+// # Model
+//
+// Dial opens the first leg (a refusal or an unreachable relay is its
+// error) and starts the Client. The Client subscribes with the viewport,
+// and on every later leg with resumeFrom (the last host seq it applied)
+// and resumeEpoch (the epoch of the last Snapshot it applied), so that a
+// ring hit replays only what it missed and a ring miss serves a Snapshot
+// plus the tail from its atSeq+1. The mirror is the project's own terminal
+// engine: a Snapshot replaces it (the screen repainted into a fresh
+// engine), frames from atSeq+1 are applied in order, frames it already
+// has are dropped by seq, and a gap asks the relay to resume. An
+// in-stream Snapshot that continues the mirror's stream only confirms it.
+//
+// Every Output frame goes through the Client's own stateful sanitizer
+// (attachwire/sanitize) before it is handed to Config.OnEvent: the Driver
+// profile while this leg holds the pen, the Viewer profile otherwise. No
+// viewer trusts the relay's pass. Presence names, error messages and
+// marker labels are passed through sanitize.UIString.
+//
+// Input is numbered from 1 (inputSeq) for the life of the Client, stamped
+// with the pen generation current when it is sent and the last host seq
+// applied, and kept until the relay's input_ack covers it; a new leg
+// resends everything after the last ack. Reconnection waits with equal
+// jitter between Config.BackoffMin and BackoffMax (doubling, reset once a
+// leg delivers a frame), or the relay's Retry-After or restart hint when
+// longer. The Client ends after the Exit frame (or a room that reports
+// "ended" once the mirror holds its last frame), on a refusal
+// (*RefusedError), or on Close.
+//
+// # Concurrency
+//
+// A Client is safe for concurrent use. It owns two goroutines: the
+// connection loop (dial, subscribe, read, apply, call OnEvent) and, per
+// leg, a writer (Input, controls, Resize, keepalive pings). Close cancels
+// both and returns after they have exited. OnEvent is called from the
+// connection loop only, one event at a time, in stream order, without the
+// Client's lock held: it may call any method except Close (which waits for
+// that loop). While OnEvent runs the Client reads nothing more, so a slow
+// OnEvent makes the relay skip this viewer to a newer Snapshot.
+//
+// # Limits
+//
+// Messages from the relay are read up to Config.ReadLimit (16 MiB by
+// default: a Snapshot with scrollback can be large). Input not yet
+// acknowledged is bounded by Config.MaxPendingInput (1 MiB); Input sends
+// the rest as ErrInputFull. Each Input frame carries at most 64 KiB.
+// Presence lists are bounded by attachwire's decoder.
+package viewer

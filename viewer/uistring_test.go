@@ -1,0 +1,37 @@
+package viewer
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Presence names, pen holders and error messages are UI strings: control
+// characters and bidi overrides never reach the caller, whatever the relay
+// sends (the relay's tokens refuse them too; the viewer does not count on
+// it).
+func TestUIStringsFromTheRelay(t *testing.T) {
+	const evil = "ev\x1b]52;c;eA==\x07il\u202ename\x9b6n"
+	c := &Client{}
+	var got []Event
+	c.cfg.OnEvent = func(ev Event) { got = append(got, ev) }
+	c.resetSanitizer(false, 80, 24)
+	c.applyPresence(attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{{UserID: evil, ConnID: "c1"}}})
+	c.setPen(evil, "c1", 1)
+	p, _ := attachwire.AppendControl(nil, attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: evil})
+	err := c.applyControl(p)
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		t.Fatalf("non-retryable error control: %v", err)
+	}
+	for _, s := range []string{c.Presence()[0].UserID, c.Pen().HolderUserID, re.Message, got[0].Members[0].UserID, got[1].Pen.HolderUserID} {
+		if strings.ContainsAny(s, "\x1b\x07\u202e\u009b") {
+			t.Errorf("UI string %q holds a control character", s)
+		}
+		if !strings.HasPrefix(s, "ev") {
+			t.Errorf("UI string %q lost its text", s)
+		}
+	}
+}
