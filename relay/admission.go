@@ -1,0 +1,405 @@
+package relay
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+// Subprotocol is the WebSocket subprotocol of interactive-attach-v1, the
+// only one the relay echoes.
+const Subprotocol = "interactive-attach-v1"
+
+// bearerPrefix starts the subprotocol a browser carries its token in.
+const bearerPrefix = "bearer."
+
+// jtiRecord is what the relay remembers of a token id until the token
+// expires: whose it is (a reconnect must match) and whether a leg with it is
+// live (one at a time).
+type jtiRecord struct {
+	ident identity
+	exp   time.Time
+	live  bool
+}
+
+// identity is what a reconnect re-presenting a jti must match.
+type identity struct {
+	org, session, user string
+	role               attachwire.Role
+	epoch              uint64
+}
+
+func identityOf(c token.Claims) identity {
+	id := identity{org: c.OrgID, session: c.SessionID, user: c.UserID, role: c.Role}
+	if c.Epoch != nil {
+		id.epoch = *c.Epoch
+	}
+	return id
+}
+
+// refuse answers a dial before the upgrade and counts it.
+func (rl *Relay) refuse(w http.ResponseWriter, status int, reason, msg string) {
+	rl.metrics.refusals.WithLabelValues(reason).Inc()
+	http.Error(w, msg, status)
+}
+
+// serveAttach runs the checks that come before the upgrade, in order:
+// draining (503 + Retry-After), the dial rate (429 + Retry-After), the path
+// (404; the degraded lane is not served), the subprotocol (400), the Origin
+// (403), the credential and the token (401). The rest happens on the
+// upgraded connection (see admit).
+func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
+	rl.mu.Lock()
+	draining := rl.draining
+	rl.mu.Unlock()
+	if draining {
+		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
+		return
+	}
+	if !rl.limiter.allow(clientAddr(r)) {
+		w.Header().Set("Retry-After", "1")
+		rl.refuse(w, http.StatusTooManyRequests, "rate", "too many dials")
+		return
+	}
+	roomID, ok := roomPath(r.URL.Path)
+	if !ok || r.Method != http.MethodGet {
+		rl.refuse(w, http.StatusNotFound, "path", "not found")
+		return
+	}
+	protos := offeredProtocols(r)
+	if !hasProtocol(protos, Subprotocol) {
+		rl.refuse(w, http.StatusBadRequest, "subprotocol", "subprotocol "+Subprotocol+" required")
+		return
+	}
+	if !rl.originAllowed(r) {
+		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+		return
+	}
+	raw, fromHeader := credential(r, protos)
+	if raw == "" {
+		rl.refuse(w, http.StatusUnauthorized, "auth", "attach token required")
+		return
+	}
+	claims, err := rl.verifier.Verify(raw)
+	if err != nil {
+		rl.log.Info("relay: token refused", "path", r.URL.Path, "err", err)
+		rl.refuse(w, http.StatusUnauthorized, "auth", "invalid token")
+		return
+	}
+	if claims.Role == attachwire.RoleHost && !fromHeader {
+		rl.refuse(w, http.StatusUnauthorized, "auth", "host tokens go in the Authorization header")
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols:       []string{Subprotocol},
+		InsecureSkipVerify: true, // the Origin was checked above
+	})
+	if err != nil {
+		return
+	}
+	rl.legs.Add(1)
+	defer rl.legs.Done()
+	rl.admit(conn, roomID, claims)
+}
+
+// offeredProtocols returns the subprotocols the client offered.
+func offeredProtocols(r *http.Request) []string {
+	var out []string
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for p := range strings.SplitSeq(h, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func hasProtocol(protos []string, want string) bool {
+	for _, p := range protos {
+		if p == want {
+			return true
+		}
+	}
+	return false
+}
+
+// credential returns the token: the Authorization header's bearer token,
+// or the one a browser carries in a "bearer.<base64url>" subprotocol.
+func credential(r *http.Request, protos []string) (raw string, fromHeader bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(tok), true
+		}
+		return "", true
+	}
+	for _, p := range protos {
+		if enc, ok := strings.CutPrefix(p, bearerPrefix); ok {
+			b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
+			if err != nil {
+				return "", false
+			}
+			return string(b), false
+		}
+	}
+	return "", false
+}
+
+// originAllowed accepts a request without Origin (native clients), one from
+// the relay's own origin, and the configured ones.
+func (rl *Relay) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err == nil && strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, a := range rl.cfg.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), o) {
+			return true
+		}
+	}
+	return false
+}
+
+// admission is a refusal after the upgrade: an error control, then a close.
+type admission struct {
+	code      attachwire.ErrorCode
+	msg       string
+	retryable bool
+	status    websocket.StatusCode
+	handled   bool // already refused on the wire
+}
+
+func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + a.msg }
+
+// admit runs the checks that need the connection, in order: room binding
+// (path = roomId = sessionId), the jti (initial admission or an
+// identity-matched reconnect; one live leg per jti), the first frame
+// (subscribe within SubscribeTimeout, its sessionId, asRole within the
+// token's role, a host's epoch equal to the claim), the room's limits and,
+// for a host, the epoch CAS. Then the leg runs until it ends.
+func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
+	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
+	if c.RoomID != roomID || c.SessionID != roomID {
+		rl.reject(conn, log, &admission{attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation, false})
+		return
+	}
+	if a := rl.takeJTI(c); a != nil {
+		rl.reject(conn, log, a)
+		return
+	}
+	defer rl.releaseJTI(c.JTI)
+	conn.SetReadLimit(rl.cfg.ViewerReadLimit)
+	if c.Role == attachwire.RoleHost {
+		conn.SetReadLimit(rl.cfg.HostReadLimit)
+	}
+	sub, a := rl.readSubscribe(conn, c)
+	if a != nil {
+		rl.reject(conn, log, a)
+		return
+	}
+	key := roomKey{org: c.OrgID, session: c.SessionID}
+	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
+	defer l.cancel()
+	for {
+		rm := rl.roomFor(key)
+		if rm == nil {
+			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "relay is at its room limit", true, websocket.StatusTryAgainLater, false})
+			return
+		}
+		l.room = rm
+		var err error
+		if sub.AsRole == attachwire.RoleHost {
+			err = rm.bindHost(l, *c.Epoch)
+		} else {
+			err = rm.addViewer(l)
+		}
+		var stale *errEpochStale
+		switch {
+		case errors.Is(err, errRoomClosed):
+			continue
+		case errors.As(err, &stale):
+			rl.reject(conn, log, &admission{attachwire.CodeEpochStale, "epoch " + strconv.FormatUint(stale.epoch, 10) +
+				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation, false})
+			return
+		case errors.Is(err, errRoomFull):
+			rl.reject(conn, log, &admission{attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater, false})
+			return
+		}
+		break
+	}
+	rl.run(l, sub)
+}
+
+// run drives an admitted leg until it ends and takes it out of its room.
+func (rl *Relay) run(l *leg, sub attachwire.Subscribe) {
+	role := string(l.role)
+	rl.metrics.legs.WithLabelValues(role).Inc()
+	defer rl.metrics.legs.WithLabelValues(role).Dec()
+	l.log.Info("relay: leg admitted")
+	if sub.Viewport != nil && sub.Viewport.Cols > 0 && sub.Viewport.Rows > 0 {
+		l.room.resizeFrom(l, attachwire.Resize{Cols: sub.Viewport.Cols, Rows: sub.Viewport.Rows})
+	}
+	done := make(chan struct{}, 2)
+	go func() {
+		defer func() { done <- struct{}{} }()
+		l.keepalive()
+	}()
+	if l.role == attachwire.RoleHost {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			l.hostWriter()
+		}()
+		l.readHost()
+		l.room.hostLeft(l)
+	} else {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			l.viewerWriter(resumeRequest{after: sub.ResumeFrom, epoch: sub.ResumeEpoch})
+		}()
+		l.readViewer()
+		l.room.removeViewer(l)
+	}
+	l.end(nil, websocket.StatusNormalClosure, "")
+	<-done
+	<-done
+	l.cancel()
+	l.log.Info("relay: leg ended")
+}
+
+// reject sends a refusal on an upgraded connection and closes it.
+func (rl *Relay) reject(conn *websocket.Conn, log interface{ Info(string, ...any) }, a *admission) {
+	if a.handled {
+		return
+	}
+	rl.metrics.refusals.WithLabelValues(string(a.code)).Inc()
+	log.Info("relay: leg refused", "code", string(a.code), "msg", a.msg)
+	ctx, cancel := context.WithTimeout(rl.ctx, rl.cfg.WriteTimeout)
+	defer cancel()
+	if b, err := controlWire(attachwire.ErrorControl{Code: a.code, Message: a.msg, Retryable: a.retryable}); err == nil {
+		conn.Write(ctx, websocket.MessageBinary, b)
+	}
+	conn.Close(a.status, string(a.code))
+}
+
+// readSubscribe waits for the leg's first frame, which must be a subscribe
+// matching the token.
+func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire.Subscribe, *admission) {
+	// The read runs in its own goroutine because cancelling a read kills
+	// the connection, and a leg that is late still gets its error control.
+	type result struct {
+		typ websocket.MessageType
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		typ, b, err := conn.Read(rl.ctx)
+		ch <- result{typ, b, err}
+	}()
+	t := time.NewTimer(rl.cfg.SubscribeTimeout)
+	defer t.Stop()
+	var res result
+	select {
+	case res = <-ch:
+	case <-t.C:
+		rl.reject(conn, rl.log, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false})
+		<-ch // the close ends the read
+		return attachwire.Subscribe{}, &admission{handled: true}
+	}
+	typ, b, err := res.typ, res.b, res.err
+	if err != nil {
+		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation, false}
+	}
+	if typ != websocket.MessageBinary {
+		return attachwire.Subscribe{}, &admission{attachwire.CodeFraming, "binary frames only", false, websocket.StatusUnsupportedData, false}
+	}
+	framing := func(msg string) *admission {
+		return &admission{attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError, false}
+	}
+	f, err := attachwire.DecodeFrame(b)
+	if err != nil {
+		return attachwire.Subscribe{}, framing(err.Error())
+	}
+	if f.Type != attachwire.TypeControl {
+		return attachwire.Subscribe{}, framing("the first frame must be subscribe")
+	}
+	ctl, err := attachwire.DecodeControl(f.Payload)
+	if err != nil {
+		return attachwire.Subscribe{}, framing(err.Error())
+	}
+	sub, ok := ctl.(attachwire.Subscribe)
+	if !ok {
+		return attachwire.Subscribe{}, framing("the first frame must be subscribe")
+	}
+	policy := func(code attachwire.ErrorCode, msg string) *admission {
+		return &admission{code, msg, false, websocket.StatusPolicyViolation, false}
+	}
+	switch {
+	case sub.SessionID != c.SessionID:
+		return sub, policy(attachwire.CodeRoomMismatch, "subscribe is for another session")
+	case c.Role == attachwire.RoleHost && sub.AsRole != attachwire.RoleHost:
+		return sub, policy(attachwire.CodeAuth, "a host token subscribes as host")
+	case sub.AsRole == attachwire.RoleHost && c.Role != attachwire.RoleHost:
+		return sub, policy(attachwire.CodeAuth, "asRole host needs a host token")
+	case sub.AsRole == attachwire.RoleDriver && c.Role == attachwire.RoleViewer:
+		return sub, policy(attachwire.CodePenDenied, "a viewer token cannot drive")
+	case sub.AsRole != attachwire.RoleHost && sub.AsRole != attachwire.RoleDriver && sub.AsRole != attachwire.RoleViewer:
+		return sub, framing("unknown asRole")
+	case c.Role == attachwire.RoleHost && (sub.Epoch == nil || c.Epoch == nil || *sub.Epoch != *c.Epoch):
+		return sub, policy(attachwire.CodeAuth, "subscribe epoch differs from the token's")
+	}
+	return sub, nil
+}
+
+// takeJTI admits a token's jti: the first presentation records it until
+// the token expires; a later one must carry the same identity (a
+// reconnect) and finds no live leg with it.
+func (rl *Relay) takeJTI(c token.Claims) *admission {
+	now := rl.cfg.Now()
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if len(rl.jtis) > 4096 {
+		for k, rec := range rl.jtis {
+			if !rec.live && now.After(rec.exp.Add(5*time.Second)) {
+				delete(rl.jtis, k)
+			}
+		}
+	}
+	id := identityOf(c)
+	rec := rl.jtis[c.JTI]
+	switch {
+	case rec == nil:
+		rl.jtis[c.JTI] = &jtiRecord{ident: id, exp: time.Unix(c.ExpiresAt, 0), live: true}
+		return nil
+	case rec.ident != id:
+		return &admission{attachwire.CodeAuth, "token id already used", false, websocket.StatusPolicyViolation, false}
+	case rec.live:
+		// A half-open predecessor may still hold it; keepalive ends that.
+		return &admission{attachwire.CodeAuth, "token id has a live connection", true, websocket.StatusPolicyViolation, false}
+	}
+	rec.live = true
+	return nil
+}
+
+func (rl *Relay) releaseJTI(jti string) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rec := rl.jtis[jti]; rec != nil {
+		rec.live = false
+	}
+}

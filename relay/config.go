@@ -1,0 +1,153 @@
+package relay
+
+import (
+	"crypto/ed25519"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config configures a Relay. New copies it; a zero field takes the default
+// its comment names, so the zero Config (plus PublicKeys) is a working relay.
+type Config struct {
+	// PublicKeys verify attach tokens (EdDSA). Several keys allow rotation:
+	// a token signed by any of them is accepted. Required: New fails
+	// without one.
+	PublicKeys []ed25519.PublicKey
+
+	// AllowedOrigins lists the browser origins ("https://app.example.com")
+	// allowed besides the relay's own. A request without an Origin header
+	// (a native client) is always allowed. Nil: only the relay's own origin.
+	AllowedOrigins []string
+
+	// Logger receives the relay's logs. They never hold a token or a query
+	// string. Nil: slog.Default().
+	Logger *slog.Logger
+
+	// Metrics is the registry the relay's collectors are registered on and
+	// /metrics serves. Nil: a new registry of the Relay's own (no globals).
+	Metrics *prometheus.Registry
+
+	// RingBytes bounds each room's ring of sanitized frames. Zero: 4 MiB.
+	RingBytes int64
+	// ViewerQueueBytes bounds how far a viewer may lag behind the head
+	// before it is skipped to a snapshot. Zero: 1 MiB.
+	ViewerQueueBytes int64
+	// HostQueueFrames bounds the per-room queue of Input waiting for the
+	// host; when it is full the relay stops reading the driver's socket.
+	// Zero: 256.
+	HostQueueFrames int
+
+	// MaxRooms caps the rooms alive at once. Zero: 10,000.
+	MaxRooms int
+	// MaxViewersPerRoom caps the driver and viewer legs of one room.
+	// Zero: 1,000.
+	MaxViewersPerRoom int
+	// DialsPerSecond is the rate of dials one client address may make
+	// (burst the same); past it the relay answers 429. Zero: 20.
+	DialsPerSecond float64
+
+	// HostReadLimit is the largest message a host leg may send. Zero: 16 MiB.
+	HostReadLimit int64
+	// ViewerReadLimit is the largest message a driver or viewer leg may
+	// send. Zero: 1 MiB.
+	ViewerReadLimit int64
+	// MaxCols and MaxRows clamp the size the pen holder asks for before it
+	// reaches the host. Zero: 4096 each.
+	MaxCols, MaxRows uint32
+
+	// SubscribeTimeout is how long a leg has after the upgrade to send its
+	// subscribe. Zero: 10 s.
+	SubscribeTimeout time.Duration
+	// WriteTimeout bounds every write to a leg. Zero: 10 s.
+	WriteTimeout time.Duration
+	// PingInterval is the keepalive ping period on every leg. Zero: 10 s.
+	PingInterval time.Duration
+	// SilenceTimeout closes a leg from which nothing (not even a pong) has
+	// arrived for this long. Zero: 25 s.
+	SilenceTimeout time.Duration
+	// SnapshotRetry is how long a viewer waiting for a snapshot waits before
+	// the relay asks the host again. Zero: 1 s.
+	SnapshotRetry time.Duration
+
+	// PenCooldown is the time after a pen change before a grab is granted.
+	// Zero: 1 s.
+	PenCooldown time.Duration
+	// PenGrace is how long the pen stays with a holder whose leg dropped,
+	// for the same jti to reconnect and keep it. Zero: 5 s.
+	PenGrace time.Duration
+	// HostGoneAfter is how long a room waits in host-reconnecting before it
+	// reports host-gone. Zero: 5 min.
+	HostGoneAfter time.Duration
+	// EndedFor is how long a room stays in ended after Exit before it
+	// closes. Zero: 10 min.
+	EndedFor time.Duration
+	// RestartAfter is the redial hint Shutdown announces (rounded up to
+	// whole seconds, at least 1). Zero: 5 s.
+	RestartAfter time.Duration
+
+	// Now is the clock tokens are checked against. Nil: time.Now.
+	Now func() time.Time
+}
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config) withDefaults() Config {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = prometheus.NewRegistry()
+	}
+	if c.RingBytes <= 0 {
+		c.RingBytes = 4 << 20
+	}
+	if c.ViewerQueueBytes <= 0 {
+		c.ViewerQueueBytes = 1 << 20
+	}
+	if c.HostQueueFrames <= 0 {
+		c.HostQueueFrames = 256
+	}
+	if c.MaxRooms <= 0 {
+		c.MaxRooms = 10000
+	}
+	if c.MaxViewersPerRoom <= 0 {
+		c.MaxViewersPerRoom = 1000
+	}
+	if c.DialsPerSecond <= 0 {
+		c.DialsPerSecond = 20
+	}
+	if c.HostReadLimit <= 0 {
+		c.HostReadLimit = 16 << 20
+	}
+	if c.ViewerReadLimit <= 0 {
+		c.ViewerReadLimit = 1 << 20
+	}
+	if c.MaxCols == 0 {
+		c.MaxCols = 4096
+	}
+	if c.MaxRows == 0 {
+		c.MaxRows = 4096
+	}
+	def(&c.SubscribeTimeout, 10*time.Second)
+	def(&c.WriteTimeout, 10*time.Second)
+	def(&c.PingInterval, 10*time.Second)
+	def(&c.SilenceTimeout, 25*time.Second)
+	def(&c.SnapshotRetry, time.Second)
+	def(&c.PenCooldown, time.Second)
+	def(&c.PenGrace, 5*time.Second)
+	def(&c.HostGoneAfter, 5*time.Minute)
+	def(&c.EndedFor, 10*time.Minute)
+	def(&c.RestartAfter, 5*time.Second)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	c.PublicKeys = append([]ed25519.PublicKey(nil), c.PublicKeys...)
+	c.AllowedOrigins = append([]string(nil), c.AllowedOrigins...)
+	return c
+}

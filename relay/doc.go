@@ -1,0 +1,37 @@
+// Package relay is the reference relay of interactive-attach-v1: the one
+// place a host (dialling out) and its viewers (dialling in) both reach.
+//
+// # Model
+//
+// A Relay is an http.Handler. Every leg is a WebSocket on
+// /v1/rooms/<roomId> with subprotocol interactive-attach-v1 and an attach
+// token (package token): in the Authorization header, or for browsers in a
+// "bearer.<base64url>" subprotocol (never for hosts). Rooms are keyed by
+// (orgId, sessionId) and created by their first valid token. A room holds
+// at most one host leg, bound by the (sessionId, epoch) compare-and-swap;
+// its frames are sanitized once on ingest (Driver profile, one stateful
+// sanitizer per room generation) and kept, encoded, in one ring bounded in
+// bytes. Viewers are cursors into that ring, woken by a broadcast, so
+// publishing costs the same for one viewer or a thousand and no frame is
+// copied per viewer. A viewer that cannot resume from the ring, or lags more
+// than ViewerQueueBytes, starts again from a snapshot whose tail is still in
+// the ring.
+//
+// The pen (who may send Input), presence, room_state, the host's input
+// queue (never lossy: a full queue stops reading the driver), keepalive,
+// limits and the planned restart (Shutdown) are described on the types and
+// in docs/relay.md, with every policy choice the protocol leaves open.
+//
+// # Concurrency
+//
+// A Relay is safe for concurrent use. Each leg runs in its request's
+// goroutine plus a writer and a keepalive goroutine it joins before the
+// request returns; room timers are joined by Close. Nothing a viewer does
+// blocks the host or another viewer.
+//
+// # Limits
+//
+// Messages: 16 MiB from a host, 1 MiB from a driver or viewer. Ring: 4 MiB
+// a room. Viewer lag: 1 MiB. Rooms: 10,000; viewers: 1,000 a room; dials:
+// 20 a second per client address. All configurable (Config).
+package relay

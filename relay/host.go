@@ -1,0 +1,135 @@
+package relay
+
+import (
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// hostWriter is the one goroutine writing to a host leg: errors the relay
+// queued for it, snapshot requests and the authoritative size (coalesced
+// in the room), then stamped Input from the room's queue, which it drains
+// in order. Every relay→host frame has seq 0. It returns when the leg ends.
+func (l *leg) hostWriter() {
+	defer l.finish()
+	rm := l.room
+	for {
+		if !l.flushOut() {
+			return
+		}
+		snap, rs := rm.takeHostControls(l)
+		if snap != "" {
+			b, err := controlWire(attachwire.SnapshotRequest{Reason: snap})
+			if err == nil {
+				rm.relay.metrics.snapshotAsked.Inc()
+				if err = l.write(b); err != nil {
+					l.writeFailed(err)
+					return
+				}
+			}
+		}
+		if rs != nil {
+			f, err := rs.Frame(0, 0)
+			if err == nil {
+				b, _ := f.MarshalBinary()
+				if err = l.write(b); err != nil {
+					l.writeFailed(err)
+					return
+				}
+			}
+		}
+		select {
+		case b := <-rm.inputs:
+			if err := l.write(b); err != nil {
+				l.writeFailed(err)
+				return
+			}
+		case <-rm.hostWake:
+		case <-l.wake:
+		case <-l.closing:
+		case <-l.ctx.Done():
+			return
+		}
+	}
+}
+
+// readHost reads the host leg until it ends. The host may produce Output,
+// Resize, Marker, Exit and Snapshot; Input from a host is a framing error;
+// controls other than its own subscribe and error are ignored.
+func (l *leg) readHost() {
+	for {
+		f, ok := l.readFrame()
+		if !ok {
+			return
+		}
+		switch f.Type {
+		case attachwire.TypeInput:
+			l.framing("a host leg may not send Input")
+			return
+		case attachwire.TypeControl:
+			if !l.readControl(f) {
+				return
+			}
+		default:
+			if err := l.room.ingest(l, f); err != nil {
+				l.framing(err.Error())
+				return
+			}
+		}
+	}
+}
+
+// readControl decodes a control from any leg and dispatches what the leg
+// may send: resume_from, grab and release from driver and viewer legs;
+// everything else known (a repeated subscribe, error, a misrouted control)
+// is ignored, and so is an unknown type. It reports false when the leg is
+// closed for a framing error.
+func (l *leg) readControl(f attachwire.Frame) bool {
+	c, err := attachwire.DecodeControl(f.Payload)
+	if err != nil {
+		if isFraming(err) {
+			l.framing(err.Error())
+			return false
+		}
+		return true
+	}
+	if l.role == attachwire.RoleHost {
+		if e, ok := c.(attachwire.ErrorControl); ok {
+			l.log.Info("relay: host reported an error", "code", e.Code)
+		}
+		return true
+	}
+	switch c := c.(type) {
+	case attachwire.Grab:
+		l.room.grab(l)
+	case attachwire.Release:
+		l.room.release(l)
+	case attachwire.ResumeFrom:
+		after := c.Seq
+		l.mu.Lock()
+		l.resume = &resumeRequest{after: &after, epoch: c.Epoch}
+		l.mu.Unlock()
+		l.signal()
+	}
+	return true
+}
+
+// framing ends the leg for a protocol violation: error framing, close 1002.
+func (l *leg) framing(msg string) {
+	l.relay.metrics.refusals.WithLabelValues("framing").Inc()
+	l.end(&attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(msg)},
+		websocket.StatusProtocolError, "framing")
+}
+
+// capMessage bounds the error messages the relay sends, at a rune boundary.
+func capMessage(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	for i := max; i > 0; i-- {
+		if s[i]&0xC0 != 0x80 {
+			return s[:i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,251 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// maxQueuedControls bounds the relay-originated controls waiting for one
+// leg's writer. Controls are small and few (presence, pen, acks); a leg
+// that lets this many pile up is not reading, and is closed.
+const maxQueuedControls = 4096
+
+// leg is one WebSocket connection in a room: a host, driver or viewer.
+//
+// Goroutines: the HTTP handler's goroutine reads the leg (it owns the leg
+// and joins the others before it returns); one writer writes everything
+// that goes out, so messages keep their order; one keepalive pings.
+type leg struct {
+	relay  *Relay
+	room   *room
+	conn   *websocket.Conn
+	role   attachwire.Role // the role the leg subscribed as
+	userID string
+	jti    string
+	log    *slog.Logger
+
+	ctx    context.Context // cancelled when the leg is torn down
+	cancel context.CancelFunc
+
+	lastHeard atomic.Int64 // unix nanoseconds of the last message or pong
+
+	mu       sync.Mutex
+	out      [][]byte      // encoded controls waiting for the writer
+	wake     chan struct{} // cap 1: something was queued or the leg ends
+	closing  chan struct{} // closed by end
+	ending   bool
+	endErr   *attachwire.ErrorControl
+	endCode  websocket.StatusCode
+	endWhy   string
+	viewport *attachwire.Viewport // the leg's latest advertised size
+	resume   *resumeRequest       // a resume_from waiting for the viewer writer
+}
+
+func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
+	ctx, cancel := context.WithCancel(rl.ctx)
+	l := &leg{relay: rl, conn: conn, role: role, userID: userID, jti: jti, log: log,
+		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1), closing: make(chan struct{})}
+	l.heard()
+	return l
+}
+
+func (l *leg) heard() { l.lastHeard.Store(time.Now().UnixNano()) }
+
+func (l *leg) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sendWire queues an encoded control for the writer.
+func (l *leg) sendWire(b []byte) {
+	l.mu.Lock()
+	if l.ending {
+		l.mu.Unlock()
+		return
+	}
+	if len(l.out) >= maxQueuedControls {
+		l.mu.Unlock()
+		l.relay.metrics.backpressure.Inc()
+		l.end(&attachwire.ErrorControl{Code: attachwire.CodeBackpressure, Message: "control queue full"},
+			websocket.StatusPolicyViolation, "backpressure")
+		return
+	}
+	l.out = append(l.out, b)
+	l.mu.Unlock()
+	l.signal()
+}
+
+// send queues a control for the writer.
+func (l *leg) send(c attachwire.Control) {
+	b, err := controlWire(c)
+	if err != nil {
+		l.log.Error("relay: encode control", "type", c.ControlType(), "err", err)
+		return
+	}
+	l.sendWire(b)
+}
+
+// controlWire encodes c as a Control frame (seq 0).
+func controlWire(c attachwire.Control) ([]byte, error) {
+	f, err := attachwire.ControlFrame(c)
+	if err != nil {
+		return nil, err
+	}
+	return f.MarshalBinary()
+}
+
+// end asks the writer to send what is queued, then ctl (if not nil), then
+// close with code and reason. The first call wins; later ones do nothing.
+func (l *leg) end(ctl *attachwire.ErrorControl, code websocket.StatusCode, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ending {
+		return
+	}
+	l.ending, l.endErr, l.endCode, l.endWhy = true, ctl, code, reason
+	close(l.closing)
+}
+
+// takeOut returns the queued controls and whether the leg is ending.
+func (l *leg) takeOut() ([][]byte, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.out
+	l.out = nil
+	return out, l.ending
+}
+
+// write sends one message within the write timeout.
+func (l *leg) write(b []byte) error {
+	ctx, cancel := context.WithTimeout(l.ctx, l.relay.cfg.WriteTimeout)
+	defer cancel()
+	err := l.conn.Write(ctx, websocket.MessageBinary, b)
+	if err == nil {
+		l.relay.metrics.framesOut.WithLabelValues(string(l.role)).Inc()
+		l.relay.metrics.bytesOut.WithLabelValues(string(l.role)).Add(float64(len(b)))
+	} else if ctx.Err() == context.DeadlineExceeded && l.ctx.Err() == nil {
+		// The library has closed the connection: the peer took nothing
+		// for a whole WriteTimeout.
+		return errWriteTimeout
+	}
+	return err
+}
+
+var errWriteTimeout = errors.New("relay: write timed out")
+
+// flushOut writes the queued controls; it reports false when the leg is
+// ending or a write failed.
+func (l *leg) flushOut() bool {
+	out, ending := l.takeOut()
+	for _, b := range out {
+		if err := l.write(b); err != nil {
+			l.writeFailed(err)
+			return false
+		}
+	}
+	return !ending
+}
+
+// writeFailed records why the writer stopped.
+func (l *leg) writeFailed(err error) {
+	if errors.Is(err, errWriteTimeout) && l.role != attachwire.RoleHost {
+		l.relay.metrics.backpressure.Inc()
+		l.log.Info("relay: viewer too slow, closed", "err", err)
+	}
+	l.end(nil, websocket.StatusPolicyViolation, "write failed")
+	l.cancel()
+}
+
+// finish is the writer's last act: the final error control, then the close
+// handshake.
+func (l *leg) finish() {
+	l.mu.Lock()
+	ctl, code, why := l.endErr, l.endCode, l.endWhy
+	l.mu.Unlock()
+	if l.ctx.Err() != nil {
+		l.conn.CloseNow()
+		return
+	}
+	if ctl != nil {
+		if b, err := controlWire(*ctl); err == nil {
+			l.write(b)
+		}
+	}
+	l.conn.Close(code, why)
+}
+
+// keepalive pings the peer every PingInterval and ends a leg silent for
+// SilenceTimeout. It returns when the leg ends.
+func (l *leg) keepalive() {
+	cfg := &l.relay.cfg
+	t := time.NewTicker(cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-l.closing:
+			return
+		case <-l.ctx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, cfg.PingInterval)
+		if l.conn.Ping(ctx) == nil {
+			l.heard()
+		}
+		cancel()
+		if time.Since(time.Unix(0, l.lastHeard.Load())) > cfg.SilenceTimeout {
+			l.log.Info("relay: leg silent, closed")
+			l.end(nil, websocket.StatusGoingAway, "silent too long")
+			l.cancel()
+			return
+		}
+	}
+}
+
+// member returns the leg as a presence member.
+func (l *leg) member(driving bool) attachwire.Member {
+	return attachwire.Member{UserID: l.userID, ConnID: l.jti, Role: l.role, Driving: driving}
+}
+
+// readFrame reads and decodes the next message. A text message or bytes
+// that are not a frame end the leg (close 1003 or 1002); a read error
+// (the peer went away, the leg was closed, a message over the read limit,
+// which the WebSocket library closes with 1009) just ends the loop.
+func (l *leg) readFrame() (attachwire.Frame, bool) {
+	typ, b, err := l.conn.Read(l.ctx)
+	if err != nil {
+		return attachwire.Frame{}, false
+	}
+	l.heard()
+	role := string(l.role)
+	l.relay.metrics.framesIn.WithLabelValues(role).Inc()
+	l.relay.metrics.bytesIn.WithLabelValues(role).Add(float64(len(b)))
+	if typ != websocket.MessageBinary {
+		l.relay.metrics.refusals.WithLabelValues("framing").Inc()
+		l.end(&attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: "binary frames only"},
+			websocket.StatusUnsupportedData, "binary frames only")
+		return attachwire.Frame{}, false
+	}
+	f, err := attachwire.DecodeFrame(b)
+	if err != nil {
+		l.framing(err.Error())
+		return attachwire.Frame{}, false
+	}
+	return f, true
+}
+
+// isFraming reports whether err is a framing error (as opposed to the soft
+// unknown-control one).
+func isFraming(err error) bool {
+	var fe *attachwire.FramingError
+	return errors.As(err, &fe)
+}

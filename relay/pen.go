@@ -1,0 +1,163 @@
+package relay
+
+import (
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// pen is who may send Input: one connection (userId, jti) at a time.
+// Policy: grab with notice (no approval), a cooldown after every change,
+// a grace on the holder's disconnect during which the same jti may come
+// back and keep it. Every change bumps gen and is broadcast. Guarded by
+// room.mu.
+type pen struct {
+	holder     *leg   // the holder's live leg; nil while free or in grace
+	holderUser string // the holder's identity, kept through the grace
+	holderJTI  string
+	gen        uint64
+	changed    int64 // unix nanoseconds of the last change
+	grace      *timer
+}
+
+func (rm *room) penStateLocked() attachwire.PenState {
+	return attachwire.PenState{HolderUserID: rm.pen.holderUser, HolderConnID: rm.pen.holderJTI, PenGeneration: rm.pen.gen}
+}
+
+// penJoinLocked runs when l joins: it is told the pen's state, and a
+// driver takes the pen if it is free or keeps it if its jti held it.
+func (rm *room) penJoinLocked(l *leg) {
+	p := &rm.pen
+	if l.role == attachwire.RoleDriver {
+		switch {
+		case p.holderJTI == l.jti && p.holder == nil:
+			p.grace.stop()
+			p.grace = nil
+			p.holder = l
+			rm.pushHolderSizeLocked()
+		case p.holderJTI == "":
+			l.send(rm.penStateLocked())
+			rm.grantLocked(l)
+			return
+		}
+	}
+	l.send(rm.penStateLocked())
+}
+
+// penLeaveLocked runs when l leaves: a holder's pen waits PenGrace for the
+// same jti, then is released.
+func (rm *room) penLeaveLocked(l *leg) {
+	p := &rm.pen
+	if p.holder != l {
+		return
+	}
+	p.holder = nil
+	jti := l.jti
+	p.grace = rm.relay.afterFunc(rm.relay.cfg.PenGrace, func() {
+		rm.mu.Lock()
+		defer rm.mu.Unlock()
+		if rm.pen.holder == nil && rm.pen.holderJTI == jti && !rm.closed {
+			rm.pen.grace = nil
+			rm.revokeLocked()
+		}
+	})
+}
+
+// grab is a leg's request for the pen.
+func (rm *room) grab(l *leg) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	p := &rm.pen
+	switch {
+	case l.role != attachwire.RoleDriver:
+		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "viewer legs cannot take the pen"})
+	case p.holder == l:
+		l.send(rm.penStateLocked())
+	case rm.relay.cfg.Now().UnixNano()-p.changed < int64(rm.relay.cfg.PenCooldown):
+		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "pen changed too recently", Retryable: true})
+	default:
+		rm.grantLocked(l)
+	}
+}
+
+// release gives the pen back if l holds it.
+func (rm *room) release(l *leg) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.pen.holder == l {
+		rm.revokeLocked()
+	}
+}
+
+// grantLocked hands the pen to l, revoking the current holder's.
+func (rm *room) grantLocked(l *leg) {
+	p := &rm.pen
+	p.grace.stop()
+	p.grace = nil
+	p.gen++
+	if p.holderJTI != "" {
+		rm.broadcastLocked(attachwire.PenRevoked{UserID: p.holderUser, ConnID: p.holderJTI, PenGeneration: p.gen})
+	}
+	p.holder, p.holderUser, p.holderJTI = l, l.userID, l.jti
+	p.changed = rm.relay.cfg.Now().UnixNano()
+	rm.broadcastLocked(attachwire.PenGranted{UserID: l.userID, ConnID: l.jti, PenGeneration: p.gen})
+	rm.pushHolderSizeLocked()
+}
+
+// revokeLocked frees the pen.
+func (rm *room) revokeLocked() {
+	p := &rm.pen
+	p.gen++
+	rm.broadcastLocked(attachwire.PenRevoked{UserID: p.holderUser, ConnID: p.holderJTI, PenGeneration: p.gen})
+	p.holder, p.holderUser, p.holderJTI = nil, "", ""
+	p.changed = rm.relay.cfg.Now().UnixNano()
+}
+
+// inputVerdict is what consumeInput decided about one Input frame.
+type inputVerdict struct {
+	forward []byte // the stamped frame for the host, or nil
+	ack     uint64 // the ack to send once the frame is consumed
+	next    bool   // the frame is the connection's next inputSeq
+	revoked bool   // dropped by the pen: tell the sender
+}
+
+// admitInput applies the ordering and the pen to an Input from l: only the
+// connection's next inputSeq is consumed (a duplicate or a gap leaves the
+// ack where it is); it is forwarded only if it carries the current
+// penGeneration and comes from the holder's connection, stamped with the
+// token's userId and header seq 0. The caller queues forward, then calls
+// ackInput.
+func (rm *room) admitInput(l *leg, in attachwire.Input) inputVerdict {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	last := rm.acks[l.jti]
+	if in.InputSeq != last+1 {
+		return inputVerdict{ack: last}
+	}
+	v := inputVerdict{ack: in.InputSeq, next: true}
+	if in.PenGeneration != rm.pen.gen || rm.pen.holder != l {
+		v.revoked = true
+		return v
+	}
+	in.UserID = l.userID
+	wire, err := in.Frame(0, 0).MarshalBinary()
+	if err != nil {
+		return inputVerdict{ack: last}
+	}
+	v.forward = wire
+	return v
+}
+
+// ackInput records that l's inputSeq seq was consumed.
+func (rm *room) ackInput(l *leg, seq uint64) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if seq > rm.acks[l.jti] {
+		rm.acks[l.jti] = seq
+	}
+}
+
+// penRevokedFor is the notice a sender whose Input the pen dropped gets.
+func (rm *room) penRevokedFor(l *leg) attachwire.PenRevoked {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return attachwire.PenRevoked{UserID: l.userID, ConnID: l.jti, PenGeneration: rm.pen.gen}
+}

@@ -1,0 +1,227 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+// Relay is the reference relay: an http.Handler serving the attach
+// endpoint /v1/rooms/<roomId> (WebSocket, every role), /healthz, /readyz
+// and /metrics. The degraded lane's endpoints (…/sse, …/input, …/host/sse,
+// …/host/output) answer 404: the lane is not served.
+//
+// A Relay is safe for concurrent use. Its legs run in the goroutines of the
+// requests that opened them; Shutdown and Close end them and wait for them.
+type Relay struct {
+	cfg      Config
+	log      *slog.Logger
+	verifier *token.Verifier
+	metrics  *metrics
+	limiter  *dialLimiter
+	mux      *http.ServeMux
+
+	ctx    context.Context // cancelled by Close: every leg is torn down
+	cancel context.CancelFunc
+	legs   sync.WaitGroup // one per leg, from admission to teardown
+	timers sync.WaitGroup // one per pending room timer
+
+	timersMu sync.Mutex // a leaf lock: taken under room.mu and rl.mu
+	pending  map[*timer]struct{}
+
+	mu       sync.Mutex
+	rooms    map[roomKey]*room
+	jtis     map[string]*jtiRecord
+	draining bool
+	closed   bool
+}
+
+// New returns a Relay configured by cfg (see Config for the defaults).
+// It fails without a public key or when the metrics cannot be registered.
+func New(cfg Config) (*Relay, error) {
+	if len(cfg.PublicKeys) == 0 {
+		return nil, errors.New("relay: no public key to verify tokens with")
+	}
+	cfg = cfg.withDefaults()
+	v, err := token.NewVerifier(cfg.PublicKeys, token.VerifierOptions{Leeway: 5 * time.Second, Now: cfg.Now})
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("relay: register metrics: %w", err)
+	}
+	rl := &Relay{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		verifier: v,
+		metrics:  m,
+		limiter:  newDialLimiter(cfg.DialsPerSecond, cfg.Now),
+		rooms:    make(map[roomKey]*room),
+		jtis:     make(map[string]*jtiRecord),
+		pending:  make(map[*timer]struct{}),
+	}
+	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	rl.mux = http.NewServeMux()
+	rl.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io200(w, "ok") })
+	rl.mux.HandleFunc("GET /readyz", rl.readyz)
+	rl.mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}))
+	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
+	return rl, nil
+}
+
+func io200(w http.ResponseWriter, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte(s + "\n"))
+}
+
+// ServeHTTP routes a request.
+func (rl *Relay) ServeHTTP(w http.ResponseWriter, r *http.Request) { rl.mux.ServeHTTP(w, r) }
+
+func (rl *Relay) readyz(w http.ResponseWriter, _ *http.Request) {
+	rl.mu.Lock()
+	ready := !rl.draining && !rl.closed
+	rl.mu.Unlock()
+	if !ready {
+		http.Error(w, "draining", http.StatusServiceUnavailable)
+		return
+	}
+	io200(w, "ready")
+}
+
+// restartSecs is the redial hint in whole seconds, at least 1.
+func (rl *Relay) restartSecs() int {
+	return max(int((rl.cfg.RestartAfter+time.Second-1)/time.Second), 1)
+}
+
+// Shutdown performs a planned restart: new dials get 503 with Retry-After;
+// every host leg gets error relay-restarting ("redial after Ns") and close
+// 1012; every viewer gets room_state host-reconnecting and close 1012.
+// It waits for every leg to end, or for ctx, whose error it then returns.
+// The Relay stays usable for /healthz; call Close to release the rest.
+func (rl *Relay) Shutdown(ctx context.Context) error {
+	rl.mu.Lock()
+	rl.draining = true
+	rooms := make([]*room, 0, len(rl.rooms))
+	for _, rm := range rl.rooms {
+		rooms = append(rooms, rm)
+	}
+	rl.mu.Unlock()
+	secs := rl.restartSecs()
+	for _, rm := range rooms {
+		rm.announceRestart(secs)
+	}
+	done := make(chan struct{})
+	go func() {
+		rl.legs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		// The waiter goroutine ends when Close tears the legs down.
+		return ctx.Err()
+	}
+}
+
+// Close tears every leg down at once (no announcement), stops the rooms'
+// timers and waits for all of it. It is idempotent.
+func (rl *Relay) Close() error {
+	rl.mu.Lock()
+	rl.closed, rl.draining = true, true
+	rooms := make([]*room, 0, len(rl.rooms))
+	for _, rm := range rl.rooms {
+		rooms = append(rooms, rm)
+	}
+	rl.mu.Unlock()
+	rl.cancel()
+	for _, rm := range rooms {
+		rm.close(1001, "relay closing")
+	}
+	rl.legs.Wait()
+	rl.stopTimers()
+	rl.timers.Wait()
+	return nil
+}
+
+// afterFunc runs f after d unless stopped. Close stops every pending timer
+// and waits for a running f; after Close nothing is scheduled.
+func (rl *Relay) afterFunc(d time.Duration, f func()) *timer {
+	rl.timersMu.Lock()
+	defer rl.timersMu.Unlock()
+	if rl.ctx.Err() != nil {
+		return nil
+	}
+	t := &timer{rl: rl}
+	rl.timers.Add(1)
+	rl.pending[t] = struct{}{}
+	t.t = time.AfterFunc(d, func() {
+		defer rl.timers.Done()
+		rl.timersMu.Lock()
+		delete(rl.pending, t)
+		rl.timersMu.Unlock()
+		if rl.ctx.Err() == nil {
+			f()
+		}
+	})
+	return t
+}
+
+// stopTimers stops every pending timer (Close, after cancelling rl.ctx).
+func (rl *Relay) stopTimers() {
+	rl.timersMu.Lock()
+	pending := make([]*timer, 0, len(rl.pending))
+	for t := range rl.pending {
+		pending = append(pending, t)
+	}
+	rl.timersMu.Unlock()
+	for _, t := range pending {
+		t.stop()
+	}
+}
+
+// roomFor returns the room for key, creating it if the relay has room for
+// one more. It returns nil at MaxRooms.
+func (rl *Relay) roomFor(key roomKey) *room {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rm := rl.rooms[key]; rm != nil {
+		return rm
+	}
+	if len(rl.rooms) >= rl.cfg.MaxRooms || rl.closed {
+		return nil
+	}
+	rm := newRoom(rl, key)
+	rl.rooms[key] = rm
+	rl.metrics.rooms.Set(float64(len(rl.rooms)))
+	return rm
+}
+
+// forget drops a closed room.
+func (rl *Relay) forget(rm *room) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.rooms[rm.key] == rm {
+		delete(rl.rooms, rm.key)
+		rl.metrics.rooms.Set(float64(len(rl.rooms)))
+	}
+}
+
+// roomPath splits "/v1/rooms/<id>" and reports whether the path is the
+// attach endpoint of a room. Sub-paths (the degraded lane) are not.
+func roomPath(p string) (string, bool) {
+	id, ok := strings.CutPrefix(p, "/v1/rooms/")
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return "", false
+	}
+	return id, true
+}

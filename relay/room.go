@@ -1,0 +1,510 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+)
+
+// roomKey names a room: rooms of two organisations never meet, even with
+// the same session id.
+type roomKey struct{ org, session string }
+
+// room is one session's meeting point: the host binding (the epoch CAS),
+// the ring of sanitized frames, the viewers, the pen, the room's state and
+// its timers. Everything below mu is guarded by it; the ring has its own
+// lock (taken inside mu, never the other way round) so viewers read it
+// without waiting for the room.
+//
+// States: host-reconnecting (no host leg; the state a room is born in),
+// live (a host leg bound), host-gone (no host for HostGoneAfter), ended
+// (Exit seen; the room closes EndedFor later). room_state goes to every
+// viewer on each transition and on join.
+type room struct {
+	relay *Relay
+	key   roomKey
+	ring  *ring
+
+	// inputs carries stamped Input frames to whichever host leg is bound;
+	// a full queue blocks the sending driver's reader.
+	inputs chan []byte
+	// hostWake tells the host writer that a control is pending.
+	hostWake chan struct{}
+
+	mu       sync.Mutex
+	closed   bool
+	state    attachwire.RoomStatus
+	hasEpoch bool
+	epoch    uint64
+	host     *leg
+	viewers  map[*leg]struct{}
+	san      *sanitize.Sanitizer
+	exitSeq  uint64
+	// pending relay→host controls, coalesced: the latest wins.
+	snapReason attachwire.SnapshotReason
+	resize     *attachwire.Resize
+	pen        pen
+	acks       map[string]uint64 // jti → last consumed inputSeq; survives a same-jti reconnect
+	goneTimer  *timer
+	endTimer   *timer
+}
+
+func newRoom(rl *Relay, key roomKey) *room {
+	rm := &room{
+		relay:    rl,
+		key:      key,
+		ring:     newRing(rl.cfg.RingBytes),
+		inputs:   make(chan []byte, rl.cfg.HostQueueFrames),
+		hostWake: make(chan struct{}, 1),
+		state:    attachwire.RoomHostReconnecting,
+		viewers:  make(map[*leg]struct{}),
+		san:      newRoomSanitizer(),
+		acks:     make(map[string]uint64),
+	}
+	rm.goneTimer = rl.afterFunc(rl.cfg.HostGoneAfter, rm.hostGone)
+	return rm
+}
+
+// newRoomSanitizer returns the room's one sanitizer: the Driver profile,
+// since the frames it passes reach the pen holder's terminal too; every
+// viewer still filters again with its own profile.
+func newRoomSanitizer() *sanitize.Sanitizer {
+	return sanitize.New(sanitize.Options{Profile: sanitize.Driver})
+}
+
+// errEpochStale refuses a host leg by the epoch CAS.
+type errEpochStale struct {
+	epoch, current uint64
+	bound          bool
+}
+
+func (e *errEpochStale) Error() string {
+	return fmt.Sprintf("relay: host epoch %d is stale (room epoch %d, host bound %v)", e.epoch, e.current, e.bound)
+}
+
+// errRoomClosed reports a join racing the room's teardown; the caller
+// retries on a fresh room.
+var errRoomClosed = errors.New("relay: room closed")
+
+// errRoomFull refuses a viewer past MaxViewersPerRoom.
+var errRoomFull = errors.New("relay: room is full")
+
+// bindHost runs the (sessionId, epoch) CAS for a host leg with epoch e:
+//
+//	no host, e < cur   → refuse (epoch-stale, not retryable)
+//	no host, e == cur  → resume the stream; seq continues
+//	no host, e > cur   → new generation
+//	host,    e > cur   → supersede: close the old leg, new generation
+//	host,    e <= cur  → refuse (epoch-stale; retryable when e == cur)
+//
+// A fresh room takes any epoch as a new generation. After any bind the host
+// is asked for a resync snapshot.
+func (rm *room) bindHost(l *leg, e uint64) error {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.closed {
+		return errRoomClosed
+	}
+	switch {
+	case rm.host == nil && rm.hasEpoch && e < rm.epoch:
+		return &errEpochStale{epoch: e, current: rm.epoch}
+	case rm.host == nil && rm.hasEpoch && e == rm.epoch:
+		// Resume: the ring stays; a jump in seq will truncate it.
+	case rm.host == nil:
+		rm.newGenerationLocked(e)
+	case e > rm.epoch:
+		old := rm.host
+		rm.host = nil
+		old.end(&attachwire.ErrorControl{Code: attachwire.CodeEpochStale,
+			Message: fmt.Sprintf("superseded by epoch %d", e)}, websocket.StatusPolicyViolation, "epoch-stale")
+		rm.newGenerationLocked(e)
+	default:
+		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
+	}
+	rm.host = l
+	rm.goneTimer.stop()
+	// room_state goes to every viewer on every bind, even when the state
+	// does not change (a supersede keeps it live but forces a snapshot).
+	st := attachwire.RoomLive
+	if rm.exitSeq != 0 {
+		st = attachwire.RoomEnded // a host back for its final-screen window
+	}
+	rm.setStateLocked(st, true)
+	rm.requestSnapshotLocked(attachwire.SnapshotResync)
+	rm.pushHolderSizeLocked()
+	return nil
+}
+
+// newGenerationLocked starts the stream of epoch e: the ring and the
+// sanitizer start afresh, every viewer is forced to a snapshot (their
+// cursors are void), and Input queued for the old process is dropped.
+func (rm *room) newGenerationLocked(e uint64) {
+	rm.hasEpoch, rm.epoch = true, e
+	rm.ring.reset(e)
+	rm.san = newRoomSanitizer()
+	rm.exitSeq = 0
+	rm.endTimer.stop()
+	rm.drainInputsLocked()
+}
+
+// drainInputsLocked drops the Input queued for the host: it was meant for
+// a process that is gone.
+func (rm *room) drainInputsLocked() {
+	for {
+		select {
+		case <-rm.inputs:
+		default:
+			return
+		}
+	}
+}
+
+// hostLeft unbinds l if it is still the room's host.
+func (rm *room) hostLeft(l *leg) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.host != l {
+		return
+	}
+	rm.host = nil
+	if rm.exitSeq == 0 && !rm.closed {
+		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
+		rm.goneTimer.stop()
+		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)
+	}
+}
+
+// hostGone fires HostGoneAfter after the host left (or the room was born):
+// the room reports host-gone and closes if nobody is left in it.
+func (rm *room) hostGone() {
+	rm.mu.Lock()
+	if rm.host != nil || rm.exitSeq != 0 || rm.closed {
+		rm.mu.Unlock()
+		return
+	}
+	rm.setStateLocked(attachwire.RoomHostGone, false)
+	empty := len(rm.viewers) == 0
+	rm.mu.Unlock()
+	if empty {
+		rm.close(websocket.StatusNormalClosure, "host gone")
+	}
+}
+
+// setStateLocked moves the room to s and tells every viewer; force sends
+// room_state even when s is the current state.
+func (rm *room) setStateLocked(s attachwire.RoomStatus, force bool) {
+	if s == rm.state && !force {
+		return
+	}
+	rm.state = s
+	rm.broadcastLocked(rm.roomStateLocked())
+}
+
+func (rm *room) roomStateLocked() attachwire.RoomState {
+	rs := attachwire.RoomState{State: rm.state}
+	if h := rm.ring.headSeq(); h != 0 {
+		rs.SinceSeq = &h
+	}
+	return rs
+}
+
+// broadcastLocked queues c for every viewer, encoded once.
+func (rm *room) broadcastLocked(c attachwire.Control) {
+	b, err := controlWire(c)
+	if err != nil {
+		rm.relay.log.Error("relay: encode control", "type", c.ControlType(), "err", err)
+		return
+	}
+	for v := range rm.viewers {
+		v.sendWire(b)
+	}
+}
+
+// requestSnapshotLocked asks the bound host for a snapshot; with no host
+// the next bind asks anyway.
+func (rm *room) requestSnapshotLocked(reason attachwire.SnapshotReason) {
+	if rm.host == nil {
+		return
+	}
+	rm.snapReason = reason
+	rm.signalHost()
+}
+
+// requestSnapshot is requestSnapshotLocked for viewers, which hold no lock.
+func (rm *room) requestSnapshot(reason attachwire.SnapshotReason) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	rm.requestSnapshotLocked(reason)
+}
+
+func (rm *room) signalHost() {
+	select {
+	case rm.hostWake <- struct{}{}:
+	default:
+	}
+}
+
+// takeHostControls returns the pending relay→host controls if l is still
+// the bound host.
+func (rm *room) takeHostControls(l *leg) (snap attachwire.SnapshotReason, rs *attachwire.Resize) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.host != l {
+		return "", nil
+	}
+	snap, rs = rm.snapReason, rm.resize
+	rm.snapReason, rm.resize = "", nil
+	return snap, rs
+}
+
+// ingest takes one frame from host leg l into the ring: duplicates (seq at
+// or below the head, as after a host's ring-miss replay) are dropped, a
+// jump truncates the ring and resets the sanitizer, Output is sanitized
+// (an emptied frame is kept so seqs stay contiguous), snapshots are
+// validated (a bad one becomes an empty Output frame), Exit ends the room.
+// A payload that does not decode is the host's framing error.
+func (rm *room) ingest(l *leg, f attachwire.Frame) error {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.host != l {
+		return nil // a superseded leg's last frames
+	}
+	if f.Seq == 0 {
+		return rm.ingestOutOfSeqLocked(f)
+	}
+	if rm.exitSeq != 0 {
+		return nil // nothing seq-bearing follows Exit
+	}
+	head := rm.ring.headSeq()
+	switch {
+	case head != 0 && f.Seq <= head:
+		return nil
+	case head != 0 && f.Seq > head+1:
+		rm.relay.log.Info("relay: host stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
+		rm.ring.truncate()
+		rm.san.Reset()
+		rm.requestSnapshotLocked(attachwire.SnapshotResync)
+	}
+	payload := f.Payload
+	atSeq := uint64(0)
+	typ := f.Type
+	switch f.Type {
+	case attachwire.TypeOutput:
+		payload = rm.san.Append(make([]byte, 0, len(f.Payload)), f.Payload)
+	case attachwire.TypeSnapshot:
+		s, ok := rm.validSnapshotLocked(f.Payload)
+		if !ok || s.AtSeq+1 != f.Seq {
+			rm.relay.log.Info("relay: host snapshot dropped", "room", rm.key.session, "seq", f.Seq)
+			typ, payload = attachwire.TypeOutput, nil
+		} else {
+			atSeq = s.AtSeq
+		}
+	case attachwire.TypeResize:
+		rs, err := attachwire.DecodeResize(f.Payload)
+		if err != nil {
+			return err
+		}
+		rm.san.SetSize(int(min(rs.Cols, 1<<15)), int(min(rs.Rows, 1<<15)))
+	case attachwire.TypeMarker:
+		if _, err := attachwire.DecodeMarker(f.Payload); err != nil {
+			return err
+		}
+	case attachwire.TypeExit:
+		if _, err := attachwire.DecodeExit(f.Payload); err != nil {
+			return err
+		}
+	}
+	wire, err := attachwire.Frame{Type: typ, Seq: f.Seq, RelTime: f.RelTime, Payload: payload}.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	rm.ring.append(f.Seq, typ, atSeq, wire)
+	if typ == attachwire.TypeExit {
+		rm.exitSeq = f.Seq
+		rm.setStateLocked(attachwire.RoomEnded, false)
+		rm.requestSnapshotLocked(attachwire.SnapshotResync)
+		rm.goneTimer.stop()
+		rm.endTimer = rm.relay.afterFunc(rm.relay.cfg.EndedFor, func() {
+			rm.close(websocket.StatusNormalClosure, "room ended")
+		})
+	}
+	return nil
+}
+
+// ingestOutOfSeqLocked handles a seq-0 host frame: the post-Exit snapshot
+// is cached for late joiners; anything else out of namespace is ignored.
+func (rm *room) ingestOutOfSeqLocked(f attachwire.Frame) error {
+	if f.Type != attachwire.TypeSnapshot || rm.exitSeq == 0 {
+		return nil
+	}
+	s, ok := rm.validSnapshotLocked(f.Payload)
+	if !ok || s.AtSeq != rm.exitSeq {
+		return nil
+	}
+	wire, err := attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: f.Payload}.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	rm.ring.setFinal(wire)
+	return nil
+}
+
+// validSnapshotLocked decodes a Snapshot payload and its screen; a screen
+// of another epoch is as bad as one that does not decode.
+func (rm *room) validSnapshotLocked(p []byte) (attachwire.Snapshot, bool) {
+	s, err := attachwire.DecodeSnapshot(p)
+	if err != nil || s.Format != attachwire.FormatScreenV1 {
+		return s, false
+	}
+	scr, err := attachwire.DecodeScreen(s.Screen)
+	if err != nil || scr.Epoch != rm.epoch {
+		return s, false
+	}
+	return s, true
+}
+
+// addViewer admits a driver or viewer leg: it is told the room's state,
+// the pen and who is here, and everyone else is told it joined. A driver
+// joining while the pen is free takes it; the same jti back within the
+// grace keeps it.
+func (rm *room) addViewer(l *leg) error {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.closed {
+		return errRoomClosed
+	}
+	if len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom {
+		return errRoomFull
+	}
+	rm.viewers[l] = struct{}{}
+	l.send(rm.roomStateLocked())
+	members := make([]attachwire.Member, 0, len(rm.viewers))
+	for v := range rm.viewers {
+		members = append(members, v.member(rm.pen.holder == v))
+	}
+	l.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
+	join, _ := controlWire(attachwire.Presence{Op: attachwire.PresenceJoin, Members: []attachwire.Member{l.member(false)}})
+	for v := range rm.viewers {
+		if v != l {
+			v.sendWire(join)
+		}
+	}
+	rm.penJoinLocked(l)
+	return nil
+}
+
+// removeViewer takes a leg out of the room: presence leave, and the pen's
+// grace if it held it. The last viewer leaving a host-gone room closes it.
+func (rm *room) removeViewer(l *leg) {
+	rm.mu.Lock()
+	if _, ok := rm.viewers[l]; !ok {
+		rm.mu.Unlock()
+		return
+	}
+	delete(rm.viewers, l)
+	rm.broadcastLocked(attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{l.member(false)}})
+	rm.penLeaveLocked(l)
+	closeNow := rm.state == attachwire.RoomHostGone && len(rm.viewers) == 0 && rm.host == nil
+	rm.mu.Unlock()
+	if closeNow {
+		rm.close(websocket.StatusNormalClosure, "host gone")
+	}
+}
+
+// close ends the room: every leg is closed with code and reason and the
+// relay forgets the room.
+func (rm *room) close(code websocket.StatusCode, reason string) {
+	rm.mu.Lock()
+	if rm.closed {
+		rm.mu.Unlock()
+		return
+	}
+	rm.closed = true
+	rm.goneTimer.stop()
+	rm.endTimer.stop()
+	rm.pen.grace.stop()
+	legs := make([]*leg, 0, len(rm.viewers)+1)
+	for v := range rm.viewers {
+		legs = append(legs, v)
+	}
+	if rm.host != nil {
+		legs = append(legs, rm.host)
+	}
+	rm.mu.Unlock()
+	for _, l := range legs {
+		l.end(nil, code, reason)
+	}
+	rm.relay.forget(rm)
+}
+
+// announceRestart is the room's part of a planned restart: the host gets
+// error relay-restarting then 1012; viewers get room_state
+// host-reconnecting then 1012, and resume on the next relay.
+func (rm *room) announceRestart(secs int) {
+	msg := fmt.Sprintf("redial after %ds", secs)
+	reason := "relay-restarting: " + msg
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.host != nil {
+		rm.host.end(&attachwire.ErrorControl{Code: attachwire.CodeRelayRestarting, Message: msg, Retryable: true},
+			websocket.StatusServiceRestart, reason)
+	}
+	st, _ := controlWire(attachwire.RoomState{State: attachwire.RoomHostReconnecting})
+	for v := range rm.viewers {
+		v.sendWire(st)
+		v.end(nil, websocket.StatusServiceRestart, reason)
+	}
+}
+
+// resizeFrom records a leg's viewport; the pen holder's is sent to the host,
+// clamped to the relay's limits.
+func (rm *room) resizeFrom(l *leg, rs attachwire.Resize) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	l.mu.Lock()
+	l.viewport = &attachwire.Viewport{Cols: rs.Cols, Rows: rs.Rows}
+	l.mu.Unlock()
+	if rm.pen.holder == l {
+		rm.pushHolderSizeLocked()
+	}
+}
+
+// pushHolderSizeLocked queues the pen holder's viewport for the host.
+func (rm *room) pushHolderSizeLocked() {
+	h := rm.pen.holder
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	vp := h.viewport
+	h.mu.Unlock()
+	if vp == nil || vp.Cols == 0 || vp.Rows == 0 {
+		return
+	}
+	cfg := &rm.relay.cfg
+	rm.resize = &attachwire.Resize{Cols: min(vp.Cols, cfg.MaxCols), Rows: min(vp.Rows, cfg.MaxRows)}
+	rm.signalHost()
+}
+
+// timer is a time.AfterFunc the relay can join: stop or the callback
+// (exactly one of them) releases the relay's count. A nil timer (none was
+// scheduled because the relay is closing) stops as a no-op.
+type timer struct {
+	t  *time.Timer
+	rl *Relay
+}
+
+func (t *timer) stop() {
+	if t == nil || !t.t.Stop() {
+		return
+	}
+	t.rl.timersMu.Lock()
+	delete(t.rl.pending, t)
+	t.rl.timersMu.Unlock()
+	t.rl.timers.Done()
+}

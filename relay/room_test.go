@@ -1,0 +1,132 @@
+package relay_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relaytest"
+)
+
+// finalSnapshot sends the post-Exit snapshot: seq 0, atSeq = the Exit seq.
+func (h *host) finalSnapshot(exitSeq uint64, text string) {
+	h.t.Helper()
+	sn, err := attachwire.NewSnapshot(exitSeq, screen(h.epoch, text))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	f, err := sn.Frame(0, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.send(f)
+}
+
+// A viewer joining after Exit, once the host has gone, is served the cached
+// post-Exit snapshot (contiguity case 3: the tail is empty forever).
+func TestPostExitLateJoinGetsCachedFinalSnapshot(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 2)
+	h.snapshot("run")
+	h.output("bye")
+	exitSeq := h.exit(0)
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c) // asked at Exit
+	h.finalSnapshot(exitSeq, "final")
+	// A probe viewer proves the final snapshot is cached before the host
+	// leaves.
+	probe := dialViewer(t, s, s.ViewerToken(t, room, "p"), attachwire.RoleViewer, attachwire.Subscribe{})
+	if sn, scr := snapshotOf(t, relaytest.NextFrame(t, probe)); sn.AtSeq != exitSeq || text(scr) != "final" {
+		t.Fatalf("probe got %q at %d", text(scr), sn.AtSeq)
+	}
+	h.c.Close()
+	waitHostGone(t, s)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "late"), attachwire.RoleViewer, attachwire.Subscribe{})
+	if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomEnded {
+		t.Fatalf("late joiner's room_state %q, want ended", st.State)
+	}
+	f := relaytest.NextFrame(t, v)
+	sn, scr := snapshotOf(t, f)
+	if f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "final" {
+		t.Fatalf("late join got seq %d atSeq %d %q", f.Seq, sn.AtSeq, text(scr))
+	}
+}
+
+// room_state follows the host: a viewer before any host waits in
+// host-reconnecting; bind → live; drop → host-reconnecting; rebind → live;
+// Exit → ended; HostGoneAfter without a host → host-gone; EndedFor after
+// Exit → the room closes (1000).
+func TestRoomStateSequenceOnHostDropRebindAndExit(t *testing.T) {
+	cfg := quiet()
+	cfg.EndedFor = 300 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	want := func(st attachwire.RoomStatus) {
+		t.Helper()
+		if got := relaytest.ExpectControl[attachwire.RoomState](t, v); got.State != st {
+			t.Fatalf("room_state %q, want %q", got.State, st)
+		}
+	}
+	want(attachwire.RoomHostReconnecting)
+	h := dialHost(t, s, 1)
+	want(attachwire.RoomLive)
+	h.c.Close()
+	want(attachwire.RoomHostReconnecting)
+	h = dialHost(t, s, 1)
+	want(attachwire.RoomLive)
+	h.exit(0)
+	want(attachwire.RoomEnded)
+	expectClosed(t, v, websocket.StatusNormalClosure, "")
+}
+
+func TestRoomStateHostGoneAfterGrace(t *testing.T) {
+	cfg := quiet()
+	cfg.HostGoneAfter = 100 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	relaytest.ExpectControl[attachwire.RoomState](t, v) // host-reconnecting
+	if got := relaytest.ExpectControl[attachwire.RoomState](t, v); got.State != attachwire.RoomHostGone {
+		t.Fatalf("room_state %q, want host-gone", got.State)
+	}
+	h := dialHost(t, s, 1) // a host coming back revives the room
+	_ = h
+	if got := relaytest.ExpectControl[attachwire.RoomState](t, v); got.State != attachwire.RoomLive {
+		t.Fatalf("room_state %q, want live", got.State)
+	}
+}
+
+// Shutdown's planned-restart trio, in order: the host gets error
+// relay-restarting "redial after 2s" then close 1012; a viewer gets
+// room_state host-reconnecting then close 1012; a new dial gets 503 with
+// Retry-After: 2 and /readyz turns 503.
+func TestShutdownPlannedRestartTrio(t *testing.T) {
+	cfg := quiet()
+	cfg.RestartAfter = 1500 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	relaytest.ExpectControl[attachwire.RoomState](t, v)
+	done := make(chan error, 1)
+	go func() { done <- s.Relay.Shutdown(ctxT(t)) }()
+	hc := expectClosed(t, h.c, websocket.StatusServiceRestart, attachwire.CodeRelayRestarting)
+	if hc.Err == nil || hc.Err.Message != "redial after 2s" || !hc.Err.Retryable {
+		t.Errorf("host's error control %+v", hc.Err)
+	}
+	if hc.Reason != "relay-restarting: redial after 2s" {
+		t.Errorf("host close reason %q", hc.Reason)
+	}
+	if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomHostReconnecting {
+		t.Errorf("viewer room_state %q", st.State)
+	}
+	expectClosed(t, v, websocket.StatusServiceRestart, "")
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	_, resp, err := relaytest.Dial(ctxT(t), s.RoomURL(room), s.HostToken(t, room, 1), nil)
+	if err == nil || resp == nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" {
+		t.Fatalf("dial while draining: %v %+v", err, resp)
+	}
+	if code, _ := s.Get(t, "/readyz"); code != 503 {
+		t.Errorf("/readyz %d while draining", code)
+	}
+}
