@@ -52,7 +52,10 @@ type HostConfig struct {
 	// requested signal name (empty: host's choice). Nil: Session.Stop.
 	Kill func(ctx context.Context, reason attachwire.KillReason, signal string) error
 	// HTTPClient performs the WebSocket handshake; its Timeout must be 0
-	// (DialTimeout bounds the handshake). Nil: http.DefaultClient.
+	// (DialTimeout bounds the handshake). Nil: a client whose transport
+	// is http.DefaultTransport's settings without keep-alive, so that
+	// every attempt is a new connection (a refused handshake's connection
+	// to a draining relay is never reused).
 	HTTPClient *http.Client
 	// BackoffMin and BackoffMax bound the wait between attempts: it
 	// doubles from BackoffMin to BackoffMax, each wait drawn from
@@ -126,7 +129,9 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = http.DefaultClient
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableKeepAlives = true
+		c.HTTPClient = &http.Client{Transport: tr}
 	}
 	if c.Kill == nil {
 		s := c.Session

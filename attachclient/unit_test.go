@@ -228,7 +228,7 @@ func TestHostConfigDefaultsAndRefusals(t *testing.T) {
 	if c.BackoffMin != 250*time.Millisecond || c.BackoffMax != 30*time.Second || c.DialTimeout != 15*time.Second ||
 		c.WriteTimeout != 10*time.Second || c.ReadLimit != 16<<20 || c.FinalScreenWindow != 60*time.Second ||
 		c.EpochStaleMaxRetries != 8 || c.EpochStaleRetryWindow != 2*time.Minute || c.EpochStaleStableWindow != 30*time.Second ||
-		c.Logger == nil || c.HTTPClient != http.DefaultClient || c.Kill == nil {
+		c.Logger == nil || c.HTTPClient == nil || c.Kill == nil {
 		t.Fatalf("defaults: %+v", c)
 	}
 	for _, tc := range []struct {
