@@ -434,3 +434,52 @@ func TestPeerBadTokenEndsRunHost(t *testing.T) {
 		})
 	}
 }
+
+func TestPeerEpochStaleBudgetResetsAfterAStableLeg(t *testing.T) {
+	stale := attachwire.ErrorControl{Code: attachwire.CodeEpochStale, Message: "epoch 1 is stale", Retryable: true}
+	for _, tc := range []struct {
+		name  string
+		dwell time.Duration // how long the admitted leg stays up
+		reset bool
+	}{
+		{"stable leg clears the count", 1700 * time.Millisecond, true},
+		{"short leg keeps it", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPeer(t, false)
+			sess := spawn(t, "lines", 1)
+			cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess})
+			cfg.EpochStaleMaxRetries = 2
+			cfg.EpochStaleStableWindow = 1500 * time.Millisecond
+			res, _ := runHost(t, cfg)
+			refuse := func() {
+				t.Helper()
+				l := p.leg(t)
+				l.sendControl(t, stale)
+				l.waitEnd(t)
+			}
+			refuse()
+			refuse() // the budget of 2 is used up
+			l := p.leg(t)
+			l.sendControl(t, attachwire.SnapshotRequest{Reason: attachwire.SnapshotResync}) // admitted
+			l.until(t, "the snapshot answer", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeSnapshot })
+			time.Sleep(tc.dwell)
+			l.ws.CloseNow()
+			if !tc.reset {
+				refuse()
+				if err := result(t, res); !errors.Is(err, attachclient.ErrEpochStale) {
+					t.Fatalf("RunHost = %v, want ErrEpochStale on the third refusal", err)
+				}
+				return
+			}
+			refuse()
+			refuse()
+			p.leg(t) // still dialling: the stable leg reset the budget
+			select {
+			case err := <-res:
+				t.Fatalf("RunHost ended: %v", err)
+			default:
+			}
+		})
+	}
+}
