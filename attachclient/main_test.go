@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyhost/ptyhost/internal/rawterm"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +32,8 @@ func TestMain(m *testing.M) {
 //	lines  prints "ready", then per input line: "size" prints the terminal
 //	       size, "burst N" prints N numbered lines, "exit N" exits N,
 //	       anything else is echoed back as GOT<line>
-//	cat    copies its input to its output
+//	rawcat puts its terminal in raw mode and copies its input to its
+//	       output byte for byte
 func runHelper(name string) int {
 	switch name {
 	case "hello":
@@ -39,7 +41,18 @@ func runHelper(name string) int {
 		return 3
 	case "lines":
 		return lines()
-	case "cat":
+	case "rawcat":
+		t, err := unix.IoctlGetTermios(0, ioctlGetTermios)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		rawterm.Set(t)
+		if err := unix.IoctlSetTermios(0, ioctlSetTermios, t); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Print("raw\r\n")
 		buf := make([]byte, 64<<10)
 		for {
 			n, err := os.Stdin.Read(buf)

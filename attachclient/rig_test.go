@@ -184,13 +184,22 @@ type view struct {
 	controls []attachwire.Control
 	exit     *attachwire.Exit
 	closed   error
+	// keepText, when set, bounds text to about its last keepText bytes
+	// and frames to their headers, for tests that stream megabytes.
+	keepText int
 }
 
 // until reads frames until cond holds, failing the test after the watchdog
 // or when the leg ends first.
 func (v *view) until(t testing.TB, what string, cond func(*view) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	v.untilWithin(t, what, watchdog, cond)
+}
+
+// untilWithin is until with its own watchdog.
+func (v *view) untilWithin(t testing.TB, what string, limit time.Duration, cond func(*view) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	for !cond(v) {
 		f, err := v.c.Next(ctx)
@@ -214,6 +223,11 @@ func (v *view) take(t testing.TB, f attachwire.Frame) {
 		return
 	case attachwire.TypeOutput:
 		v.text.Write(f.Payload)
+		if v.keepText > 0 && v.text.Len() > 2*v.keepText {
+			s := v.text.String()
+			v.text.Reset()
+			v.text.WriteString(s[len(s)-v.keepText:])
+		}
 	case attachwire.TypeSnapshot:
 		v.text.Reset()
 		v.text.WriteString(snapshotText(t, f))
@@ -223,6 +237,9 @@ func (v *view) take(t testing.TB, f attachwire.Frame) {
 			t.Fatalf("viewer got a bad Exit: %v", err)
 		}
 		v.exit = &ex
+	}
+	if v.keepText > 0 && f.Type != attachwire.TypeSnapshot {
+		f.Payload = nil // checkContiguous needs the headers and snapshots only
 	}
 	v.frames = append(v.frames, f)
 }
