@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 //	lines  prints "ready", then per input line: "size" prints the terminal
 //	       size, "burst N" prints N numbered lines, "exit N" exits N,
 //	       anything else is echoed back as GOT<line>
+//	firehose writes $FIREHOSE_BYTES bytes of 79-character lines and exits
 //	rawcat puts its terminal in raw mode and copies its input to its
 //	       output byte for byte
 func runHelper(name string) int {
@@ -41,6 +42,15 @@ func runHelper(name string) int {
 		return 3
 	case "lines":
 		return lines()
+	case "firehose":
+		n, _ := strconv.Atoi(os.Getenv("FIREHOSE_BYTES"))
+		line := []byte(strings.Repeat("0123456789abcdef", 5)[:78] + "\n")
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		for ; n > 0; n -= len(line) {
+			w.Write(line)
+		}
+		w.Flush()
+		return 0
 	case "rawcat":
 		t, err := unix.IoctlGetTermios(0, ioctlGetTermios)
 		if err != nil {

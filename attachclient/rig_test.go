@@ -97,13 +97,18 @@ func newRig(t testing.TB, helper string, rcfg relay.Config) *rig {
 // mintHost mints a host token for the current relay (no testing.TB: it
 // runs on RunHost's goroutine).
 func (r *rig) mintHost(epoch uint64) (string, error) {
+	return mintHost(r.srv.Load(), r.room, epoch)
+}
+
+// mintHost mints a host token for room on srv.
+func mintHost(srv *relaytest.Server, room string, epoch uint64) (string, error) {
 	jti, err := token.NewJTI()
 	if err != nil {
 		return "", err
 	}
 	now := time.Now().Unix()
-	return token.Mint(r.srv.Load().Key, token.Claims{
-		SessionID: r.room, RoomID: r.room, Role: attachwire.RoleHost, Epoch: &epoch,
+	return token.Mint(srv.Key, token.Claims{
+		SessionID: room, RoomID: room, Role: attachwire.RoleHost, Epoch: &epoch,
 		OrgID: relaytest.DefaultOrg, IssuedAt: now, ExpiresAt: now + 60, Audience: "relay", JTI: jti,
 	})
 }
