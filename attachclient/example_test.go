@@ -93,8 +93,10 @@ func Example() {
 	}()
 
 	// The viewer's screen: a snapshot replaces it, Output appends to it.
+	// Whether the line comes as Output or inside a snapshot depends on
+	// when the relay asked the host for one; a viewer handles both.
 	var screen string
-	for {
+	for !strings.Contains(screen, "hello, relay") {
 		f, err := viewer.Next(ctx)
 		if err != nil {
 			fmt.Println(err)
@@ -111,14 +113,13 @@ func Example() {
 				screen += c.Content
 			}
 		}
-		if f.Type == attachwire.TypeExit {
-			ex, _ := attachwire.DecodeExit(f.Payload)
-			fmt.Printf("viewer: %q, exit %d\n", strings.TrimSpace(screen), ex.Code)
-			break
-		}
 	}
-	fmt.Println("RunHost:", <-done)
+	fmt.Printf("viewer: %q\n", strings.TrimSpace(screen))
+	fmt.Println("RunHost:", <-done) // after Exit and the final-screen window
+	ex, _ := sess.Exit()
+	fmt.Println("exit status", ex.Code)
 	// Output:
-	// viewer: "hello, relay", exit 0
+	// viewer: "hello, relay"
 	// RunHost: <nil>
+	// exit status 0
 }
