@@ -28,7 +28,8 @@
 // announced by an error control, a close 1012, or an HTTP 503 with a
 // delta-seconds Retry-After; the wait is then max(backoff, hint), clamped
 // to BackoffMax, and never ends RunHost. A bare 503 is an ordinary
-// failure. epoch-stale is retried within a budget (8 within 2 minutes, the
+// failure; a 429's delta-seconds Retry-After (the relay's dial rate
+// limit) is a floor on the wait in the same way. epoch-stale is retried within a budget (8 within 2 minutes, the
 // count cleared after 30 s admitted); past it RunHost returns
 // ErrEpochStale, as it does at once for a token whose epoch is above the
 // session's.

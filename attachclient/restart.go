@@ -47,10 +47,12 @@ type ringMissError struct{ ctl attachwire.ErrorControl }
 func (e *ringMissError) Error() string { return "attachclient: relay ring miss: " + e.ctl.Message }
 
 // dialError is a failed handshake, with the HTTP status when there was
-// an answer.
+// an answer. retryAfter is a 429's delta-seconds Retry-After: the relay's
+// rate limit, honoured as a floor on the wait (not a restart).
 type dialError struct {
-	status int
-	err    error
+	status     int
+	retryAfter time.Duration
+	err        error
 }
 
 func (e *dialError) Error() string {
@@ -108,10 +110,12 @@ func classifyDial(resp *http.Response, err error) error {
 	if resp == nil {
 		return &dialError{err: err}
 	}
-	if resp.StatusCode == http.StatusServiceUnavailable {
-		if hint, ok := parseRetryAfter(resp.Header.Get("Retry-After")); ok {
-			return &restartError{how: "HTTP 503", hint: hint}
-		}
+	hint, ok := parseRetryAfter(resp.Header.Get("Retry-After"))
+	switch {
+	case ok && resp.StatusCode == http.StatusServiceUnavailable:
+		return &restartError{how: "HTTP 503", hint: hint}
+	case ok && resp.StatusCode == http.StatusTooManyRequests:
+		return &dialError{status: resp.StatusCode, retryAfter: hint, err: err}
 	}
 	return &dialError{status: resp.StatusCode, err: err}
 }

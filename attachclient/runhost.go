@@ -102,6 +102,7 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		stale   *epochStaleError
 		miss    *ringMissError
 		restart *restartError
+		refused *dialError
 	)
 	wait := h.bo.next()
 	switch {
@@ -118,6 +119,8 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		h.streamed = false // the relay lost the stream: replay the ring from 0
 	case errors.As(err, &restart):
 		wait = min(max(wait, restart.hint), h.cfg.BackoffMax)
+	case errors.As(err, &refused):
+		wait = min(max(wait, refused.retryAfter), h.cfg.BackoffMax)
 	}
 	h.log.Info("attachclient: host leg failed; redialling", "err", err, "wait", wait)
 	return wait, nil

@@ -111,14 +111,16 @@ func TestClassifyDial(t *testing.T) {
 		name    string
 		resp    *http.Response
 		restart time.Duration // -1: not a restart
+		floor   time.Duration // a 429's wait floor
 	}{
-		{"503 with delta-seconds", resp(503, "7"), 7 * time.Second},
-		{"bare 503", resp(503, ""), -1},
-		{"503 with a date", resp(503, "Wed, 21 Oct 2015 07:28:00 GMT"), -1},
-		{"503 with 0", resp(503, "0"), -1},
-		{"429 with Retry-After", resp(429, "3"), -1},
-		{"401", resp(401, ""), -1},
-		{"no answer", nil, -1},
+		{"503 with delta-seconds", resp(503, "7"), 7 * time.Second, 0},
+		{"bare 503", resp(503, ""), -1, 0},
+		{"503 with a date", resp(503, "Wed, 21 Oct 2015 07:28:00 GMT"), -1, 0},
+		{"503 with 0", resp(503, "0"), -1, 0},
+		{"429 with Retry-After", resp(429, "3"), -1, 3 * time.Second},
+		{"bare 429", resp(429, ""), -1, 0},
+		{"401 with Retry-After", resp(401, "3"), -1, 0},
+		{"no answer", nil, -1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := classifyDial(tc.resp, cause)
@@ -131,6 +133,10 @@ func TestClassifyDial(t *testing.T) {
 			}
 			if tc.restart < 0 && !errors.Is(err, cause) {
 				t.Fatalf("dial error %v does not wrap the cause", err)
+			}
+			var de *dialError
+			if errors.As(err, &de) && de.retryAfter != tc.floor {
+				t.Fatalf("rate-limit floor %v, want %v", de.retryAfter, tc.floor)
 			}
 		})
 	}
