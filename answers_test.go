@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 // TestQueriesAnsweredUnattached: a raw-mode child that probes its terminal
@@ -37,6 +38,35 @@ func TestQueriesAnsweredUnattached(t *testing.T) {
 	}
 	if ex.Code != 0 {
 		t.Fatalf("helper exit %+v", ex)
+	}
+}
+
+// TestXTVERSION: the host answers XTVERSION with ptyhost's version, the
+// one `ptyhost version` prints (it used to answer "dev"), with every
+// backend this build has.
+func TestXTVERSION(t *testing.T) {
+	const queries = "\x1b[>q\x1b[c"
+	want := "\x1bP>|ptyhost(" + version.String() + ")\x1b\\" + "\x1b[?62;22c"
+	for _, bc := range backends(t) {
+		if bc.name == "fake" {
+			continue
+		}
+		t.Run(bc.name, func(t *testing.T) {
+			s := start(t, helperSpec("queries", "PTYHOST_TEST_QUERIES="+queries), bc.newTerm)
+			ex := waitDone(t, s)
+			sub, err := s.Subscribe(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := output(collect(t, sub))
+			m := regexp.MustCompile(`ANSWERS ("[^\r]*")`).FindSubmatch(out)
+			if m == nil {
+				t.Fatalf("child printed no answers (exit %+v): %q", ex, out)
+			}
+			if got, err := strconv.Unquote(string(m[1])); err != nil || got != want {
+				t.Fatalf("answers = %q (%v), want %q", got, err, want)
+			}
+		})
 	}
 }
 

@@ -75,7 +75,7 @@ func (s *Session) AttachLocal(opts LocalAttachOptions) (*LocalAttach, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.sub = sub.(*Subscription)
+		a.sub = sub
 	}
 	s.roles.mu.Lock()
 	if s.roles.driver == nil {
@@ -97,24 +97,20 @@ func (s *Session) AttachLocal(opts LocalAttachOptions) (*LocalAttach, error) {
 // with the seq before the Exit frame (the Exit frame changes no cell), so
 // the subscription still delivers the Exit frame.
 func (s *Session) joinSnapshot() (attachwire.Frame, *Subscription, error) {
-	var scr attachwire.Screen
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	at := s.seq
 	if s.exited.Load() {
-		scr, at = s.final, s.exitSeq-1 // s.final is never modified after exit
-	} else {
-		s.screenLocked(&scr) // a fresh copy: encoded below, outside the lock
+		at = s.exitSeq - 1
+	}
+	payload, err := s.snapshotPayloadLocked(at)
+	if err != nil {
+		return attachwire.Frame{}, nil, err
 	}
 	s.ring.mu.Lock()
 	sub, err := s.subscribeRingLocked(at)
 	s.ring.mu.Unlock()
-	s.mu.Unlock()
 	if err != nil {
-		return attachwire.Frame{}, nil, err
-	}
-	payload, err := snapshotPayload(&scr, at)
-	if err != nil {
-		sub.Close()
 		return attachwire.Frame{}, nil, err
 	}
 	return attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: payload}, sub, nil

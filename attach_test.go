@@ -182,7 +182,7 @@ func mustSubscribe(tb testing.TB, s *Session, after uint64) *Subscription {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { sub.Close() })
-	return sub.(*Subscription)
+	return sub
 }
 
 // TestAttachResync stalls an attach while many times RingBytes flow: it

@@ -1,12 +1,18 @@
 package ptyhost
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
-	"github.com/ptyhost/ptyhost/internal/term/xvt"
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
+
+// ErrBackendUnavailable is matched, along with ErrInvalidSpec, by the
+// error Spawn returns for a backend this binary was built without:
+// BackendXVT needs the ptyhost_xvt build tag.
+var ErrBackendUnavailable = errors.New("ptyhost: terminal backend not built into this binary")
 
 // Backend selects the headless terminal implementation of a Session.
 type Backend int
@@ -17,8 +23,12 @@ const (
 	// (see Resolve).
 	BackendDefault Backend = iota
 	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs:
-	// the seed's emulator, kept for comparison and for users who want it.
-	// It is much slower on heavy output (docs/performance.md).
+	// the seed's emulator, kept as a point of comparison. It is only
+	// built in with the ptyhost_xvt build tag (Spawn otherwise fails with
+	// ErrBackendUnavailable), because its screen depends on how the
+	// child's output is split into reads (a combining mark in the next
+	// read lands in a cell of its own), which breaks the snapshot promise;
+	// it is also much slower on heavy output (docs/performance.md).
 	BackendXVT
 	// BackendEngine is the in-house engine (internal/term/engine): a ring
 	// of rows, compact cells and bounded work per byte.
@@ -52,25 +62,21 @@ func (b Backend) Resolve() Backend {
 func (b Backend) constructor() (func(term.Options) (term.Terminal, error), error) {
 	switch b.Resolve() {
 	case BackendXVT:
-		return newXVT, nil
+		if !xvtgate.Built {
+			return nil, fmt.Errorf("%w: %w: xvt needs -tags %s", ErrInvalidSpec, ErrBackendUnavailable, xvtgate.Tag)
+		}
+		return xvtgate.New, nil
 	case BackendEngine:
 		return newEngine, nil
 	}
 	return nil, fmt.Errorf("%w: unknown terminal backend %d", ErrInvalidSpec, int(b))
 }
 
-func newXVT(o term.Options) (term.Terminal, error) {
-	t, err := xvt.New(o)
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
 func newEngine(o term.Options) (term.Terminal, error) { return engine.New(o), nil }
 
 // ParseBackend returns the Backend named "default", "xvt" or "engine" (the
-// names String returns), for flags and configuration files.
+// names String returns), for flags and configuration files. It accepts
+// "xvt" in every build; Spawn reports whether the binary has it.
 func ParseBackend(name string) (Backend, error) {
 	for _, b := range []Backend{BackendDefault, BackendXVT, BackendEngine} {
 		if name == b.String() {

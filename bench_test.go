@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,31 @@ func BenchmarkFirehose(b *testing.B) {
 		b.ReportMetric(mib/host.Seconds(), "engine-MiB/s")
 		b.ReportMetric(bare.Seconds()/host.Seconds(), "engine/bare")
 	})
+	// CPU per byte: the whole process's user+system time (getrusage;
+	// cat is a child and not counted) for the engine pipeline against the
+	// bare reader, alternating as above. A busy machine stretches wall
+	// time but hardly the CPU either spends, so this ratio holds where
+	// engine/bare does not. Run it with -benchtime 10x for the median of
+	// 10 pairs.
+	b.Run("cpu-ratio", func(b *testing.B) {
+		var bare, host []time.Duration
+		for i := 0; b.Loop(); i++ {
+			for j := range 2 {
+				cpu0 := processCPU()
+				if (i+j)%2 == 0 {
+					bareCat(b, path)
+					bare = append(bare, processCPU()-cpu0)
+				} else {
+					firehose(b, path, newEngine)
+					host = append(host, processCPU()-cpu0)
+				}
+			}
+		}
+		mb, mh := median(bare), median(host)
+		b.ReportMetric(float64(mb.Milliseconds()), "bare-cpu-ms")
+		b.ReportMetric(float64(mh.Milliseconds()), "engine-cpu-ms")
+		b.ReportMetric(mh.Seconds()/mb.Seconds(), "cpu-ratio")
+	})
 	for _, bc := range benchBackends(b) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)
@@ -74,6 +100,13 @@ func BenchmarkFirehose(b *testing.B) {
 			b.ReportMetric(float64(b.N)*size/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
 		})
 	}
+}
+
+// median returns the median of d (the upper one of an even count).
+func median(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // bareCat reads `cat path` through a PTY to end of file.
@@ -149,7 +182,12 @@ func BenchmarkRoundTrip(b *testing.B) {
 }
 
 // BenchmarkSnapshot: Snapshot of a 120×40 screen with 200 lines of
-// scrollback, and its encoding as a Snapshot payload.
+// scrollback, and its encoding as a Snapshot payload: after exit (the
+// final screen), and live, where the screen comes from the emulator under
+// the session lock. live-payload is what a relay pays per join or skip;
+// live-emit is EmitSnapshot's in-stream frame. cpu-µs/op is the process's
+// CPU time per call, which a busy machine dilutes far less than the wall
+// time.
 func BenchmarkSnapshot(b *testing.B) {
 	newTerm := realBackend(b)
 	spec := helperSpec("gen", "PTYHOST_TEST_N=262144", "PTYHOST_TEST_SEED=5")
@@ -165,14 +203,18 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.Fatalf("scrollback holds %d lines, want %d", len(scr.Scrollback), DefaultScrollback)
 	}
 	b.Run("after-exit", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			s.Snapshot()
 		}
 	})
 	b.Run("after-exit+encode", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			scr, at, _ := s.Snapshot()
-			if _, err := snapshotPayload(&scr, at); err != nil {
+			if _, err := attachwire.AppendScreenSnapshot(nil, at, &scr); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -186,10 +228,56 @@ func BenchmarkSnapshot(b *testing.B) {
 	sub, _ := live.Subscribe(0)
 	waitFed(b, live, sub)
 	b.Run("live-120x40+200", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			live.Snapshot()
 		}
 	})
+	b.Run("live-payload", func(b *testing.B) {
+		var p []byte
+		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
+		for b.Loop() {
+			p = benchSnapshotPayload(b, live, p[:0])
+		}
+		b.ReportMetric(float64(len(p)), "payload-bytes")
+	})
+	b.Run("live-emit", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
+		for b.Loop() {
+			if _, err := live.EmitSnapshot(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchSnapshotPayload appends the payload of a Snapshot frame of s's
+// current screen to dst.
+func benchSnapshotPayload(b *testing.B, s *Session, dst []byte) []byte {
+	dst, _, err := s.AppendSnapshot(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dst
+}
+
+// processCPU returns the user+system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process's CPU time per iteration since cpu0.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if d := processCPU() - cpu0; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
+	}
 }
 
 // fileOf writes p to a temporary file and returns its path.

@@ -4,7 +4,9 @@
 // # Model
 //
 // [Spawn] starts the command as a session and process-group leader whose
-// controlling terminal is a fresh PTY. The [Session] owns the master side:
+// controlling terminal is a fresh PTY, with every signal at its default
+// disposition even when the host ignores some (under nohup, or as a
+// background job). The [Session] owns the master side:
 // one goroutine reads it and hands every chunk, in order, to another that
 // feeds it to a headless terminal emulator (the single authority on what
 // the screen looks like) and publishes the bytes as Output frames. Every frame the host produces (Output, applied
@@ -35,24 +37,35 @@
 //
 // # Recording
 //
-// With Spec.RecordPath set, the session writes an asciinema v2 cast from
+// With Spec.RecordPath set, the session records an asciinema v2 cast from
 // the same publish step as the frames, so the cast's event times are the
-// frames' rel_time. Output is decoded as UTF-8 across reads; the file is
-// flushed and synced when the Exit frame is published.
+// frames' rel_time. The publish step only queues the frame; the recorder's
+// own goroutine writes the file, so a slow disk never stalls the session
+// (a writer that falls too far behind ends the recording, see
+// [Session.RecordErr]). Output is decoded as UTF-8 across reads; the file
+// is flushed and synced after the Exit frame, before Done is closed.
+// ptyhost never removes or truncates a file it did not create before the
+// child has started, and writes to a FIFO or device only when
+// Spec.RecordSpecial allows it.
 //
 // # Terminal backends
 //
 // Spec.Backend picks the headless terminal: the in-house engine
 // (BackendEngine, the default), built to keep up with a PTY at bounded
 // work per byte, or charmbracelet/x/vt behind the guards a host needs
-// (BackendXVT), much slower on heavy output.
+// (BackendXVT), much slower on heavy output. BackendXVT is linked only
+// with the ptyhost_xvt build tag (Spawn fails with ErrBackendUnavailable
+// otherwise): x/vt's screen depends on how the output is split into
+// reads, so it cannot keep the snapshot promise below. It stays as a test
+// oracle and a benchmark peer; a default build links nothing of
+// charmbracelet.
 //
 // # Ordering and consistency
 //
 // One mutex per session orders the stream: feeding the emulator, allocating
 // seqs, appending to the ring and waking subscriptions happen under it, so
 // a snapshot taken at atSeq N shows exactly the effect of frames 1..N. The
-// cast recorder runs under it too.
+// cast recorder is fed under it too, so its events are in frame order.
 //
 // # Exit
 //

@@ -81,3 +81,36 @@ func ExampleSession_Snapshot() {
 	// first cell bold: true
 	// atSeq is the Exit frame: true code 0
 }
+
+// Serve snapshots the way a relay does on every join: one buffer, reused,
+// holding a Snapshot frame's payload and the seq the subscription resumes
+// after.
+func ExampleSession_AppendSnapshot() {
+	s, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{"printf", "ready"}, Cols: 20, Rows: 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	<-s.Done()
+
+	var buf []byte
+	for range 2 { // say, two viewers joining
+		var atSeq uint64
+		buf, atSeq, err = s.AppendSnapshot(buf[:0])
+		if err != nil {
+			log.Fatal(err)
+		}
+		snap, err := attachwire.DecodeSnapshot(buf)
+		if err != nil {
+			log.Fatal(err)
+		}
+		scr, err := snap.DecodeScreen()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("atSeq matches: %v, first row %q\n", snap.AtSeq == atSeq, scr.Primary[0].Content+scr.Primary[1].Content+scr.Primary[2].Content+scr.Primary[3].Content+scr.Primary[4].Content)
+	}
+	// Output:
+	// atSeq matches: true, first row "ready"
+	// atSeq matches: true, first row "ready"
+}

@@ -2,6 +2,7 @@ package ptyhost
 
 import (
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -22,17 +23,44 @@ const (
 	DrainLimit = 3 * time.Second
 )
 
-// exitPayload maps the child's wait status to the Exit payload, the one
-// place ptyhost does so: a normal exit carries the code and no signal; a
-// death by signal carries 128 + signum and the signal's name (attachwire
-// names every signal, real-time ones included).
+// exitPayload maps the child's wait status to the Exit payload: a normal
+// exit carries the code and no signal; a death by signal carries 128 +
+// signum and the signal's name (SignalName names every signal, real-time
+// ones included).
 func exitPayload(ps *os.ProcessState) attachwire.Exit {
-	if ex, ok := attachwire.ExitFromProcessState(ps); ok {
+	if ex, ok := exitFromProcessState(ps); ok {
 		return ex
 	}
 	// Wait failed without a termination status (it cannot for a child we
 	// started and reap ourselves): the conventional "unknown failure".
 	return attachwire.Exit{Code: 255}
+}
+
+// exitForSignal is the Exit payload of a process killed by sig: code
+// 128 + signum, as shells report it (SIGKILL gives 137), and its name. It
+// is the one place a signal death becomes a payload, whether the status
+// came from a ProcessState or from waitid (awaitExit).
+func exitForSignal(sig syscall.Signal) attachwire.Exit {
+	return attachwire.Exit{Code: 128 + uint32(sig), Signal: SignalName(sig)}
+}
+
+// exitFromProcessState returns the Exit payload of a finished process; ok
+// is false when ps is nil or does not describe a termination.
+func exitFromProcessState(ps *os.ProcessState) (ex attachwire.Exit, ok bool) {
+	if ps == nil {
+		return attachwire.Exit{}, false
+	}
+	type signaled interface {
+		Signaled() bool
+		Signal() syscall.Signal
+	}
+	if ws, isWS := ps.Sys().(signaled); isWS && ws.Signaled() {
+		return exitForSignal(ws.Signal()), true
+	}
+	if ps.Exited() {
+		return attachwire.Exit{Code: uint32(ps.ExitCode())}, true
+	}
+	return attachwire.Exit{}, false
 }
 
 // lifecycle owns the end of a session: it waits for the child, lets the
@@ -42,16 +70,27 @@ func exitPayload(ps *os.ProcessState) attachwire.Exit {
 // returned.
 func (s *Session) lifecycle() {
 	defer s.wg.Done()
-	err := s.cmd.Wait()
-	ex := exitPayload(s.cmd.ProcessState)
-	if s.cmd.ProcessState == nil {
-		s.log.Error("ptyhost: wait for child", "err", err)
+	ex, pinned := awaitExit(s.pid)
+	if !pinned {
+		// Reaped at once, outside s.group so that Stop's signals are not
+		// held up; a group signal racing with this reap is the one window
+		// left where the platform cannot pin the group.
+		if err := s.cmd.Wait(); s.cmd.ProcessState == nil {
+			s.log.Error("ptyhost: wait for child", "err", err)
+		}
+		s.group.Lock()
+		s.reaped = true
+		s.group.Unlock()
+		ex = exitPayload(s.cmd.ProcessState)
 	}
 	s.drain()
-	// While the group has members its ID cannot be reused, so this is the
-	// moment to learn whether Stop has leftovers to kill.
-	s.leftovers.Store(killGroup(s.pid, 0) == nil)
+	if pinned && !groupHasOthers(s.pid) {
+		s.reapGroup(false) // nothing left for Stop to kill
+	}
 	s.publishExit(ex)
+	if s.rec != nil {
+		s.rec.wait() // the cast is complete (or has failed) when Done closes
+	}
 
 	// Closing the master releases an answer write blocked on a child that
 	// does not read; the terminal is closed before the answerer so that no
@@ -61,6 +100,26 @@ func (s *Session) lifecycle() {
 	s.answers.close()
 	s.log.Debug("ptyhost: session exited", "code", ex.Code, "signal", ex.Signal)
 	close(s.done)
+}
+
+// reapGroup reaps the child, first sending SIGKILL to its process group
+// when kill is set: the leftovers of a session, background jobs that
+// outlived the child. Before it the child is running or a zombie (see
+// awaitExit) and its pid, the group's ID, cannot name anyone else's group;
+// after it no signal is sent to the group again (see signal).
+func (s *Session) reapGroup(kill bool) {
+	s.group.Lock()
+	defer s.group.Unlock()
+	if s.reaped {
+		return
+	}
+	if kill {
+		s.signalLocked(syscall.SIGKILL)
+	}
+	if err := s.cmd.Wait(); s.cmd.ProcessState == nil {
+		s.log.Error("ptyhost: wait for child", "err", err)
+	}
+	s.reaped = true
 }
 
 // drain lets the read loop run to end of file, bounded by DrainGrace of

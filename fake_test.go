@@ -65,7 +65,7 @@ func (f *fakeTerm) Screen(dst *attachwire.Screen) {
 	dst.Alt, dst.Scrollback = nil, nil
 	dst.Primary = make([]attachwire.Cell, f.cols*f.rows)
 	for i := range dst.Primary {
-		dst.Primary[i] = attachwire.BlankCell
+		dst.Primary[i] = attachwire.BlankCell()
 	}
 	sum := hex.EncodeToString(f.h.Sum(nil)) + fmt.Sprintf(":%d", f.fed)
 	for i := 0; i < len(sum) && i < len(dst.Primary); i++ {

@@ -50,6 +50,11 @@ func runHelper(name string) int {
 		return helperGenAck()
 	case "trap":
 		return helperTrap()
+	case "sighost":
+		return helperSigHost()
+	case "exit":
+		code, _ := strconv.Atoi(os.Getenv("PTYHOST_TEST_CODE"))
+		return code
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2

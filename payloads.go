@@ -27,11 +27,3 @@ func markerPayload(label string) []byte {
 }
 
 func exitFramePayload(ex attachwire.Exit) []byte { return attachwire.AppendExit(nil, ex) }
-
-func snapshotPayload(scr *attachwire.Screen, atSeq uint64) ([]byte, error) {
-	snap, err := attachwire.NewSnapshot(atSeq, scr)
-	if err != nil {
-		return nil, err
-	}
-	return attachwire.AppendSnapshot(nil, snap)
-}

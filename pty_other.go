@@ -4,7 +4,9 @@ package ptyhost
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 
@@ -20,5 +22,7 @@ func setWinsize(*os.File, int, int, int, int) error { return errPlatform }
 func echoMode(*os.File) attachwire.EchoMode { return attachwire.EchoUnknown }
 
 func childAttrs() *syscall.SysProcAttr { return nil }
+
+func startChild(cmd *exec.Cmd, _ *slog.Logger) error { return cmd.Start() }
 
 func killGroup(int, syscall.Signal) error { return errPlatform }

@@ -4,12 +4,15 @@ package ptyhost
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
 	"syscall"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/sigdfl"
 	"golang.org/x/sys/unix"
 )
 
@@ -97,6 +100,21 @@ func echoMode(master *os.File) attachwire.EchoMode {
 // controlling terminal; setsid also makes it a process-group leader.
 func childAttrs() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+}
+
+// startChild starts cmd with every signal at SIG_DFL. When the host
+// ignores a signal (it runs under nohup, or as a background job of a
+// non-interactive shell) the child would inherit that, since os/exec
+// resets only caught signals: internal/sigdfl then starts it through a
+// re-exec of the host (see its doc for why not something in the parent).
+// If the host's executable cannot be named the child is started directly
+// and the reason logged.
+func startChild(cmd *exec.Cmd, log *slog.Logger) error {
+	fallback, err := sigdfl.Start(cmd)
+	if fallback != nil {
+		log.Warn("ptyhost: the child inherits the signals this process ignores", "err", fallback)
+	}
+	return err
 }
 
 // killGroup sends sig to the process group led by pid.

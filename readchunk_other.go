@@ -11,3 +11,6 @@ func newChunkReader(master *os.File) *chunkReader { return &chunkReader{f: maste
 
 // read reads what the master has.
 func (r *chunkReader) read(buf []byte) (int, error) { return r.f.Read(buf) }
+
+// readMore reads nothing here: plain reads of the master block.
+func (r *chunkReader) readMore(buf []byte) int { return 0 }

@@ -35,6 +35,23 @@ func (r *chunkReader) read(buf []byte) (int, error) {
 	if r.rc == nil {
 		return r.f.Read(buf)
 	}
+	return r.fill(buf, true)
+}
+
+// readMore reads what the master has into buf without waiting at all; it
+// returns 0 when there is nothing. Errors are left for the next read,
+// which meets them again.
+func (r *chunkReader) readMore(buf []byte) int {
+	if r.rc == nil {
+		return 0
+	}
+	n, _ := r.fill(buf, false)
+	return n
+}
+
+// fill reads until the master is empty or buf is full, waiting under the
+// poller while there is nothing when wait is set.
+func (r *chunkReader) fill(buf []byte, wait bool) (int, error) {
 	n := 0
 	var rerr error
 	err := r.rc.Read(func(fd uintptr) bool {
@@ -45,7 +62,7 @@ func (r *chunkReader) read(buf []byte) (int, error) {
 				n += m
 			case e == unix.EINTR:
 			case e == unix.EAGAIN:
-				return n > 0 // wait under the poller only while empty
+				return n > 0 || !wait // wait under the poller only while empty
 			case e == nil:
 				rerr = io.EOF
 				return true

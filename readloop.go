@@ -14,12 +14,6 @@ import (
 // of the master is at most this long and becomes one frame.
 const MaxOutputFrame = 32 << 10
 
-// readQueue is how many chunks read from the master may wait for the
-// terminal feed: enough to keep the master drained (so the child keeps
-// writing) while the feed works on one chunk, and a bound on what is held
-// outside the ring (readQueue * MaxOutputFrame bytes).
-const readQueue = 4
-
 // readLoop is the only reader of the master. It hands each chunk, in
 // order, to feedLoop, which feeds the terminal and publishes it as one
 // Output frame under the session lock: reading runs beside the feed, so
@@ -27,20 +21,52 @@ const readQueue = 4
 // of taking turns. It returns at end of file (every slave fd closed: EIO
 // on Linux), at the drain's read deadline once the child has exited, or
 // when the master is closed, after feedLoop has published every chunk.
+//
+// A chunk goes to the feed at once when the feed is idle, so a keystroke's
+// echo waits for nothing. When the feed is still busy with the previous
+// chunk, the loop waits for it to finish and then takes everything the
+// master has gathered meanwhile into the same chunk (up to
+// MaxOutputFrame): under heavy output that makes chunks large, and a large
+// chunk costs one hand-off, one frame, one subscriber wake-up and one
+// empty read instead of one per few KiB. The wait is at most one chunk's
+// feed (about 150 µs for 32 KiB with the engine), less than the tty's
+// buffering lets the child run ahead, so the child does not wait for it.
+//
+// A chunk that fills its buffer becomes the frame's payload as it is, and
+// the next read gets a fresh buffer: under heavy output, where nearly
+// every chunk is full, the bytes are not copied again. A shorter chunk is
+// copied into an allocation of its size and the buffer is reused, so the
+// ring, which counts payload lengths, never keeps a buffer's slack.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
-	chunks := make(chan []byte, readQueue)
+	chunks := make(chan []byte)
+	idle := make(chan struct{}, 1)
 	fed := make(chan struct{})
-	go s.feedLoop(chunks, fed)
+	go s.feedLoop(chunks, idle, fed)
 	defer func() { <-fed }()
 	defer close(chunks)
-	buf := make([]byte, MaxOutputFrame)
 	r := newChunkReader(s.master)
+	var buf []byte
+	handed := false // a chunk went to the feed, which has not signalled idle since
 	for {
+		if buf == nil {
+			buf = make([]byte, MaxOutputFrame)
+		}
 		n, err := r.read(buf)
 		if n > 0 {
-			chunks <- bytes.Clone(buf[:n])
+			if handed {
+				select {
+				case <-idle:
+				default:
+					<-idle // the feed is busy: wait, then take what came meanwhile
+					if err == nil {
+						n += r.readMore(buf[n:])
+					}
+				}
+			}
+			chunks <- ownChunk(&buf, n)
+			handed = true
 			// The deadline counts from here: time spent waiting for the
 			// feed is not quiet time on the PTY.
 			s.extendDrain()
@@ -57,18 +83,31 @@ func (s *Session) readLoop() {
 	}
 }
 
-// feedLoop publishes the chunks readLoop reads, in order, and closes fed
-// when chunks is closed and drained. readLoop owns and joins it.
-func (s *Session) feedLoop(chunks <-chan []byte, fed chan<- struct{}) {
+// ownChunk returns the n bytes read into *buf as a slice of their own:
+// *buf itself when they fill it (and *buf is then set to nil, for a fresh
+// one), else a copy, and *buf is reused.
+func ownChunk(buf *[]byte, n int) []byte {
+	if n < len(*buf) {
+		return bytes.Clone((*buf)[:n])
+	}
+	p := *buf
+	*buf = nil
+	return p
+}
+
+// feedLoop publishes the chunks readLoop reads, in order, signals idle
+// after each, and closes fed when chunks is closed and drained. readLoop
+// owns and joins it.
+func (s *Session) feedLoop(chunks <-chan []byte, idle chan<- struct{}, fed chan<- struct{}) {
 	defer close(fed)
 	for p := range chunks {
 		s.feed(p)
+		idle <- struct{}{} // never blocks: readLoop takes each signal before the next chunk
 	}
 }
 
 // feedSlice is how much of a chunk the terminal takes before the feed
-// yields the CPU: one tty buffer's worth, the amount a read of the master
-// returns at most.
+// yields the CPU: two reads of the master's worth.
 //
 // Why yield: the read path is a relay between threads. Each read of the
 // master makes the kernel's tty worker refill the master's 4 KiB buffer,
@@ -76,10 +115,12 @@ func (s *Session) feedLoop(chunks <-chan []byte, fed chan<- struct{}) {
 // is the one thread that computes for long (a 32 KiB chunk takes the
 // engine about 150 µs), and a kernel scheduler lets a woken thread wait
 // behind it for part of a time slice. Yielding after each slice lets the
-// waiting steps run at once: with the engine on a 2-core machine it moved
-// the firehose from about 0.77 to about 0.9 of a bare reader, for one
-// cheap system call per 4 KiB (docs/performance.md).
-const feedSlice = 4 << 10
+// waiting steps run at once: with the engine on a quiet 2-core machine it
+// moved the firehose from about 0.77 to about 0.9 of a bare reader.
+// Every yield is a system call, and often a context switch: a tenth of
+// the pipeline's CPU at one per 4 KiB. One per 8 KiB measured the same
+// throughput for half of that (docs/performance.md).
+const feedSlice = 8 << 10
 
 // feed runs one chunk through the terminal and publishes it. The lock
 // covers the whole chunk, yields included, so a snapshot never sees the

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -23,7 +24,8 @@ const MaxMarkerLabel = 4096
 //
 // Goroutines: a Session runs four (the read loop and the feed loop it
 // owns, the answer writer, and the lifecycle goroutine that waits for the
-// child); all have exited once Done is closed, and Stop joins them.
+// child), five with a cast recording (its writer, joined by the
+// lifecycle); all have exited once Done is closed, and Stop joins them.
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
@@ -35,12 +37,16 @@ type Session struct {
 	answers *answerer
 	ring    *ring
 	roles   attachRoles  // which LocalAttach drives
-	rec     *recorder    // nil unless Spec.RecordPath; used under mu
+	rec     *recorder    // nil unless Spec.RecordPath; fed under mu
 	exited  atomic.Bool  // set under mu together with the Exit frame
 	drainBy atomic.Int64 // unix nanos: 0 while the child runs, then the drain's hard limit
-	// leftovers is set at exit when processes of the child's group
-	// outlived it (background jobs); Stop kills them.
-	leftovers atomic.Bool
+
+	// group orders signals to the child's process group with reaping the
+	// child: a signal is sent only while the child is unreaped (running,
+	// or a zombie kept by awaitExit), so the group ID is still ours.
+	group  sync.Mutex
+	reaped bool                                    // under group
+	kill   func(pid int, sig syscall.Signal) error // killGroup; tests observe it
 
 	// mu is the session lock (invariant 1): the terminal feed, seq
 	// allocation, ring appends and subscription wake-ups happen under it.
@@ -53,6 +59,7 @@ type Session struct {
 	exit       attachwire.Exit
 	exitSeq    uint64
 	final      attachwire.Screen // the screen at Exit; term is closed after it
+	snapBuf    []byte            // scratch where snapshots the ring keeps are encoded
 
 	readDone chan struct{} // closed when the read loop has returned
 	done     chan struct{} // closed after Exit is published and goroutines are ending
@@ -68,6 +75,7 @@ func newSession(spec Spec) *Session {
 		ring:     newRing(spec.RingBytes),
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
+		kill:     killGroup,
 	}
 }
 

@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -23,6 +24,31 @@ func (s *Session) Snapshot() (attachwire.Screen, uint64, error) {
 	return scr, s.seq, nil
 }
 
+// AppendSnapshot appends the payload of a Snapshot frame showing the
+// current screen to dst, and returns it with the seq it reflects: the
+// screen Snapshot returns, encoded, with the same atSeq (replaying frames
+// 1..atSeq gives it; after exit it is the final screen and atSeq the Exit
+// frame's seq). It is read only: nothing is published.
+//
+// It is the call for a relay or carrier serving joins and backpressure
+// skips: with the engine backend it encodes straight from the emulator's
+// cells, under the session lock like Snapshot, and allocates nothing when
+// dst has room for the payload, so one reused buffer serves every call.
+// On error dst is returned unchanged.
+func (s *Session) AppendSnapshot(dst []byte) ([]byte, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := s.seq
+	if s.exited.Load() {
+		at = s.exitSeq
+	}
+	p, err := s.appendSnapshotLocked(dst, at)
+	if err != nil {
+		return dst, 0, fmt.Errorf("ptyhost: snapshot: %w", err)
+	}
+	return p, at, nil
+}
+
 // EmitSnapshot publishes the current screen as an in-stream Snapshot frame
 // with seq S and atSeq S-1, and returns it. After exit the frame is out of
 // namespace: seq 0, rel_time 0, atSeq the Exit frame's seq; it is returned
@@ -31,19 +57,51 @@ func (s *Session) EmitSnapshot() (attachwire.Frame, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exited.Load() {
-		payload, err := snapshotPayload(&s.final, s.exitSeq)
+		payload, err := s.appendSnapshotLocked(nil, s.exitSeq)
 		if err != nil {
 			return attachwire.Frame{}, fmt.Errorf("ptyhost: snapshot: %w", err)
 		}
 		return attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: payload}, nil
 	}
-	var scr attachwire.Screen
-	s.screenLocked(&scr)
-	payload, err := snapshotPayload(&scr, s.seq)
+	payload, err := s.snapshotPayloadLocked(s.seq)
 	if err != nil {
 		return attachwire.Frame{}, fmt.Errorf("ptyhost: snapshot: %w", err)
 	}
 	return s.publishLocked(attachwire.TypeSnapshot, payload), nil
+}
+
+// snapshotPayloadLocked returns a Snapshot payload of its own, labelled
+// atSeq, in one allocation of its exact size: it is encoded into the
+// session's scratch buffer and copied, so a payload the ring keeps holds
+// no slack against RingBytes. s.mu must be held.
+func (s *Session) snapshotPayloadLocked(atSeq uint64) ([]byte, error) {
+	p, err := s.appendSnapshotLocked(s.snapBuf[:0], atSeq)
+	if err != nil {
+		return nil, err
+	}
+	s.snapBuf = p
+	return bytes.Clone(p), nil
+}
+
+// snapshotAppender is a terminal that encodes its screen straight into a
+// Snapshot payload, with no Screen in between (the engine). Other
+// terminals fill a Screen, which is then encoded.
+type snapshotAppender interface {
+	AppendSnapshot(dst []byte, atSeq, epoch uint64, echo attachwire.EchoMode) ([]byte, error)
+}
+
+// appendSnapshotLocked appends the Snapshot payload of the current screen,
+// or after exit of the final one, labelled atSeq. s.mu must be held.
+func (s *Session) appendSnapshotLocked(dst []byte, atSeq uint64) ([]byte, error) {
+	if s.exited.Load() {
+		return attachwire.AppendScreenSnapshot(dst, atSeq, &s.final)
+	}
+	if a, ok := s.term.(snapshotAppender); ok {
+		return a.AppendSnapshot(dst, atSeq, s.spec.Epoch, echoMode(s.master))
+	}
+	var scr attachwire.Screen
+	s.screenLocked(&scr)
+	return attachwire.AppendScreenSnapshot(dst, atSeq, &scr)
 }
 
 // snapshotAndSubscribe atomically takes a snapshot at atSeq and opens a

@@ -1,12 +1,15 @@
 package ptyhost
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/streamgen"
 )
 
 func TestInputResizeMarker(t *testing.T) {
@@ -172,4 +175,109 @@ func screenText(scr attachwire.Screen) string {
 		b.WriteString(c.Content)
 	}
 	return b.String()
+}
+
+// appendedSnapshot is Snapshot through AppendSnapshot: the payload
+// decoded.
+func (s *Session) appendedSnapshot() (attachwire.Screen, uint64, error) {
+	p, at, err := s.AppendSnapshot(nil)
+	if err != nil {
+		return attachwire.Screen{}, 0, err
+	}
+	snap, err := attachwire.DecodeSnapshot(p)
+	if err != nil {
+		return attachwire.Screen{}, 0, err
+	}
+	if snap.AtSeq != at {
+		return attachwire.Screen{}, 0, fmt.Errorf("payload atSeq %d, AppendSnapshot returned %d", snap.AtSeq, at)
+	}
+	scr, err := snap.DecodeScreen()
+	return scr, at, err
+}
+
+// TestAppendSnapshot: AppendSnapshot encodes what Snapshot returns, with
+// the same atSeq, after whatever dst held, live and after exit; its
+// screen is the one EmitSnapshot publishes.
+func TestAppendSnapshot(t *testing.T) {
+	for _, bc := range backends(t) {
+		t.Run(bc.name, func(t *testing.T) {
+			s := start(t, Spec{Command: []string{"sh", "-c", "printf 'hello\\033[31m red 中'; read x; printf '\\033[?1049hbye'"}, Epoch: 9, Cols: 50, Rows: 8}, bc.newTerm)
+			sub, err := s.Subscribe(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitOutput(t, sub, "red")
+			check := func(when string) {
+				t.Helper()
+				want, wantAt, err := s.Snapshot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, at, err := s.AppendSnapshot([]byte("keep"))
+				if err != nil || !bytes.HasPrefix(p, []byte("keep")) || at != wantAt {
+					t.Fatalf("%s: AppendSnapshot = %q..., %d, %v; want the prefix kept and atSeq %d", when, p[:min(len(p), 4)], at, err, wantAt)
+				}
+				snap, err := attachwire.DecodeSnapshot(p[4:])
+				if err != nil || snap.AtSeq != at {
+					t.Fatalf("%s: payload atSeq %d, %v", when, snap.AtSeq, err)
+				}
+				got, err := snap.DecodeScreen()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameScreen(t, got, want) {
+					t.Fatalf("%s: AppendSnapshot's screen differs from Snapshot's", when)
+				}
+				if got.Epoch != 9 || got.Echo == attachwire.EchoUnknown {
+					t.Errorf("%s: epoch %d echo %v", when, got.Epoch, got.Echo)
+				}
+			}
+			check("live")
+			f, err := s.EmitSnapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			emitted, err := decodeSnapshot(t, f).DecodeScreen()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if scr, _, _ := s.Snapshot(); !sameScreen(t, emitted, scr) {
+				t.Fatal("EmitSnapshot's screen differs from Snapshot's")
+			}
+			// The ring keeps the payload: no more than allocation rounding
+			// beyond its length.
+			if slack := cap(f.Payload) - len(f.Payload); slack > frameOverhead+len(f.Payload)/8 {
+				t.Errorf("EmitSnapshot's payload holds %d bytes of slack", slack)
+			}
+			check("after EmitSnapshot")
+			s.WriteInput([]byte("\n"))
+			collect(t, sub)
+			check("after exit")
+		})
+	}
+}
+
+// TestAppendSnapshotAllocs: with the engine, a live snapshot of 120×40
+// with 200 lines of scrollback into a buffer with room allocates nothing,
+// and EmitSnapshot allocates once, for the payload the ring keeps.
+func TestAppendSnapshotAllocs(t *testing.T) {
+	s := start(t, Spec{Command: []string{"sh", "-c", "cat \"$0\"; read x", fileOf(t, streamgen.Mixed(5, 256<<10))}, Cols: 120, Rows: 40}, newEngine)
+	sub, err := s.Subscribe(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFed(t, s, sub)
+	if scr, _, _ := s.Snapshot(); len(scr.Scrollback) != DefaultScrollback {
+		t.Fatalf("%d scrollback lines, want %d", len(scr.Scrollback), DefaultScrollback)
+	}
+	buf, _, err := s.AppendSnapshot(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(10, func() { buf, _, _ = s.AppendSnapshot(buf[:0]) }); n != 0 {
+		t.Errorf("AppendSnapshot: %v allocations into a buffer with room, want 0", n)
+	}
+	if n := testing.AllocsPerRun(10, func() { s.EmitSnapshot() }); n > 1 {
+		t.Errorf("EmitSnapshot: %v allocations, want 1", n)
+	}
 }

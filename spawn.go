@@ -76,10 +76,19 @@ type Spec struct {
 
 	// RecordPath, when set, names an asciinema v2 cast file to write in
 	// parallel with the frames: output, resize and marker events timed by
-	// the frames' rel_time, flushed and synced at Exit. The file is created
-	// (or truncated) before the child starts, so a path that cannot be
-	// written fails Spawn. Empty means no recording.
+	// the frames' rel_time, flushed and synced at Exit. The file is opened
+	// before the child starts, so a path that cannot be written fails
+	// Spawn. A new file is created; an existing regular file is truncated
+	// only once the child has started, so a failed Spawn leaves it as it
+	// was; ptyhost never removes a file it did not create. A path naming
+	// anything but a regular file fails Spawn (ErrInvalidSpec) unless
+	// RecordSpecial is set. Empty means no recording.
 	RecordPath string
+
+	// RecordSpecial lets RecordPath name a FIFO, a terminal or another
+	// device (/dev/stdout often is one): it is written as it is, never
+	// truncated, synced or removed. False refuses such a path.
+	RecordSpecial bool
 
 	// Logger receives the session's diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -221,7 +230,9 @@ func checkExecutable(p, dir string) error {
 
 // Spawn validates spec, starts its command under a new PTY and returns the
 // running Session. The child is a session and process-group leader with
-// the PTY as its controlling terminal. A rejected spec (ErrInvalidSpec,
+// the PTY as its controlling terminal, and every signal starts at its
+// default disposition, even those the host ignores (under nohup, or as a
+// background job): a session's SIGHUP must reach it. A rejected spec (ErrInvalidSpec,
 // *GeometryError), a command that is not found (exec.ErrNotFound) or not
 // executable (fs.ErrPermission) fails before anything is started; any later
 // failure releases everything Spawn acquired.
@@ -295,13 +306,17 @@ func (s *Session) start(path string, env []string, newTerm func(term.Options) (t
 		Stderr:      tty,
 		SysProcAttr: childAttrs(),
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := startChild(s.cmd, s.log); err != nil {
 		s.term.Close()
 		return err
 	}
 	s.anchor = time.Now()
 	s.pid = s.cmd.Process.Pid
 	s.log = s.spec.Logger.With("pid", s.pid)
+	if s.rec != nil {
+		s.wg.Add(1)
+		go s.rec.run(&s.wg)
+	}
 	s.wg.Add(3)
 	go s.answers.run(&s.wg)
 	go s.readLoop()

@@ -17,14 +17,21 @@ const killWait = 5 * time.Second
 
 // Stop ends the session: SIGHUP (what a closed terminal sends, and what
 // makes interactive shells exit, which ignore SIGTERM) and SIGTERM to the
-// child's process group, SIGKILL when StopGrace or ctx runs out, then it waits for the Exit frame and for the
-// session's goroutines (the master is closed by then). Processes of the
-// group that outlived the child (a background job ignoring SIGHUP, which a
-// session leaves running at exit as a closed terminal would) get SIGKILL
-// too. Stop is idempotent and safe to call concurrently; it returns nil
-// once the session is over. It is bounded: StopGrace (or ctx), then at
-// most a few seconds after SIGKILL, after which it closes the master and
-// returns an error (a child stuck in the kernel).
+// child's process group, SIGKILL when StopGrace or ctx runs out, then it
+// waits for the Exit frame and for the session's goroutines (the master is
+// closed by then). Stop is idempotent and safe to call concurrently; it
+// returns nil once the session is over. It is bounded: StopGrace (or ctx),
+// then at most a few seconds after SIGKILL, after which it closes the
+// master and returns an error (a child stuck in the kernel).
+//
+// Processes of the group that outlived the child (a background job
+// ignoring SIGHUP, which a session leaves running at exit as a closed
+// terminal would) get SIGKILL too. On Linux the child is then left
+// unreaped until Stop, a zombie whose pid keeps the group's ID from being
+// reused, so that Stop can never signal an unrelated process group that
+// got the same number; a session whose child leaves no such processes is
+// reaped at exit. Elsewhere the child is reaped at exit and Stop leaves
+// the leftovers alone.
 func (s *Session) Stop(ctx context.Context) error {
 	if !s.ended() {
 		s.signal(syscall.SIGHUP)
@@ -48,9 +55,7 @@ func (s *Session) Stop(ctx context.Context) error {
 			return fmt.Errorf("ptyhost: stop: child %d survived SIGKILL", s.pid)
 		}
 	}
-	if s.leftovers.Load() {
-		s.signal(syscall.SIGKILL) // background jobs that outlived the child
-	}
+	s.reapGroup(true)
 	s.wg.Wait()
 	return nil
 }
@@ -64,10 +69,20 @@ func (s *Session) ended() bool {
 	}
 }
 
-// signal sends sig to the child's process group, ignoring a group that no
-// longer exists.
+// signal sends sig to the child's process group if the child is not yet
+// reaped (see Session.group).
 func (s *Session) signal(sig syscall.Signal) {
-	if err := killGroup(s.pid, sig); err != nil && err != syscall.ESRCH {
+	s.group.Lock()
+	defer s.group.Unlock()
+	if !s.reaped {
+		s.signalLocked(sig)
+	}
+}
+
+// signalLocked sends sig to the group, ignoring one that no longer has
+// members. s.group must be held and the child unreaped.
+func (s *Session) signalLocked(sig syscall.Signal) {
+	if err := s.kill(s.pid, sig); err != nil && err != syscall.ESRCH {
 		s.log.Warn("ptyhost: signal process group", "signal", sig, "err", err)
 	}
 }

@@ -126,12 +126,18 @@ func TestHeapBoundedFirehose(t *testing.T) {
 }
 
 // TestConsistency: while output flows, other goroutines resize, mark and
-// snapshot. Every subscription sees contiguous seqs; each in-stream
-// snapshot has atSeq = seq-1; and replaying frames 1..atSeq into a fresh
-// terminal reproduces every snapshot's screen (invariant 1).
+// snapshot (EmitSnapshot, Snapshot and AppendSnapshot). Every
+// subscription sees contiguous seqs; each in-stream snapshot has atSeq =
+// seq-1; and replaying frames 1..atSeq into a fresh terminal reproduces
+// every snapshot's screen (invariant 1).
 func TestConsistency(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
+			if bc.name == BackendXVT.String() {
+				// Not shipped (package xvtgate) for this reason; its
+				// TestSplitCases holds the cases it gets wrong.
+				t.Skip("SKIP: x/vt's screen depends on how the output is split into reads, so replaying frames 1..N need not give the snapshot at N")
+			}
 			n := 1 << 20
 			if bc.name != "fake" {
 				n = 256 << 10 // x/vt is slow under -race
@@ -145,7 +151,7 @@ func TestConsistency(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				subs[i] = sub.(*Subscription)
+				subs[i] = sub
 			}
 			type taken struct {
 				scr attachwire.Screen
@@ -175,7 +181,11 @@ func TestConsistency(t *testing.T) {
 						case 2:
 							s.EmitSnapshot()
 						case 3:
-							scr, at, err := s.Snapshot()
+							take := s.Snapshot
+							if rng.IntN(2) == 0 {
+								take = s.appendedSnapshot
+							}
+							scr, at, err := take()
 							if err == nil {
 								mu.Lock()
 								snaps = append(snaps, taken{scr, at})

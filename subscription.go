@@ -6,13 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/ptyhost/ptyhost/agent"
 	"github.com/ptyhost/ptyhost/attachwire"
-)
-
-var (
-	_ agent.InteractiveSession      = (*Session)(nil)
-	_ agent.InteractiveSubscription = (*Subscription)(nil)
 )
 
 // Subscription is a cursor into a session's ring: it yields every frame
@@ -37,16 +31,10 @@ type Subscription struct {
 // returns an error matching attachwire.ErrRingMiss when after is older than
 // the ring's tail (frame after+1 was evicted) or ahead of its head.
 // Subscribing after Exit works as long as the frames are buffered.
-//
-// The result is a *Subscription.
-func (s *Session) Subscribe(after uint64) (agent.InteractiveSubscription, error) {
+func (s *Session) Subscribe(after uint64) (*Subscription, error) {
 	s.ring.mu.Lock()
 	defer s.ring.mu.Unlock()
-	sub, err := s.subscribeRingLocked(after)
-	if err != nil {
-		return nil, err
-	}
-	return sub, nil
+	return s.subscribeRingLocked(after)
 }
 
 func (s *Session) subscribeRingLocked(after uint64) (*Subscription, error) {

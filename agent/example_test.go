@@ -59,7 +59,7 @@ func Example() {
 	defer cancel()
 	defer s.Stop(ctx)
 
-	var host agent.InteractiveSession = s
+	host := s.Agent()
 	var types []string
 	err = carry(ctx, host, 0, func(f attachwire.Frame) {
 		name := f.Type.String()

@@ -95,7 +95,7 @@ func firehoseRelayed(b *testing.B) time.Duration {
 		done <- attachclient.RunHost(hctx, attachclient.HostConfig{
 			AttachURL:   srv.RoomURL(room),
 			TokenSource: func(context.Context) (string, error) { return mintHost(srv, room, 1) },
-			Session:     s,
+			Session:     s.Agent(),
 			Logger:      testLogger(),
 		})
 	}()

@@ -87,7 +87,7 @@ func Example() {
 				e := uint64(epoch)
 				return mint(token.Claims{Role: attachwire.RoleHost, Epoch: &e}), nil
 			},
-			Session:           sess,
+			Session:           sess.Agent(),
 			FinalScreenWindow: 100 * time.Millisecond,
 		})
 	}()

@@ -56,7 +56,7 @@ func (s *fakeSession) publish(evictTo uint64, payloads ...string) {
 
 func (s *fakeSession) screen() attachwire.Screen {
 	scr := attachwire.Screen{Epoch: s.epoch, Cols: 2, Rows: 1, CursorVisible: true}
-	scr.Primary = []attachwire.Cell{attachwire.BlankCell, attachwire.BlankCell}
+	scr.Primary = []attachwire.Cell{attachwire.BlankCell(), attachwire.BlankCell()}
 	return scr
 }
 

@@ -23,7 +23,7 @@ func TestPeerSubscribeCarriesTheTokensSessionAndEpoch(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 5)
 	var calls int64
-	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 5, &calls), Session: sess}))
+	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 5, &calls), Session: sess.Agent()}))
 	l := p.leg(t)
 	if l.subErr != nil {
 		t.Fatal(l.subErr)
@@ -45,7 +45,7 @@ func TestPeerSubscribeCarriesTheTokensSessionAndEpoch(t *testing.T) {
 func TestPeerUnstampedInputIsDropped(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l := p.leg(t)
 	l.until(t, "ready", outputHas("ready"))
 	l.send(t, attachwire.Input{InputSeq: 1, Data: []byte("unstamped\n")}.Frame(0, 0))
@@ -61,7 +61,7 @@ func TestPeerUnstampedInputIsDropped(t *testing.T) {
 func TestPeerResizeVerbatimAndZeroIsFraming(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l := p.leg(t)
 	l.until(t, "ready", outputHas("ready"))
 	resizeTo := func(cols, rows uint32) func(attachwire.Frame) bool {
@@ -125,7 +125,7 @@ func lastError(t testing.TB, l *peerLeg) *attachwire.ErrorControl {
 func TestPeerTextMessageAndBadFrameCloseTheLeg(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	for _, tc := range []struct {
 		name string
 		send func(*peerLeg)
@@ -163,7 +163,7 @@ func TestPeerTextMessageAndBadFrameCloseTheLeg(t *testing.T) {
 func TestPeerSnapshotRequestBeforeAndAfterExit(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l := p.leg(t)
 	l.until(t, "ready", outputHas("ready"))
 	// Before Exit: a snapshot in the stream, seq S and atSeq S-1.
@@ -199,7 +199,7 @@ func TestPeerKillRunsTheHookOnce(t *testing.T) {
 		mu    sync.Mutex
 		calls []string
 	)
-	cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess})
+	cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()})
 	cfg.Kill = func(ctx context.Context, reason attachwire.KillReason, signal string) error {
 		mu.Lock()
 		calls = append(calls, string(reason)+"/"+signal)
@@ -226,7 +226,7 @@ func TestPeerKillRunsTheHookOnce(t *testing.T) {
 func TestPeerDefaultKillStopsTheSession(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l := p.leg(t)
 	l.until(t, "ready", outputHas("ready"))
 	l.sendControl(t, attachwire.Kill{Reason: attachwire.KillStopped})
@@ -243,7 +243,7 @@ func TestPeerDefaultKillStopsTheSession(t *testing.T) {
 func TestPeerReconnectResumesFromTheHeadAndRingMissFromZero(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
-	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l1 := p.leg(t)
 	l1.until(t, "ready", outputHas("ready"))
 	l1.sendControl(t, attachwire.RoomState{State: attachwire.RoomLive}) // admitted
@@ -284,7 +284,7 @@ func TestPeerErrorControls(t *testing.T) {
 	t.Run("retryable error is only logged", func(t *testing.T) {
 		p := newPeer(t, false)
 		sess := spawn(t, "lines", 1)
-		runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+		runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 		l := p.leg(t)
 		l.until(t, "ready", outputHas("ready"))
 		l.sendControl(t, attachwire.ErrorControl{Code: attachwire.CodeInternal, Message: "hiccup", Retryable: true})
@@ -294,7 +294,7 @@ func TestPeerErrorControls(t *testing.T) {
 	t.Run("non-retryable error ends RunHost", func(t *testing.T) {
 		p := newPeer(t, false)
 		sess := spawn(t, "lines", 1)
-		res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess}))
+		res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 		l := p.leg(t)
 		l.until(t, "ready", outputHas("ready"))
 		want := attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: "session revoked", Retryable: false}
@@ -312,7 +312,7 @@ func TestPeerErrorControls(t *testing.T) {
 	t.Run("relay-restarting control waits the hint", func(t *testing.T) {
 		p := newPeer(t, false)
 		sess := spawn(t, "lines", 1)
-		cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess})
+		cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()})
 		cfg.BackoffMax = 5 * time.Second
 		runHost(t, cfg)
 		l := p.leg(t)
@@ -327,7 +327,7 @@ func TestPeerErrorControls(t *testing.T) {
 	t.Run("hint is clamped to BackoffMax", func(t *testing.T) {
 		p := newPeer(t, false)
 		sess := spawn(t, "lines", 1)
-		cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess})
+		cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()})
 		cfg.BackoffMax = 300 * time.Millisecond
 		runHost(t, cfg)
 		l := p.leg(t)
@@ -345,7 +345,7 @@ func TestPeerMissingSubprotocolEchoClosesTheLeg(t *testing.T) {
 	p := newPeer(t, true)
 	sess := spawn(t, "lines", 1)
 	var calls int64
-	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, &calls), Session: sess}))
+	runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, &calls), Session: sess.Agent()}))
 	l := p.leg(t)
 	var ce websocket.CloseError
 	if !errors.As(l.subErr, &ce) || ce.Code != websocket.StatusProtocolError || ce.Reason != "version subprotocol not negotiated" {
@@ -394,7 +394,7 @@ func TestPeerTokenSourceErrorsAreRetried(t *testing.T) {
 	p := newPeer(t, false)
 	sess := spawn(t, "lines", 1)
 	var n atomic.Int64
-	cfg := p.config(attachclient.HostConfig{Session: sess})
+	cfg := p.config(attachclient.HostConfig{Session: sess.Agent()})
 	cfg.TokenSource = func(context.Context) (string, error) {
 		if n.Add(1) <= 2 {
 			return "", errors.New("platform unavailable")
@@ -422,7 +422,7 @@ func TestPeerBadTokenEndsRunHost(t *testing.T) {
 			p := newPeer(t, true) // no echo: every dial fails, so the token is asked again
 			sess := spawn(t, "lines", 1)
 			var i atomic.Int64
-			cfg := p.config(attachclient.HostConfig{Session: sess})
+			cfg := p.config(attachclient.HostConfig{Session: sess.Agent()})
 			cfg.TokenSource = func(context.Context) (string, error) {
 				k := min(int(i.Add(1))-1, len(tc.toks)-1)
 				return tc.toks[k], nil
@@ -448,7 +448,7 @@ func TestPeerEpochStaleBudgetResetsAfterAStableLeg(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPeer(t, false)
 			sess := spawn(t, "lines", 1)
-			cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess})
+			cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()})
 			cfg.EpochStaleMaxRetries = 2
 			cfg.EpochStaleStableWindow = 1500 * time.Millisecond
 			res, _ := runHost(t, cfg)

@@ -122,7 +122,7 @@ func (r *rig) config() attachclient.HostConfig {
 			r.tokens.Add(1)
 			return r.mintHost(r.epoch)
 		},
-		Session:           r.sess,
+		Session:           r.sess.Agent(),
 		Logger:            testLogger(),
 		BackoffMin:        10 * time.Millisecond,
 		BackoffMax:        200 * time.Millisecond,

@@ -40,7 +40,7 @@ func benchScreen() *Screen {
 		pen := Cell{}
 		for len(cells) < n {
 			if len(cells) >= fill {
-				cells = append(cells, BlankCell)
+				cells = append(cells, BlankCell())
 				continue
 			}
 			if r.IntN(12) == 0 {
@@ -123,14 +123,4 @@ func BenchmarkScreenDecode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(enc)), "encoded-bytes")
-}
-
-func BenchmarkRepaint(b *testing.B) {
-	s := benchScreen()
-	dst := s.AppendANSI(nil, RepaintOptions{Scrollback: true})
-	b.ReportAllocs()
-	for b.Loop() {
-		dst = s.AppendANSI(dst[:0], RepaintOptions{Scrollback: true})
-	}
-	b.ReportMetric(float64(len(dst)), "ansi-bytes")
 }

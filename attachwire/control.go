@@ -86,8 +86,8 @@ const (
 )
 
 // Kill ("kill") asks the host to end the session. Signal, when not empty,
-// is a signal name as SignalName spells it ("SIGTERM"); empty leaves the
-// choice to the host.
+// is a signal name as ptyhost.SignalName spells it ("SIGTERM"); empty
+// leaves the choice to the host.
 type Kill struct {
 	Reason KillReason `json:"reason"`
 	Signal string     `json:"signal,omitempty"`
@@ -262,37 +262,68 @@ func (PenState) control()        {}
 func (RoomState) control()       {}
 func (ErrorControl) control()    {}
 
-// newControl returns a pointer to a zero control of type t, or nil.
-func newControl(t string) any {
-	switch t {
-	case "subscribe":
-		return new(Subscribe)
-	case "resume_from":
-		return new(ResumeFrom)
-	case "snapshot_request":
-		return new(SnapshotRequest)
-	case "kill":
-		return new(Kill)
-	case "grab":
-		return new(Grab)
-	case "release":
-		return new(Release)
-	case "presence":
-		return new(Presence)
-	case "input_ack":
-		return new(InputAck)
-	case "pen_granted":
-		return new(PenGranted)
-	case "pen_revoked":
-		return new(PenRevoked)
-	case "pen_state":
-		return new(PenState)
-	case "room_state":
-		return new(RoomState)
-	case "error":
-		return new(ErrorControl)
+// MaxPresenceMembers is the most members a presence control may list.
+// A relay's default room holds 1,000 viewers (RELAY.md); at about 100
+// bytes a member, a list at this cap is about the 1 MiB a viewer leg's
+// message may be. ParseControl and MarshalControl return a *FramingError
+// for a longer list, before allocating it.
+const MaxPresenceMembers = 10_000
+
+// controlEntry is one control type of the registry.
+type controlEntry struct {
+	name  string       // the "type" member
+	typ   reflect.Type // the Go type, for tests
+	parse func(obj []byte) (Control, error)
+}
+
+// entry returns the registry entry of control type T: its name, and a
+// parser that decodes a control object into a T with exact member names.
+func entry[T Control]() controlEntry {
+	var zero T
+	t := reflect.TypeFor[T]()
+	codec := newValueCodec(t)
+	path := jsonPath{top: zero.ControlType() + " control"}
+	return controlEntry{name: zero.ControlType(), typ: t, parse: func(obj []byte) (Control, error) {
+		var c T
+		if err := codec.decodeObject(path, obj, reflect.ValueOf(&c).Elem()); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}}
+}
+
+// controlTable lists every control type once; controls indexes it by
+// name. Both are built at package initialization and only read after.
+var (
+	controlTable = []controlEntry{
+		entry[Subscribe](),
+		entry[ResumeFrom](),
+		entry[SnapshotRequest](),
+		entry[Kill](),
+		entry[Grab](),
+		entry[Release](),
+		entry[Presence](),
+		entry[InputAck](),
+		entry[PenGranted](),
+		entry[PenRevoked](),
+		entry[PenState](),
+		entry[RoomState](),
+		entry[ErrorControl](),
 	}
-	return nil
+	controls = index(controlTable)
+)
+
+// index maps each entry's name to it; a name registered twice is a
+// programming error.
+func index(table []controlEntry) map[string]controlEntry {
+	m := make(map[string]controlEntry, len(table))
+	for _, e := range table {
+		if _, dup := m[e.name]; dup {
+			panic("attachwire: control " + e.name + " registered twice")
+		}
+		m[e.name] = e
+	}
+	return m
 }
 
 // MarshalControl returns the JSON document of c with its "type" member
@@ -308,9 +339,15 @@ func MarshalControl(c Control) ([]byte, error) {
 			p.Members = []Member{}
 			c = p
 		}
+		if len(p.Members) > MaxPresenceMembers {
+			return nil, errTooManyMembers(len(p.Members))
+		}
 	case *Presence:
 		if p != nil && p.Members == nil {
 			c = Presence{Op: p.Op, Members: []Member{}}
+		}
+		if p != nil && len(p.Members) > MaxPresenceMembers {
+			return nil, errTooManyMembers(len(p.Members))
 		}
 	}
 	body, err := json.Marshal(c)
@@ -338,71 +375,40 @@ func MarshalControl(c Control) ([]byte, error) {
 // missing or non-string "type", or a member of the wrong JSON type is a
 // *FramingError; so is an object it interprets (the document, a viewport,
 // a presence member) with a member name that occurs twice, or with two
-// names that differ only in case, which parsers would resolve differently.
+// names that differ only in case, which parsers would resolve differently,
+// and a presence list longer than MaxPresenceMembers. It allocates a
+// small multiple of len(doc) at most.
 func ParseControl(doc []byte) (Control, error) {
-	members, isObject, err := objectMembers("control", doc)
+	obj, err := topObject(doc)
 	if err != nil {
 		return nil, err
 	}
-	if !isObject {
-		return nil, framingf("control is not a JSON object")
-	}
-	var typ *string
-	for _, m := range members {
-		if m.name == "type" {
-			if err := json.Unmarshal(m.value, &typ); err != nil {
-				return nil, &FramingError{Reason: "control \"type\"", Err: err}
-			}
+	var typ []byte
+	err = eachMember(jsonPath{top: "control"}, obj, func(name, value []byte) error {
+		if string(name) != "type" {
+			return nil
 		}
+		switch value[0] {
+		case '"':
+			typ = unquote(value)
+		case 'n':
+			typ = nil
+		default:
+			return &FramingError{Reason: `control "type"`, Err: &json.UnmarshalTypeError{Value: jsonKind(value), Type: reflect.TypeFor[string]()}}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if typ == nil {
 		return nil, framingf("control has no \"type\"")
 	}
-	v := newControl(*typ)
-	if v == nil {
-		return nil, &UnknownControlError{Type: *typ}
+	e, ok := controls[string(typ)]
+	if !ok {
+		return nil, &UnknownControlError{Type: string(typ)}
 	}
-	body, err := exactObject(*typ+" control", members, reflect.TypeOf(v).Elem())
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return nil, &FramingError{Reason: *typ + " control json", Err: err}
-	}
-	return derefControl(v), nil
-}
-
-// derefControl turns the pointer newControl made into the value type.
-func derefControl(v any) Control {
-	switch v := v.(type) {
-	case *Subscribe:
-		return *v
-	case *ResumeFrom:
-		return *v
-	case *SnapshotRequest:
-		return *v
-	case *Kill:
-		return *v
-	case *Grab:
-		return *v
-	case *Release:
-		return *v
-	case *Presence:
-		return *v
-	case *InputAck:
-		return *v
-	case *PenGranted:
-		return *v
-	case *PenRevoked:
-		return *v
-	case *PenState:
-		return *v
-	case *RoomState:
-		return *v
-	case *ErrorControl:
-		return *v
-	}
-	panic("attachwire: derefControl of an unregistered control")
+	return e.parse(obj)
 }
 
 // AppendControl appends the payload of a Control frame: jsonLen | json.

@@ -2,8 +2,15 @@ package attachwire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -283,4 +290,188 @@ func TestErrorCodeRegistry(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("codes = %s", got)
 	}
+}
+
+// TestControlRegistry: every registered control round-trips with every
+// field set, its entry's name is its ControlType, and the registry holds
+// exactly the types that implement the sealed Control interface in this
+// package's source.
+func TestControlRegistry(t *testing.T) {
+	registered := map[string]bool{}
+	for _, e := range controlTable {
+		registered[e.typ.Name()] = true
+		t.Run(e.name, func(t *testing.T) {
+			v := reflect.New(e.typ).Elem()
+			fill(v)
+			c := v.Interface().(Control)
+			if c.ControlType() != e.name || controls[e.name].typ != e.typ {
+				t.Fatalf("entry %q holds %T, whose type is %q", e.name, c, c.ControlType())
+			}
+			doc, err := MarshalControl(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseControl(doc)
+			if err != nil || !reflect.DeepEqual(got, c) {
+				t.Fatalf("ParseControl(%s) = %#v, %v; want %#v", doc, got, err, c)
+			}
+		})
+	}
+	sealed := sealedControls(t)
+	for name := range sealed {
+		if !registered[name] {
+			t.Errorf("%s implements Control but is not registered", name)
+		}
+	}
+	for name := range registered {
+		if !sealed[name] {
+			t.Errorf("%s is registered but has no control method", name)
+		}
+	}
+}
+
+// fill sets every field of v, recursively, to a value that is not zero.
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x\u00e9\"\\")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem())
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		fill(v.Index(0))
+		fill(v.Index(1))
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fill(v.Field(i))
+		}
+	default:
+		panic("fill: " + v.Type().String())
+	}
+}
+
+// sealedControls returns the names of the types this package's source
+// gives a control method: the sealed set of Control.
+func sealedControls(tb testing.TB) map[string]bool {
+	tb.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	out := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || fd.Name.Name != "control" {
+				continue
+			}
+			if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok {
+				out[id.Name] = true
+			}
+		}
+	}
+	if len(out) == 0 {
+		tb.Fatal("found no control methods")
+	}
+	return out
+}
+
+// TestParseControlAllocation: decoding costs a small multiple of the input
+// (a 12 MB presence list used to allocate 58 times its size), and a list
+// past MaxPresenceMembers is refused before it is allocated.
+func TestParseControlAllocation(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		members int
+		ok      bool
+	}{
+		{"at the cap", MaxPresenceMembers, true},
+		{"12 MB", 160_000, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := presenceDoc(tt.members)
+			var c Control
+			var err error
+			got := allocated(func() { c, err = ParseControl(doc) })
+			if tt.ok != (err == nil) {
+				t.Fatalf("ParseControl of %d members: %v", tt.members, err)
+			}
+			if err != nil {
+				wantFraming(t, err, tt.name)
+				if !strings.Contains(err.Error(), "more than 10000") {
+					t.Errorf("error %q does not give the cap", err)
+				}
+			} else if n := len(c.(Presence).Members); n != tt.members {
+				t.Fatalf("decoded %d members, want %d", n, tt.members)
+			}
+			if limit := 4 * uint64(len(doc)); got > limit {
+				t.Errorf("ParseControl of %d bytes allocated %d, bound %d", len(doc), got, limit)
+			}
+			t.Logf("%d bytes in, %d allocated (%.2fx)", len(doc), got, float64(got)/float64(len(doc)))
+		})
+	}
+}
+
+func TestMarshalControlPresenceCap(t *testing.T) {
+	p := Presence{Op: PresenceList, Members: make([]Member, MaxPresenceMembers+1)}
+	for _, c := range []Control{p, &p} {
+		if _, err := MarshalControl(c); err == nil {
+			t.Fatalf("MarshalControl(%T of %d members) succeeded", c, len(p.Members))
+		} else {
+			wantFraming(t, err, "presence cap")
+		}
+	}
+}
+
+// TestUnquote: string contents decode as encoding/json decodes them.
+func TestUnquote(t *testing.T) {
+	for _, q := range []string{
+		`""`, `"plain"`, `"caf\u00e9"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`,
+		`"\ud83d\u0041"`, `"a\"b\\c\/d\b\f\n\r\t"`, "\"\xff\xfe\"", "\"\xe2\x82\"", `"\u0000"`, `"\uFFFF"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(q), &want); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got := string(unquote([]byte(q))); got != want {
+			t.Errorf("unquote(%s) = %q, encoding/json %q", q, got, want)
+		}
+	}
+}
+
+// allocated returns the bytes fn allocates on the heap.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// presenceDoc returns a presence list of n members, about 82 bytes each.
+func presenceDoc(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"type":"presence","op":"list","members":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"userId":"user-%07d","connId":"conn-%07d","role":"viewer","driving":false}`, i, i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
 }

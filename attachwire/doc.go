@@ -15,15 +15,18 @@
 // method that wraps them in a frame; ControlFrame wraps a control.
 //
 // A Screen is the snapshot model (format 0x01): grids of Cells, the cursor,
-// modes and scrollback. AppendScreen and DecodeScreen encode it;
-// Screen.AppendANSI repaints it on a terminal with only the escape
-// sequences a Viewer-profile sanitizer passes. Controls are JSON messages
+// modes and scrollback. AppendScreen and DecodeScreen encode it, and
+// AppendScreenSnapshot writes it as a whole Snapshot payload; a
+// ScreenEncoder appends the same bytes part by part, for a terminal that
+// encodes straight from cells of its own. Turning a Screen back into
+// escape sequences for a terminal is the consumer's job (the module's own
+// renderer is internal/repaint). Controls are JSON messages
 // typed by Go structs (Subscribe, PenState, ...) behind the sealed Control
 // interface (MarshalControl/ParseControl for the bare JSON), with the
 // error-code registry as ErrorCode constants. FileWriter and FileReader
 // carry frames in a frames file ("PTYHFRM" header, then uvarint-length
-// records). SignalName, ExitForSignal, ExitFromProcessState and
-// ExitFromWaitStatus build Exit payloads.
+// records). Mapping a process's end to an Exit payload (signal names,
+// 128 + signum) is the host's job: package ptyhost does it.
 //
 // Decoders never panic on any input and report every defect as a
 // *FramingError (errors.As), whose Err is io.ErrUnexpectedEOF when input
@@ -37,14 +40,19 @@
 // goroutine. Values (Frame, Screen, payloads) are plain data: concurrent
 // reads are safe, a write needs the caller's synchronisation. A Frame a
 // host publishes is shared and must be treated as immutable. A FileWriter
-// or FileReader is used by one goroutine at a time.
+// or FileReader, and a ScreenEncoder, is used by one goroutine at a time.
 //
 // # Limits
 //
 // Decoders check every length read off the wire against the remaining
 // input before slicing or allocating, so memory use is bounded by a small
 // multiple of the input size: a Screen cell takes at least 4 bytes on the
-// wire and 32 in memory. Screen dimensions are at most MaxScreenDim;
-// 32-bit fields (Resize sizes, exit codes) reject larger values. A frames
-// file record is at most MaxRecordLen bytes.
+// wire and 32 in memory, a scrollback line one byte and a 24-byte slice
+// header (hence at most MaxScrollbackLines lines), and ParseControl
+// allocates about 1.2 times a presence list's size. Screen dimensions are
+// at most MaxScreenDim; a presence list holds at most MaxPresenceMembers
+// members; 32-bit fields (Resize sizes, exit codes) reject larger values.
+// A frames file record is at most MaxRecordLen bytes. Controls are
+// registered once, in a table of generic parsers (control.go), which a
+// test holds to the sealed set of Control types.
 package attachwire

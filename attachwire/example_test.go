@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -16,7 +15,7 @@ func Example() {
 	var wire [][]byte
 	for _, f := range []attachwire.Frame{
 		attachwire.NewOutputFrame(1, 1500, []byte("hello\r\n")),
-		attachwire.ExitForSignal(syscall.SIGKILL).Frame(2, 9000),
+		attachwire.Exit{Code: 137, Signal: "SIGKILL"}.Frame(2, 9000),
 	} {
 		b, err := f.MarshalBinary()
 		if err != nil {
@@ -48,14 +47,14 @@ func Example() {
 	// seq 2 Exit code 137 signal SIGKILL
 }
 
-// A snapshot carries a Screen; a viewer decodes it and repaints it.
+// A snapshot carries a Screen; a viewer decodes it (and repaints it).
 func ExampleNewSnapshot() {
 	scr := &attachwire.Screen{
 		Cols: 3, Rows: 1, CursorCol: 2, CursorVisible: true,
 		Primary: []attachwire.Cell{
 			{Content: "o", Style: attachwire.StyleBold, Fg: attachwire.IndexedColor(2)},
 			{Content: "k"},
-			attachwire.BlankCell,
+			attachwire.BlankCell(),
 		},
 	}
 	snap, err := attachwire.NewSnapshot(41, scr)
@@ -72,10 +71,11 @@ func ExampleNewSnapshot() {
 		panic(err)
 	}
 	fmt.Println("atSeq", got.AtSeq, "size", view.Cols, "x", view.Rows)
-	fmt.Printf("%q\n", view.AppendANSI(nil, attachwire.RepaintOptions{}))
+	fmt.Printf("%q bold=%v cursor at col %d\n", view.Primary[0].Content+view.Primary[1].Content,
+		view.Primary[0].Style&attachwire.StyleBold != 0, view.CursorCol)
 	// Output:
 	// atSeq 41 size 3 x 1
-	// "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J\x1b[1H\x1b[0;1;32mo\x1b[0mk\x1b[0 q\x1b[?25h\x1b[?7h\x1b[1;3H"
+	// "ok" bold=true cursor at col 2
 }
 
 // Controls are JSON documents; an unknown type is a soft error a receiver

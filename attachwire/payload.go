@@ -147,7 +147,7 @@ func (m Marker) Frame(seq, relTime uint64) (Frame, error) {
 
 // Exit is the payload of an Exit frame. A normal exit carries the process's
 // code and an empty Signal; a signal death carries 128+signum and the
-// signal's name ("SIGKILL"). ExitForSignal and ExitFromWaitStatus build one.
+// signal's name ("SIGKILL"); package ptyhost builds it from a process's end.
 //
 // Wire form: exitCode | signalLen | signal.
 type Exit struct {

@@ -137,8 +137,10 @@ type Cell struct {
 	Fg, Bg  Color
 }
 
-// BlankCell is the cell a cleared screen holds.
-var BlankCell = Cell{Content: " "}
+// BlankCell returns the cell a cleared screen holds: a space in the
+// default colors. It is a function so that no caller can change it for
+// everyone else.
+func BlankCell() Cell { return Cell{Content: " "} }
 
 // Screen is the snapshot model (format 0x01): the visible grids, cursor,
 // modes and primary scrollback of a terminal at one point of its stream.

@@ -12,6 +12,13 @@ import (
 // Larger values are framing errors on encode and decode.
 const MaxScreenDim = 1<<16 - 1
 
+// MaxScrollbackLines is the most scrollback lines a Screen may carry on
+// the wire; more is a framing error on encode and decode. It matches the
+// host's own cap (ptyhost.MaxScrollback). An empty line costs one byte on
+// the wire but a 24-byte slice header decoded, so without a cap a small
+// snapshot of empty lines would decode to many times its size.
+const MaxScrollbackLines = 100_000
+
 // minCellLen is the shortest encoded cell: a continuation cell
 // (runeLen 0, style, fg 0x00, bg 0x00). Decoders multiply a cell count by
 // it to check the count against the remaining input before allocating.
@@ -37,13 +44,17 @@ var (
 //   - the cursor and the saved cursor inside the grid: 0 <= row < Rows and
 //     0 <= col < Cols. A cursor in the pending-wrap state sits on the last
 //     column with ModePendingWrap set; the bit is not checked against the
-//     column, and AppendANSI ignores it elsewhere;
+//     column, and a repaint ignores it elsewhere;
 //   - no reserved Modes bit; Mouse 0 unless ModeMouse is set, and then a
 //     tracking nibble in 1-4 and an encoding of X10, UTF-8 or SGR;
+//   - at most MaxScrollbackLines scrollback lines;
 //   - valid cells: see Cell.
 func (s *Screen) Validate() error {
 	if err := s.validateHeader(); err != nil {
 		return err
+	}
+	if len(s.Scrollback) > MaxScrollbackLines {
+		return framingf("screen scrollback has %d lines, more than %d", len(s.Scrollback), MaxScrollbackLines)
 	}
 	n := s.Rows * s.Cols
 	if len(s.Primary) != n {
@@ -197,43 +208,52 @@ func (s *Screen) UnmarshalBinary(p []byte) error {
 // validates s as it goes (see Validate) and returns dst with its length
 // unchanged and a *FramingError if s is invalid.
 func AppendScreen(dst []byte, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, false, 0)
+}
+
+// AppendScreenSnapshot appends the payload of a Snapshot frame showing s
+// at atSeq: the bytes AppendSnapshot gives for NewSnapshot(atSeq, s),
+// without encoding the screen apart first. Errors are AppendScreen's.
+func AppendScreenSnapshot(dst []byte, atSeq uint64, s *Screen) ([]byte, error) {
+	return appendScreen(dst, s, true, atSeq)
+}
+
+// appendScreen is AppendScreen, or AppendScreenSnapshot when snapshot is
+// set.
+func appendScreen(dst []byte, s *Screen, snapshot bool, atSeq uint64) ([]byte, error) {
 	if err := s.validateHeader(); err != nil {
 		return dst, err
 	}
 	n := s.Rows * s.Cols
-	if len(s.Primary) != n || (s.Alt != nil && len(s.Alt) != n) || (s.Active == BufferAlternate && s.Alt == nil) {
+	if len(s.Primary) != n || (s.Alt != nil && len(s.Alt) != n) || (s.Active == BufferAlternate && s.Alt == nil) || len(s.Scrollback) > MaxScrollbackLines {
 		return dst, s.Validate()
 	}
 	cells := len(s.Primary) + len(s.Alt)
 	for _, line := range s.Scrollback {
 		cells += len(line)
 	}
-	start := len(dst)
-	dst = slices.Grow(dst, 32+5*cells+2*len(s.Scrollback))
-
-	dst = appendScreenHeader(dst, s)
-
-	var glyph string // see putCellHead
-	var ok bool
-	if dst, ok = appendCells(dst, s.Primary, &glyph); !ok {
-		return dst[:start], s.Validate()
-	}
-	if s.Alt == nil {
-		dst = append(dst, 0)
+	var e ScreenEncoder
+	buf := slices.Grow(dst, 48+5*cells+2*len(s.Scrollback))
+	if snapshot {
+		e.BeginSnapshot(buf, atSeq, s)
 	} else {
-		dst = append(dst, 1)
-		if dst, ok = appendCells(dst, s.Alt, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
+		e.Begin(buf, s)
 	}
-	dst = appendUvarint(dst, uint64(len(s.Scrollback)))
+	e.AppendCells(s.Primary)
+	if s.Alt != nil {
+		e.Alt()
+		e.AppendCells(s.Alt)
+	}
+	e.Scrollback(len(s.Scrollback))
 	for _, line := range s.Scrollback {
-		dst = appendUvarint(dst, uint64(len(line)))
-		if dst, ok = appendCells(dst, line, &glyph); !ok {
-			return dst[:start], s.Validate()
-		}
+		e.Line(len(line))
+		e.AppendCells(line)
 	}
-	return dst, nil
+	out, err := e.Finish()
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
 }
 
 // appendScreenHeader appends the fields before the grids: epoch, echo,
@@ -253,18 +273,15 @@ func appendScreenHeader(dst []byte, s *Screen) []byte {
 }
 
 // appendCells appends cells; ok is false if one is invalid (the caller
-// then asks Validate which one). A printable ASCII cell, the common case,
+// then validates them to say which). A printable ASCII cell, the common case,
 // is written by the inner loop, which calls nothing on its usual path so
 // its state stays in registers; any other cell, colors that do not
 // encode, or a buffer too short for the widest ASCII cell drop to the
-// outer loop, which takes one cell and grows the buffer. glyph is
-// putCellHead's.
-func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
-	// The encoded colors of the last cell, as one little-endian word:
-	// neighbouring cells mostly share their colors. Fg and Bg are
-	// adjacent, so they compare as one word.
-	var lastColors uint64
-	colorWord, colorLen := uint64(0), 2
+// outer loop, which takes one cell and grows the buffer. The encoder's
+// color state is kept in locals meanwhile (Fg and Bg are adjacent, so
+// they compare as one word) and stored back on return.
+func (e *ScreenEncoder) appendCells(dst []byte, cells []Cell) (_ []byte, ok bool) {
+	lastColors, colorWord, colorLen := e.lastColors, e.colorWord, e.colorLen
 	n := len(dst)
 	buf := dst[:cap(dst)]
 	for {
@@ -298,6 +315,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			n += 3 + colorLen
 		}
 		if cells = cells[i:]; len(cells) == 0 {
+			e.lastColors, e.colorWord, e.colorLen = lastColors, colorWord, colorLen
 			return buf[:n], true
 		}
 		c := &cells[0]
@@ -307,7 +325,7 @@ func appendCells(dst []byte, cells []Cell, glyph *string) (_ []byte, ok bool) {
 			buf = slices.Grow(buf[:n], need+11*min(len(cells), 256))
 			buf = buf[:cap(buf)]
 		}
-		m, ok := putCellHead(buf[n:], c, glyph)
+		m, ok := putCellHead(buf[n:], c, &e.glyph)
 		if !ok {
 			return buf[:n], false
 		}
@@ -394,8 +412,10 @@ func b2u8(b bool) byte {
 // DecodeScreen decodes a snapshot in format 0x01 occupying all of p and
 // validates it as Validate does. Every grid and line length is checked
 // against the remaining input (at least 4 bytes a cell) before the cells
-// are allocated, so the memory used is bounded by a small multiple of
-// len(p). The result does not alias p; one-byte ASCII contents share a
+// are allocated, so memory stays in proportion to len(p): a decoded cell
+// takes at most 8 times its encoding (a 32-byte Cell for 4 bytes), and a
+// scrollback line a 24-byte slice header, for at most MaxScrollbackLines
+// lines. The result does not alias p; one-byte ASCII contents share a
 // static string instead of allocating one per cell. Every error is a
 // *FramingError.
 func DecodeScreen(p []byte) (Screen, error) {
@@ -429,7 +449,11 @@ func DecodeScreen(p []byte) (Screen, error) {
 		return Screen{}, framingf("screen alternate buffer is active but absent")
 	}
 	lines := d.uvarint("screen scrollbackLines")
-	if d.err == nil && lines > uint64(len(d.p)) {
+	switch {
+	case d.err != nil:
+	case lines > MaxScrollbackLines:
+		d.fail(framingf("screen scrollback has %d lines, more than %d", lines, MaxScrollbackLines))
+	case lines > uint64(len(d.p)):
 		d.fail(truncated("screen scrollback"))
 	}
 	if d.err == nil && lines > 0 {

@@ -3,9 +3,14 @@ package attachwire
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -114,7 +119,7 @@ func TestScreenInvalid(t *testing.T) {
 		{"zero cols", func(s *Screen) { s.Cols = 0 }},
 		{"too many rows", func(s *Screen) { s.Rows = MaxScreenDim + 1 }},
 		{"primary length", func(s *Screen) { s.Primary = s.Primary[:2] }},
-		{"alt length", func(s *Screen) { s.Alt = []Cell{BlankCell} }},
+		{"alt length", func(s *Screen) { s.Alt = []Cell{BlankCell()} }},
 		{"alt active but absent", func(s *Screen) { s.Active = BufferAlternate }},
 		{"active buffer 2", func(s *Screen) { s.Active = 2 }},
 		{"echo 2", func(s *Screen) { s.Echo = 2 }},
@@ -247,7 +252,7 @@ func randCells(r *rand.Rand, n, cols int) []Cell {
 		}
 		c := Cell{Content: sampleGlyphs[g], Style: Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
 		if r.IntN(3) == 0 {
-			c, g = BlankCell, wideGlyphs
+			c, g = BlankCell(), wideGlyphs
 		}
 		cells[i] = c
 		if g < wideGlyphs {
@@ -383,4 +388,116 @@ func TestDecodeScreenNonMinimalRuneLenBlank(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertScreenEqual(t, &got, &minimal)
+}
+
+// TestDecodeScreenAllocation: decoding allocates in proportion to the
+// input. 1 MB of empty scrollback lines used to allocate 24 MB; now more
+// than MaxScrollbackLines lines are refused before the line slice is made,
+// and otherwise a cell costs at most 8 times its encoding (9 with the
+// allocator's size classes, which round up by at most 1/8) and a line its
+// 24-byte slice header.
+func TestDecodeScreenAllocation(t *testing.T) {
+	base := &Screen{Cols: 80, Rows: 1, Primary: make([]Cell, 80), CursorVisible: true}
+	for i := range base.Primary {
+		base.Primary[i] = BlankCell()
+	}
+	enc, err := AppendScreen(nil, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// withEmptyLines replaces the trailing scrollbackLines 0 by n empty
+	// lines, a 0 byte each.
+	withEmptyLines := func(n int) []byte {
+		p := appendUvarint(bytes.Clone(enc[:len(enc)-1]), uint64(n))
+		return append(p, make([]byte, n)...)
+	}
+	blankLines := *base
+	for range 3000 {
+		blankLines.Scrollback = append(blankLines.Scrollback, base.Primary)
+	}
+	contLines := *base
+	cont := make([]Cell, 80)
+	for i := range cont {
+		cont[i] = Cell{Style: StyleWideCont}
+	}
+	for range 3000 {
+		contLines.Scrollback = append(contLines.Scrollback, cont)
+	}
+	encode := func(s *Screen) []byte {
+		p, err := AppendScreen(nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tt := range []struct {
+		name  string
+		p     []byte
+		lines int // decoded scrollback lines; -1: refused
+	}{
+		{"1 MB of empty lines", withEmptyLines(1 << 20), -1},
+		{"empty lines at the cap", withEmptyLines(MaxScrollbackLines), MaxScrollbackLines},
+		{"blank lines", encode(&blankLines), 3000},
+		{"continuation lines", encode(&contLines), 3000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Screen
+			var err error
+			got := allocated(func() { s, err = DecodeScreen(tt.p) })
+			limit := 9*uint64(len(tt.p)) + 4096
+			if tt.lines < 0 {
+				wantFraming(t, err, tt.name)
+				limit = 4 * uint64(len(tt.p))
+			} else {
+				if err != nil || len(s.Scrollback) != tt.lines {
+					t.Fatalf("DecodeScreen: %d lines, %v; want %d", len(s.Scrollback), err, tt.lines)
+				}
+				limit += 24 * uint64(tt.lines)
+			}
+			if got > limit {
+				t.Errorf("DecodeScreen of %d bytes allocated %d, bound %d", len(tt.p), got, limit)
+			}
+			t.Logf("%d bytes in, %d allocated (%.2fx)", len(tt.p), got, float64(got)/float64(len(tt.p)))
+		})
+	}
+}
+
+func TestScreenScrollbackCap(t *testing.T) {
+	s := Screen{Cols: 1, Rows: 1, Primary: []Cell{BlankCell()}, Scrollback: make([][]Cell, MaxScrollbackLines+1)}
+	if _, err := AppendScreen(nil, &s); err == nil {
+		t.Fatal("AppendScreen encoded more than MaxScrollbackLines lines")
+	} else {
+		wantFraming(t, err, "scrollback cap")
+	}
+}
+
+// TestNoExportedMutableVars: the package exports no variable a caller
+// could change for every other user (BlankCell was one), except error
+// sentinels, which errors.Is compares by identity.
+func TestNoExportedMutableVars(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, spec := range g.Specs {
+					for _, id := range spec.(*ast.ValueSpec).Names {
+						if id.IsExported() && !strings.HasPrefix(id.Name, "Err") {
+							t.Errorf("%s: exported variable %s", fset.Position(id.Pos()), id.Name)
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -62,7 +62,7 @@ func textCells(r *rand.Rand, n int) []Cell {
 		case k < 3:
 			pen = Cell{Style: Style(r.IntN(0x40)), Fg: randColor(r), Bg: randColor(r)}
 		case k < 5:
-			cells = append(cells, BlankCell)
+			cells = append(cells, BlankCell())
 		case k == 5 && len(cells)+1 < n:
 			cells = append(cells, Cell{Content: "中", Style: pen.Style, Fg: pen.Fg, Bg: pen.Bg},
 				Cell{Style: StyleWideCont, Fg: pen.Fg, Bg: pen.Bg})
@@ -163,6 +163,10 @@ func TestAppendScreenMatchesReference(t *testing.T) {
 				t.Fatalf("case %d: AppendScreen error %v, want %v", i, err, verr)
 			}
 			wantFraming(t, err, "AppendScreen")
+			got, err = AppendScreenSnapshot(dst, 3, s)
+			if string(got) != "keep" || err == nil || err.Error() != verr.Error() {
+				t.Fatalf("case %d: AppendScreenSnapshot = %q, %v; want \"keep\", %v", i, got, err, verr)
+			}
 		}
 	}
 }

@@ -32,5 +32,5 @@ else
 	echo "run.sh: npm not found: the node-pty + xterm peer will be reported unavailable" >&2
 fi
 
-(cd "$here" && go build -o out/ptybench ./cmd/ptybench)
+(cd "$here" && go build -tags ptyhost_xvt -o out/ptybench ./cmd/ptybench)
 exec "$here/out/ptybench" -out "$here/out" -node-dir "$here/node" "$@"

@@ -33,7 +33,7 @@ func ctxT(t testing.TB) context.Context {
 func screen(epoch uint64, s string) *attachwire.Screen {
 	cells := make([]attachwire.Cell, 8)
 	for i := range cells {
-		cells[i] = attachwire.BlankCell
+		cells[i] = attachwire.BlankCell()
 		if i < len(s) {
 			cells[i] = attachwire.Cell{Content: s[i : i+1]}
 		}

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
+	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 // run is the whole CLI: it dispatches args to a command and returns an
@@ -48,13 +50,16 @@ type command struct {
 	help string
 }
 
+// commands is the command table: a new command is one more entry. help
+// is dispatched by run itself, since it reads this table.
 var commands = map[string]command{
-	"run":     {runCmd, runHelp},
-	"exec":    {execCmd, execHelp},
-	"play":    {playCmd, playHelp},
+	"run":     {runCmd, withLimits(runHelp)},
+	"exec":    {execCmd, withLimits(execHelp)},
+	"play":    {playCmd, withLimits(playHelp)},
 	"version": {versionCmd, versionHelp},
 	"keygen":  {keygenCmd, keygenHelp},
 	"token":   {tokenCmd, tokenHelp},
+	"relay":   {relayCmd, relayHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as
@@ -105,33 +110,28 @@ func versionCmd(_ context.Context, args []string, _ io.Reader, stdout io.Writer)
 	return nil
 }
 
-// buildVersion returns the module version stamped by the go command, or
-// "devel", plus the Go version.
+// buildVersion returns ptyhost's version (the one the host's XTVERSION
+// answer carries) plus the Go version.
 func buildVersion() string {
-	v, gov := "devel", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		gov = bi.GoVersion
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && v == "devel" && len(s.Value) >= 12 {
-				v = "devel-" + s.Value[:12]
-			}
-		}
-	}
-	return v + " (" + gov + ")"
+	return version.String() + " (" + runtime.Version() + ")"
 }
 
+// helpCmd prints the top help, a command's help, or its own.
 func helpCmd(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		io.WriteString(stdout, topHelp)
-		return nil
+	text := topHelp
+	switch {
+	case len(args) > 1:
+		return usagef("help", "one command at a time, got %d", len(args))
+	case len(args) == 0:
+	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		text = helpHelp
+	default:
+		c, ok := commands[args[0]]
+		if !ok {
+			return usagef("help", "unknown command %q", args[0])
+		}
+		text = c.help
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		return usagef("help", "unknown command %q", args[0])
-	}
-	_, err := io.WriteString(stdout, c.help)
+	_, err := io.WriteString(stdout, text)
 	return err
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptyhost/ptyhost"
 )
 
 func TestBadInput(t *testing.T) {
@@ -70,6 +73,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"--help"}, "usage: ptyhost <command>"},
 		{[]string{"help"}, "usage: ptyhost <command>"},
 		{[]string{"help", "exec"}, "usage: ptyhost exec"},
+		{[]string{"help", "help"}, "usage: ptyhost help"},
+		{[]string{"help", "--help"}, "usage: ptyhost help"},
+		{[]string{"help", "-h"}, "usage: ptyhost help"},
 		{[]string{"run", "--help"}, "usage: ptyhost run"},
 		{[]string{"exec", "-h"}, "usage: ptyhost exec"},
 		{[]string{"play", "--help"}, "usage: ptyhost play"},
@@ -90,5 +96,87 @@ func TestNoArguments(t *testing.T) {
 	r := cli(t, "", "")
 	if r.code != 2 || !strings.Contains(r.stderr, "usage: ptyhost") {
 		t.Fatalf("exit %d, stderr %q; want 2 and the usage", r.code, r.stderr)
+	}
+}
+
+// TestErrorTexts checks the wording of errors: each says what is wrong
+// and what is wanted, once, in the user's own terms.
+func TestErrorTexts(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte("echo hi\n"), 0o644)
+	huge := filepath.Join(dir, "huge.cast")
+	os.WriteFile(huge, []byte("{\"version\": 2, \"width\": 2000, \"height\": 2000}\n[0.1, \"o\", \"x\"]\n"), 0o644)
+	limits := fmt.Sprintf("1..%d columns and 1..%d rows", ptyhost.MaxCols, ptyhost.MaxRows)
+	tests := []struct {
+		name   string
+		args   []string
+		say    string
+		notSay string
+	}{
+		{"zero size", []string{"exec", "--size", "0x0", "--", "true"}, limits, ""},
+		{"size over the limit", []string{"exec", "--size", "2000x10", "--", "true"}, limits, ""},
+		{"run size over the limit", []string{"run", "--size", "2000x10", "--", "true"}, limits, ""},
+		{"unknown escape", []string{"exec", "--input", `\q`, "--", "true"}, `unknown escape \q `, `\\q`},
+		{"bad regex", []string{"exec", "--wait-for", "(", "--", "true"}, "missing closing ): `(`", "(?m)"},
+		{"bad duration", []string{"exec", "--timeout", "banana", "--", "true"}, `--timeout "banana": want a duration like 500ms`, "parse error"},
+		{"bad number", []string{"run", "--scrollback", "many", "--", "true"}, `--scrollback "many": want a whole number`, "parse error"},
+		{"not executable", []string{"exec", "--", plain}, "cannot execute: permission denied", ""},
+		{"directory", []string{"exec", "--", dir}, "cannot execute: it is a directory", ""},
+		{"huge cast, replay", []string{"play", "--speed", "1000", huge}, "2000x2000 is out of range: want " + limits, ""},
+		{"huge cast, screen", []string{"play", "--screen", huge}, "2000x2000 is out of range: want " + limits, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, "", "", tt.args...)
+			if r.code != 2 && r.code != exitNoExec {
+				t.Errorf("exit %d, want 2 or 126", r.code)
+			}
+			if !strings.Contains(r.stderr, tt.say) || (tt.notSay != "" && strings.Contains(r.stderr, tt.notSay)) {
+				t.Fatalf("stderr %q, want it to say %q (and not %q)", r.stderr, tt.say, tt.notSay)
+			}
+			if len(tt.args) > 2 && strings.HasPrefix(tt.args[len(tt.args)-1], "/") {
+				if p := tt.args[len(tt.args)-1]; strings.Count(r.stderr, p) != 1 {
+					t.Errorf("stderr %q names %s more than once", r.stderr, p)
+				}
+			}
+		})
+	}
+}
+
+// TestHelpStatesLimits: --help gives the limits the flags enforce.
+func TestHelpStatesLimits(t *testing.T) {
+	size := fmt.Sprintf("%dx%d", ptyhost.MaxCols, ptyhost.MaxRows)
+	for _, cmd := range []string{"run", "exec", "play"} {
+		if r := cli(t, "", "", cmd, "--help"); !strings.Contains(r.stdout, size) {
+			t.Errorf("ptyhost %s --help does not state the size limit %s:\n%s", cmd, size, r.stdout)
+		}
+	}
+	if r := cli(t, "", "", "run", "--help"); !strings.Contains(r.stdout, fmt.Sprint(ptyhost.MaxScrollback)) {
+		t.Errorf("ptyhost run --help does not state the scrollback limit:\n%s", r.stdout)
+	}
+}
+
+// TestHelpAligned: every flag description in every help text starts in
+// the same column as the others of its text.
+func TestHelpAligned(t *testing.T) {
+	for name, c := range commands {
+		col := -1
+		for _, l := range strings.Split(c.help, "\n") {
+			if !strings.HasPrefix(l, "  --") {
+				continue
+			}
+			j := strings.Index(l[2:], "  ")
+			if j < 0 {
+				continue // the description is on the next line
+			}
+			k := len(l) - len(strings.TrimLeft(l[2+j:], " "))
+			if col < 0 {
+				col = k
+			}
+			if k != col {
+				t.Errorf("%s --help: %q starts its description in column %d, the others in %d", name, l, k, col)
+			}
+		}
 	}
 }

@@ -8,14 +8,16 @@
 //	             [--frames FILE] [--record FILE] -- CMD [ARGS...]
 //	ptyhost play [--speed X] [--idle-limit DURATION] [--screen] [--format text|ansi|json] FILE.cast
 //	ptyhost version
+//	ptyhost help [COMMAND]
 //
 // run attaches this terminal to the program as the driver: raw mode (always
 // restored, also on a panic or SIGINT, SIGTERM, SIGHUP), the program's
 // screen painted from a snapshot, its output sanitized with the Driver
 // profile, keys forwarded, window resizes applied, and a restore trailer
 // written at the end. exec runs the program headless, types scripted
-// input, waits for it to exit, for a pattern on its screen, for quiet or
-// for a timeout, and prints the screen as text, ANSI or JSON. play replays
+// input, waits for it to exit, for a pattern on its screen, for quiet, for
+// a timeout or an interrupt, and prints the screen as text, an ANSI
+// screenshot (safe to cat) or JSON. play replays
 // an asciinema v2 cast through a Viewer sanitizer, or prints its final
 // screen.
 //

@@ -57,7 +57,7 @@ func parseEscapes(s string) ([]byte, error) {
 			out = append(out, hi<<4|lo)
 			i += 2
 		default:
-			return nil, &escapeError{offset: start, reason: fmt.Sprintf("unknown escape %q", s[start:i+1])}
+			return nil, &escapeError{offset: start, reason: "unknown escape " + escapeName(s[i])}
 		}
 	}
 	return out, nil
@@ -73,4 +73,13 @@ func unhex(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// escapeName shows the backslash and the byte after it as the user typed
+// them, or the byte in hex when it is not printable ASCII.
+func escapeName(b byte) string {
+	if b > ' ' && b < 0x7f {
+		return `\` + string(b)
+	}
+	return fmt.Sprintf(`\ followed by byte 0x%02x`, b)
 }

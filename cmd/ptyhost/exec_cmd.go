@@ -49,8 +49,8 @@ func parseExec(args []string) (execOptions, error) {
 	fs.StringVar(&o.input, "input", "", "")
 	fs.StringVar(&o.inputFile, "input-file", "", "")
 	fs.StringVar(&o.waitFor, "wait-for", "", "")
-	fs.DurationVar(&o.quietFor, "quiet-for", 0, "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.Var(durationFlag{&o.quietFor}, "quiet-for", "")
+	fs.Var(durationFlag{&o.timeout}, "timeout", "")
 	fs.Var(&o.format, "format", "")
 	fs.StringVar(&o.frames, "frames", "", "")
 	fs.StringVar(&o.record, "record", "", "")
@@ -67,9 +67,12 @@ func parseExec(args []string) (execOptions, error) {
 		return o, usagef("exec", "--timeout %v is out of range", o.timeout)
 	}
 	if o.waitFor != "" {
-		if o.pattern, err = regexp.Compile("(?m)" + o.waitFor); err != nil {
-			return o, usagef("exec", "--wait-for: %v", err)
+		// Checked as written, so that an error quotes the user's pattern;
+		// then compiled with ^ and $ matching at line boundaries.
+		if _, err := regexp.Compile(o.waitFor); err != nil {
+			return o, &usageError{cmd: "exec", err: &flagError{name: "wait-for", value: o.waitFor, err: err}}
 		}
+		o.pattern = regexp.MustCompile("(?m)" + o.waitFor)
 	}
 	return o, nil
 }
@@ -166,7 +169,7 @@ func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (er
 	}()
 	sub, err := e.sess.Subscribe(0)
 	if err != nil {
-		return fmt.Errorf("exec: %w", err)
+		return &hostError{op: "exec", err: err}
 	}
 	e.sub = sub
 	defer func() { e.sub.Close() }() // next may have replaced it
@@ -179,15 +182,12 @@ func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (er
 	if err != nil {
 		return err
 	}
-	if out == outInterrupted {
-		return interrupted(ctx)
-	}
-	// The screen is the one the condition held on (or the timeout saw):
-	// taken before stopping the program, which often cleans up its screen
-	// when it gets SIGTERM.
+	// The screen is the one the condition held on (or the timeout or the
+	// interrupt saw): taken before stopping the program, which often
+	// cleans up its screen when it gets SIGTERM.
 	scr, _, err := e.sess.Snapshot()
 	if err != nil {
-		return fmt.Errorf("exec: snapshot: %w", err)
+		return &hostError{op: "exec: snapshot", err: err}
 	}
 	if out == outExited {
 		if ex, ok := e.sess.Exit(); ok {
@@ -206,6 +206,8 @@ func (e *execution) run(ctx context.Context, input []byte, stdout io.Writer) (er
 		return fmt.Errorf("exec: %w", err)
 	}
 	switch {
+	case out == outInterrupted:
+		return interrupted(ctx)
 	case out == outTimeout:
 		return &timeoutError{after: e.opts.timeout.String(), waiting: e.waitingFor()}
 	case out == outSatisfied:

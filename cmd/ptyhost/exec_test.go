@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 const drawText = "RED\n\n    green bg\n\ndone\n"
@@ -24,9 +27,15 @@ func TestExecDrawText(t *testing.T) {
 }
 
 // TestExecBackends: every backend renders the same screen; an unknown one
-// is a usage error.
+// is a usage error, and so is xvt in a build without the ptyhost_xvt tag.
 func TestExecBackends(t *testing.T) {
-	for _, b := range []string{"default", "xvt", "engine"} {
+	names := []string{"default", "engine"}
+	if xvtgate.Built {
+		names = append(names, "xvt")
+	} else if r := cli(t, "draw", "", "exec", "--backend", "xvt", "--", self(t)); r.code != 2 || !strings.Contains(r.stderr, xvtgate.Tag) {
+		t.Errorf("--backend xvt without the tag: exit %d, stderr %q; want 2 and the tag", r.code, r.stderr)
+	}
+	for _, b := range names {
 		r := cli(t, "draw", "", "exec", "--backend", b, "--size", "40x10", "--", self(t))
 		if r.code != 0 || r.stdout != drawText {
 			t.Errorf("--backend %s: exit %d, stdout %q, stderr %q; want 0 and %q", b, r.code, r.stdout, r.stderr, drawText)
@@ -84,6 +93,42 @@ func TestExecANSI(t *testing.T) {
 	r := cli(t, "draw", "", "exec", "--size", "40x10", "--format", "ansi", "--", self(t))
 	if r.code != 0 || !strings.Contains(r.stdout, "RED") || !strings.Contains(r.stdout, "\x1b[") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestExecANSICatIsSafe: the ansi screenshot of a program on the
+// alternate screen with its cursor hidden, cat'ed into a terminal (tmux),
+// shows the picture and leaves that terminal on its primary screen with a
+// visible cursor below the picture.
+func TestExecANSICatIsSafe(t *testing.T) {
+	tm := newTmux(t)
+	shot := filepath.Join(t.TempDir(), "shot.ans")
+	r := cli(t, "hidden", "", "exec", "--size", "40x10", "--wait-for", "HIDDEN", "--format", "ansi", "--timeout", "50s", "--", self(t))
+	if r.code != 0 || !strings.Contains(r.stdout, "HIDDEN") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(shot, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.typeLine("cat " + shellQuote(shot) + "; echo rc=$((40+2))")
+	screen := tm.waitFor("rc=42")
+	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{alternate_on} #{cursor_flag}")); got != "0 1" {
+		t.Errorf("after cat: alternate_on, cursor_flag = %q, want \"0 1\" (primary screen, cursor visible)", got)
+	}
+	lines := strings.Split(screen, "\n")
+	// Contains, not a prefix: under load the command can be typed before
+	// sh prints its prompt, and the prompt then shares HIDDEN's line.
+	at := func(s string) int {
+		for i, l := range lines {
+			if strings.Contains(l, s) && !strings.Contains(l, "echo rc=") {
+				return i
+			}
+		}
+		return -1
+	}
+	if h, rc := at("HIDDEN"), at("rc=42"); h < 1 || rc != h+1 {
+		t.Errorf("pane after cat, want the command line, then HIDDEN, then rc=42:\n%s", screen)
 	}
 }
 
@@ -235,5 +280,84 @@ func TestExecPrintsScreenBeforeStopping(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the drawn screen", r.code, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestExecInterruptPrintsScreen: SIGINT ends exec as --timeout does: the
+// screen (as it was before the program was stopped) is printed, and the
+// status is 128 + 2.
+func TestExecInterruptPrintsScreen(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "drawn")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ptyhostBin, "exec", "--size", "30x4", "--format", "json", "--", self(t), marker)
+	cmd.Env = append(os.Environ(), helperEnv+"=cleanup")
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("watchdog: the program never drew; stderr %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // lets the host read the drawing (not asserted on)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exec: %v, want exit status 130; stderr %q", err, stderr.String())
+	}
+	var scr struct {
+		Rows  int
+		Lines []struct{ Text string }
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &scr); err != nil || scr.Rows != 4 || len(scr.Lines) != 4 {
+		t.Fatalf("stdout is not the 30x4 screen (%v):\n%s", err, stdout.String())
+	}
+	// DRAWN unless the host was too slow to read it in time; never what
+	// the program printed once it was stopped.
+	if got := scr.Lines[0].Text; got != "DRAWN" && got != "" {
+		t.Errorf("screen line 0 = %q, want DRAWN", got)
+	}
+	if !strings.Contains(stderr.String(), "interrupted by SIGINT") {
+		t.Errorf("stderr %q, want it to say it was interrupted", stderr.String())
+	}
+}
+
+// TestMouseNames: the JSON names of the mouse modes are xterm's.
+func TestMouseNames(t *testing.T) {
+	tests := []struct {
+		m                  attachwire.MouseProto
+		tracking, encoding string
+	}{
+		{attachwire.MouseX10, "normal", "x10"},
+		{attachwire.MouseHighlight | attachwire.MouseEncUTF8, "highlight", "utf8"},
+		{attachwire.MouseButton | attachwire.MouseEncSGR, "button", "sgr"},
+		{attachwire.MouseAny, "any", "x10"},
+	}
+	for _, tt := range tests {
+		if tr, enc := mouseNames(tt.m); tr != tt.tracking || enc != tt.encoding {
+			t.Errorf("mouseNames(%#x) = %q, %q; want %q, %q", tt.m, tr, enc, tt.tracking, tt.encoding)
+		}
+	}
+	// End to end: ?1000h with ?1006h is "normal" tracking, SGR encoding.
+	r := cli(t, "tui", "", "exec", "--wait-for", "TUI-READY", "--format", "json", "--timeout", "50s", "--", self(t))
+	var got struct {
+		Modes struct{ Mouse, MouseEncoding string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q (%v)", r.code, r.stderr, r.stdout, err)
+	}
+	if got.Modes.Mouse != "normal" || got.Modes.MouseEncoding != "sgr" {
+		t.Errorf("modes = %+v, want mouse normal, encoding sgr", got.Modes)
 	}
 }

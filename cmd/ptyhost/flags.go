@@ -4,59 +4,104 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptyhost/ptyhost"
 )
 
-// maxSide bounds each side of a --size before the host checks its own,
-// tighter limits; it keeps absurd numbers out of arithmetic.
-const maxSide = 1 << 16
-
-// newFlagSet returns a flag set that reports errors instead of printing
-// them: every message goes through exitCode as one line.
+// newFlagSet returns the set of flags of cmd. Only its registry and
+// Set are used: parseArgs does the parsing, so that every mistake comes
+// back as a typed *flagError, never as the flag package's printed text.
 func newFlagSet(cmd string) *flag.FlagSet {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
+	return flag.NewFlagSet(cmd, flag.ContinueOnError)
 }
 
-// parseFlags parses args with fs and turns the flag package's errors into
-// usage errors naming the command.
-func parseFlags(cmd string, fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return &usageError{cmd: cmd, msg: flagMessage(err.Error())}
+// Reasons of a *flagError that carry no data.
+var (
+	errUnknownFlag = errors.New("unknown flag")
+	errNeedsValue  = errors.New("needs a value")
+)
+
+// flagError is a mistake in one flag on the command line: an unknown
+// name (errUnknownFlag), a missing value (errNeedsValue), or a value its
+// type rejected (the type's own error, saying what it wants).
+type flagError struct {
+	name  string // without dashes
+	value string
+	err   error
 }
 
-// flagMessage rewrites the flag package's messages in the style of the
-// help texts, with double-dash flag names.
-func flagMessage(msg string) string {
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name
+func (e *flagError) Error() string {
+	switch e.err {
+	case errUnknownFlag:
+		return "unknown flag --" + e.name
+	case errNeedsValue:
+		return "--" + e.name + " needs a value"
 	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + name + " needs a value"
+	return fmt.Sprintf("--%s %s: %v", e.name, strconv.Quote(e.value), e.err)
+}
+
+func (e *flagError) Unwrap() error { return e.err }
+
+// parseArgs parses args against the flags registered in fs. A flag is
+// -name or --name, with its value after "=" or in the next argument (a
+// boolean flag takes no next argument). "--" ends the flags and is
+// reported as dashed; "-h", "-help" and "--help" return flag.ErrHelp.
+// Without interspersed, the first argument that is not a flag ("-" is
+// not) ends the flags too; with it, such arguments are collected and
+// flags may follow them.
+func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) (rest []string, dashed bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i+1:]...), true, nil
+		case len(a) < 2 || a[0] != '-':
+			if !interspersed {
+				return append(rest, args[i:]...), false, nil
+			}
+			rest = append(rest, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		switch {
+		case f == nil && (name == "h" || name == "help"):
+			return nil, false, flag.ErrHelp
+		case f == nil:
+			return nil, false, &flagError{name: name, err: errUnknownFlag}
+		case !hasValue && isBoolFlag(f):
+			value = "true"
+		case !hasValue && i+1 == len(args):
+			return nil, false, &flagError{name: name, err: errNeedsValue}
+		case !hasValue:
+			i++
+			value = args[i]
+		}
+		if err := fs.Set(name, value); err != nil {
+			return nil, false, &flagError{name: name, value: value, err: err}
+		}
 	}
-	return strings.Replace(msg, " for flag -", " for --", 1)
+	return rest, false, nil
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // parseCommand parses "[flags] -- CMD [ARGS...]" and returns CMD and its
 // arguments. The "--" is required so that the command's own flags are
 // never mistaken for ptyhost's.
 func parseCommand(cmd string, fs *flag.FlagSet, args []string) ([]string, error) {
-	if err := parseFlags(cmd, fs, args); err != nil {
-		return nil, err
-	}
-	rest := fs.Args()
-	i := dashesAt(fs, args)
-	dashed := i >= 0 && i == len(args)-len(rest)-1
+	rest, dashed, err := parseArgs(fs, args, false)
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil, err
+	case err != nil:
+		return nil, &usageError{cmd: cmd, err: err}
 	case !dashed && len(rest) > 0:
 		return nil, usagef(cmd, "missing -- before the command: ptyhost %s [flags] -- %s", cmd, strings.Join(rest, " "))
 	case len(rest) == 0:
@@ -65,30 +110,6 @@ func parseCommand(cmd string, fs *flag.FlagSet, args []string) ([]string, error)
 		return nil, usagef(cmd, "empty command name")
 	}
 	return rest, nil
-}
-
-// dashesAt returns the index of the "--" that ends the flags in args, or
-// -1, walking args as the flag package does: so that "--input -- ls"
-// (where "--" is the value of --input) is not taken for "-- ls".
-func dashesAt(fs *flag.FlagSet, args []string) int {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return i
-		case len(a) < 2 || a[0] != '-':
-			return -1
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := fs.Lookup(name)
-		if f == nil {
-			return -1
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
-			i++ // the next argument is the value
-		}
-	}
-	return -1
 }
 
 // sizeFlag is a --size COLSxROWS value.
@@ -113,21 +134,82 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 
-// parseSize parses "COLSxROWS" (an upper-case X works too), e.g. "120x40".
+// sizeLimits says which sizes the host runs, for messages and --help.
+var sizeLimits = fmt.Sprintf("1..%d columns and 1..%d rows", ptyhost.MaxCols, ptyhost.MaxRows)
+
+// parseSize parses "COLSxROWS" (an upper-case X works too), e.g. "120x40",
+// within the host's limits.
 func parseSize(v string) (cols, rows int, err error) {
 	cs, rs, ok := strings.Cut(strings.ToLower(v), "x")
 	if !ok {
-		return 0, 0, fmt.Errorf("want COLSxROWS, like 80x24")
+		return 0, 0, errors.New("want COLSxROWS, like 80x24")
 	}
 	cols, err1 := strconv.Atoi(cs)
 	rows, err2 := strconv.Atoi(rs)
 	if err1 != nil || err2 != nil || strings.HasPrefix(cs, "+") || strings.HasPrefix(rs, "+") {
-		return 0, 0, fmt.Errorf("want COLSxROWS with whole numbers, like 80x24")
+		return 0, 0, errors.New("want COLSxROWS with whole numbers, like 80x24")
 	}
-	if cols < 1 || rows < 1 || cols > maxSide || rows > maxSide {
-		return 0, 0, fmt.Errorf("%dx%d is out of range", cols, rows)
+	if cols < 1 || rows < 1 || cols > ptyhost.MaxCols || rows > ptyhost.MaxRows {
+		return 0, 0, fmt.Errorf("out of range: want %s", sizeLimits)
 	}
 	return cols, rows, nil
+}
+
+// durationFlag is a Go duration, with a message that says so.
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("want a duration like 500ms, 2s or 1m30s")
+	}
+	*f.d = d
+	return nil
+}
+
+// intFlag is a whole number, with a message that says so.
+type intFlag struct{ n *int }
+
+func (f intFlag) String() string {
+	if f.n == nil {
+		return ""
+	}
+	return strconv.Itoa(*f.n)
+}
+
+func (f intFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	*f.n = n
+	return nil
+}
+
+// floatFlag is a decimal number, with a message that says so.
+type floatFlag struct{ x *float64 }
+
+func (f floatFlag) String() string {
+	if f.x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.x, 'g', -1, 64)
+}
+
+func (f floatFlag) Set(v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return errors.New("want a number, like 2 or 0.5")
+	}
+	*f.x = x
+	return nil
 }
 
 // formatFlag is a --format value: text, ansi or json.
@@ -147,7 +229,7 @@ func (f *formatFlag) Set(v string) error {
 		*f = formatFlag(v)
 		return nil
 	}
-	return fmt.Errorf("want text, ansi or json")
+	return errors.New("want text, ansi or json")
 }
 
 // backendFlag is --backend: the headless terminal the host uses.
@@ -161,5 +243,20 @@ func (f *backendFlag) Set(v string) error {
 		return errors.New("want default, xvt or engine")
 	}
 	f.b = b
+	return nil
+}
+
+// parseFlags parses the args of a command that takes flags only (keygen,
+// token): any other argument is a usage error.
+func parseFlags(cmd string, fs *flag.FlagSet, args []string) error {
+	rest, _, err := parseArgs(fs, args, true)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return err
+	case err != nil:
+		return &usageError{cmd: cmd, err: err}
+	case len(rest) > 0:
+		return usagef(cmd, "unexpected argument %q", rest[0])
+	}
 	return nil
 }

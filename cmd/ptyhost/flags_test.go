@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -82,16 +85,50 @@ func TestParseCommand(t *testing.T) {
 	}
 }
 
-func TestFlagMessage(t *testing.T) {
-	tests := map[string]string{
-		"flag provided but not defined: -nope":         "unknown flag --nope",
-		"flag needs an argument: -size":                "--size needs a value",
-		`invalid value "x" for flag -size: want COLSx`: `invalid value "x" for --size: want COLSx`,
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		inter   bool
+		rest    []string
+		dashed  bool
+		wantErr error // matched with errors.Is; nil: no error
+	}{
+		{"flags then args", []string{"--speed", "2", "-screen", "a.cast"}, false, []string{"a.cast"}, false, nil},
+		{"equals", []string{"--speed=2", "--screen=false", "--", "x"}, false, []string{"x"}, true, nil},
+		{"interspersed", []string{"a.cast", "--speed", "2", "-", "--screen"}, true, []string{"a.cast", "-"}, false, nil},
+		{"stops at first argument", []string{"a.cast", "--speed", "2"}, false, []string{"a.cast", "--speed", "2"}, false, nil},
+		{"help", []string{"--speed", "2", "-h"}, false, nil, false, flag.ErrHelp},
+		{"unknown", []string{"--nope"}, false, nil, false, errUnknownFlag},
+		{"missing value", []string{"--speed"}, false, nil, false, errNeedsValue},
 	}
-	for in, want := range tests {
-		if got := flagMessage(in); got != want {
-			t.Errorf("flagMessage(%q) = %q, want %q", in, got, want)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := newFlagSet("play")
+			var speed float64
+			var screen bool
+			fs.Var(floatFlag{&speed}, "speed", "")
+			fs.BoolVar(&screen, "screen", false, "")
+			rest, dashed, err := parseArgs(fs, tt.args, tt.inter)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("parseArgs(%q) error %v, want %v", tt.args, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || dashed != tt.dashed || strings.Join(rest, "|") != strings.Join(tt.rest, "|") {
+				t.Fatalf("parseArgs(%q) = %q, %v, %v; want %q, %v", tt.args, rest, dashed, err, tt.rest, tt.dashed)
+			}
+		})
+	}
+	// A value the flag's type rejects is a *flagError carrying its reason.
+	fs := newFlagSet("exec")
+	var d time.Duration
+	fs.Var(durationFlag{&d}, "timeout", "")
+	_, _, err := parseArgs(fs, []string{"--timeout", "banana"}, false)
+	var fe *flagError
+	if !errors.As(err, &fe) || fe.name != "timeout" || fe.value != "banana" {
+		t.Fatalf("--timeout banana: %v, want a *flagError for it", err)
 	}
 }
 

@@ -1,5 +1,22 @@
 package main
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ptyhost/ptyhost"
+)
+
+// withLimits fills the host's limits into a help text, so that --help
+// states the limits the commands enforce.
+func withLimits(help string) string {
+	return strings.NewReplacer(
+		"{maxsize}", fmt.Sprintf("%dx%d", ptyhost.MaxCols, ptyhost.MaxRows),
+		"{maxscrollback}", fmt.Sprint(ptyhost.MaxScrollback),
+		"{maxring}", fmt.Sprintf("%d MiB", ptyhost.MaxRingBytes>>20),
+	).Replace(help)
+}
+
 const topHelp = `usage: ptyhost <command> [flags] [-- CMD [ARGS...]]
 
 ptyhost runs a program under a pseudo-terminal it hosts, with a headless
@@ -11,6 +28,7 @@ Commands:
   play     replay an asciinema v2 cast, or print its final screen
   keygen   write an Ed25519 key pair for attach tokens
   token    mint an attach token for a relay
+  relay    serve rooms to hosts and viewers (the reference relay)
   version  print the version
   help     print help for a command: ptyhost help exec
 
@@ -37,14 +55,17 @@ ptyhost exits with CMD's status. Needs a terminal on stdin; for scripts and
 CI use 'ptyhost exec'.
 
 Flags:
-  --size COLSxROWS   a fixed size for CMD's terminal (default: this
-                     terminal's size, following its resizes)
+  --size COLSxROWS   a fixed size for CMD's terminal, at most {maxsize}
+                     (default: this terminal's size, following its
+                     resizes)
   --record FILE      also write an asciinema v2 cast of the session to FILE
-  --scrollback N     lines of history the host keeps (default 200)
-  --ring BYTES       bytes of frames the host buffers (default 8 MiB)
+  --scrollback N     lines of history the host keeps (default 200, at
+                     most {maxscrollback}; 0 keeps none)
+  --ring BYTES       bytes of frames the host buffers (default 8 MiB, at
+                     most {maxring})
   --backend NAME     the host's headless terminal: default (engine),
                      engine (ptyhost's own) or xvt (charmbracelet/x/vt,
-                     much slower)
+                     much slower; only in builds with -tags ptyhost_xvt)
 `
 
 const execHelp = `usage: ptyhost exec [flags] -- CMD [ARGS...]
@@ -58,12 +79,16 @@ exec stops waiting when the first of these happens:
     output has then been quiet that long; or --quiet-for alone): the screen
     is printed, CMD is stopped (SIGTERM, then SIGKILL) and exec exits 0;
   - --timeout expires: the screen is printed, CMD is stopped, exec exits
-    124.
+    124;
+  - exec is interrupted (Ctrl-C, SIGTERM, SIGHUP): the screen is printed,
+    CMD is stopped, exec exits 128 + the signal's number (130 for Ctrl-C).
+Without --timeout there is no time limit: exec waits for CMD as long as
+it takes.
 If CMD exits before --wait-for matched, exec prints the screen, says so and
 exits with CMD's status, or 1 if that was 0.
 
 Flags:
-  --size COLSxROWS     terminal size (default 80x24)
+  --size COLSxROWS     terminal size (default 80x24, at most {maxsize})
   --input TEXT         type TEXT once CMD has started; escapes: \r (Enter),
                        \n, \t, \e (Esc), \a, \b, \\ and \xNN (any byte)
   --input-file FILE    type the bytes of FILE (after --input), as they are
@@ -72,14 +97,17 @@ Flags:
                        ^ and $ match at the start and end of each line)
   --quiet-for DURATION wait until CMD has printed something and then
                        nothing for DURATION
-  --timeout DURATION   give up after DURATION (default 0: never)
-  --format FORMAT      text (trimmed lines, default), ansi (a repaint with
-                       colors and cursor) or json (the screen model)
+  --timeout DURATION   give up after DURATION (default: no limit)
+  --format FORMAT      text (trimmed lines, default), ansi (the lines with
+                       their colors, safe to cat: no cursor or mode changes)
+                       or json (the screen model, cursor and modes included)
   --frames FILE        write the session's attachwire frames file to FILE
+                       (an existing file is replaced only when exec ends;
+                       a FIFO or /dev/stdout is written in place)
   --record FILE        write an asciinema v2 cast of the session to FILE
   --backend NAME       the host's headless terminal: default (engine),
                        engine (ptyhost's own) or xvt (charmbracelet/x/vt,
-                       much slower)
+                       much slower; only in builds with -tags ptyhost_xvt)
 
 Durations use Go syntax: 500ms, 2s, 1m30s.
 `
@@ -88,11 +116,14 @@ const playHelp = `usage: ptyhost play [flags] FILE.cast
 
 Replays an asciinema v2 recording to this terminal at its recorded timing,
 through a sanitizer (a hostile recording cannot make this terminal answer,
-copy or get stuck). FILE "-" reads stdin. Interrupt with Ctrl-C.
+copy or get stuck). FILE "-" reads stdin. Interrupt with Ctrl-C. Casts
+larger than {maxsize} (the largest terminal ptyhost runs) are refused.
 
 Flags:
-  --speed X            play X times faster (default 1; 0.5 is half speed)
-  --idle-limit DURATION  cap every pause at DURATION (default: the cast's
+  --speed X            play X times faster (default 1; 0.5 is half speed;
+                       0.001 to 1000)
+  --idle-limit DURATION
+                       cap every pause at DURATION (default: the cast's
                        idle_time_limit, if any)
   --screen             do not replay: feed the whole cast to a headless
                        terminal (honouring its resizes) and print the final
@@ -104,4 +135,10 @@ Flags:
 const versionHelp = `usage: ptyhost version
 
 Prints the version of ptyhost and of the Go toolchain that built it.
+`
+
+const helpHelp = `usage: ptyhost help [COMMAND]
+
+Prints the help of COMMAND, or the list of commands. 'ptyhost COMMAND
+--help' does the same.
 `

@@ -30,8 +30,6 @@ func keygenCmd(_ context.Context, args []string, _ io.Reader, stdout io.Writer) 
 		return err // flag.ErrHelp too: run prints the help
 	}
 	switch {
-	case flags.NArg() > 0:
-		return usagef("keygen", "unexpected argument %q", flags.Arg(0))
 	case out == "":
 		return usagef("keygen", "missing --out NAME")
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 )
 
 func main() {
@@ -15,7 +14,7 @@ func main() {
 }
 
 // Exit codes of ptyhost itself. Every other status is the child's own
-// (128 + signum when a signal killed it); see README-cli.md.
+// (128 + signum when a signal killed it); see README.md.
 const (
 	exitOK       = 0
 	exitUsage    = 2   // bad flags, missing --, malformed values, no terminal for run
@@ -39,8 +38,7 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return st.code
 	}
-	// Library errors carry their own "ptyhost: " prefixes; one is enough.
-	fmt.Fprintln(stderr, "ptyhost:", strings.ReplaceAll(err.Error(), "ptyhost: ", ""))
+	fmt.Fprintln(stderr, "ptyhost:", err)
 	var ue *usageError
 	var se *startError
 	var sig *signalError

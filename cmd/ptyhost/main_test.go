@@ -18,6 +18,8 @@ import (
 
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
+
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 // helperEnv makes the test binary act as a child program (os/exec's
@@ -78,7 +80,11 @@ func buildCLI(bin string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gotool, "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if xvtgate.Built { // the binary under test has what the test binary has
+		args = append(args, "-tags", xvtgate.Tag)
+	}
+	cmd := exec.CommandContext(ctx, gotool, append(args, ".")...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, out)
@@ -90,9 +96,12 @@ func buildCLI(bin string) error {
 //
 //	draw       paint a screen with colors and cursor moves, then exit 0
 //	exit N     exit with status N
+//	lines A..  print each argument on a line of its own, then exit 0
 //	kill       die of SIGKILL
-//	cleanup    draw on the alternate screen; on SIGTERM leave it and exit
+//	cleanup    draw on the alternate screen (then create the file named by
+//	           the argument, if any); on SIGTERM leave it and exit
 //	flood      print lines without pause until killed
+//	hidden     alternate screen, cursor hidden, a red "HIDDEN"; then wait
 //	prompt     print "ready> ", echo one line as "got: LINE", then wait
 //	tui        alternate screen, mouse, bracketed paste and focus on; then
 //	           answer lines: "size" prints the window size, "ppid" the
@@ -107,6 +116,11 @@ func helperMain(mode string, args []string) int {
 	case "exit":
 		n, _ := strconv.Atoi(args[0])
 		return n
+	case "lines":
+		for _, a := range args {
+			fmt.Fprintln(out, a)
+		}
+		return 0
 	case "kill":
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
@@ -115,8 +129,15 @@ func helperMain(mode string, args []string) int {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGTERM)
 		fmt.Fprint(out, "\x1b[?1049h\x1b[HDRAWN")
+		if len(args) > 0 {
+			os.WriteFile(args[0], nil, 0o644)
+		}
 		<-sig
 		fmt.Fprint(out, "\x1b[2J\x1b[?1049lcleaned up\n")
+		return 0
+	case "hidden":
+		fmt.Fprint(out, "\x1b[?1049h\x1b[?25l\x1b[H\x1b[1;31mHIDDEN\x1b[0m")
+		time.Sleep(time.Hour)
 		return 0
 	case "flood":
 		for i := 0; ; i++ {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -14,7 +16,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/cast"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
-	"github.com/ptyhost/ptyhost/internal/term/xvt"
+	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
 )
 
 type playOptions struct {
@@ -27,27 +29,20 @@ type playOptions struct {
 }
 
 func parsePlay(args []string) (playOptions, error) {
-	o := playOptions{format: formatText}
+	o := playOptions{format: formatText, speed: 1}
 	fs := newFlagSet("play")
-	fs.Float64Var(&o.speed, "speed", 1, "")
-	fs.DurationVar(&o.idleLimit, "idle-limit", 0, "")
+	fs.Var(floatFlag{&o.speed}, "speed", "")
+	fs.Var(durationFlag{&o.idleLimit}, "idle-limit", "")
 	fs.BoolVar(&o.screen, "screen", false, "")
 	fs.Var(&o.format, "format", "")
 	fs.Var(&o.backend, "backend", "")
 	// Flags may come before or after the file name.
-	var files []string
-	for {
-		if err := parseFlags("play", fs, args); err != nil {
-			return o, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		files = append(files, args[0])
-		args = args[1:]
-	}
+	files, _, err := parseArgs(fs, args, true)
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return o, err
+	case err != nil:
+		return o, &usageError{cmd: "play", err: err}
 	case len(files) == 0:
 		return o, usagef("play", "missing cast file: ptyhost play [flags] FILE.cast")
 	case len(files) > 1:
@@ -81,6 +76,11 @@ func playCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	if err != nil {
 		return castProblem(o.file, err)
 	}
+	// One rule for replaying and rendering: a cast is played if the host
+	// could have recorded it.
+	if h := cr.Header(); h.Width > ptyhost.MaxCols || h.Height > ptyhost.MaxRows {
+		return castProblem(o.file, fmt.Errorf("its size %dx%d is out of range: want %s", h.Width, h.Height, sizeLimits))
+	}
 	if o.screen {
 		return playScreen(cr, o, stdout)
 	}
@@ -97,9 +97,6 @@ func castProblem(file string, err error) error {
 // cast's size, applies its resizes, and prints the final screen.
 func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	h := cr.Header()
-	if h.Width > ptyhost.MaxCols || h.Height > ptyhost.MaxRows {
-		return castProblem(o.file, fmt.Errorf("size %dx%d is larger than ptyhost's %dx%d", h.Width, h.Height, ptyhost.MaxCols, ptyhost.MaxRows))
-	}
 	t, err := newTerminal(o.backend.b, term.Options{Cols: h.Width, Rows: h.Height, Scrollback: ptyhost.DefaultScrollback})
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
@@ -129,17 +126,32 @@ func playScreen(cr *cast.Reader, o playOptions, stdout io.Writer) error {
 	return writeScreen(stdout, &scr, o.format)
 }
 
+// Pacing of a live replay.
+const (
+	// playSlack is how early an event may be written: events due within
+	// it are written with the ones already due, one write and no sleep,
+	// since a sleep that short costs more than it waits.
+	playSlack = time.Millisecond
+	// playBatch bounds the bytes gathered into one write.
+	playBatch = 64 << 10
+)
+
 // playLive writes the output events to stdout through a Viewer sanitizer,
-// sleeping between them as recorded (divided by --speed, each pause capped
-// by the idle limit).
+// each at its recorded time (divided by --speed, every pause capped by
+// the idle limit). Times are kept against one clock started with the
+// replay, so the cost of sleeping and writing never adds up: events
+// that are already due are gathered into one write. On a terminal, REP
+// counts are bounded by its size, read again before each write so that a
+// resize during the replay is followed.
 func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Writer) (err error) {
+	h := cr.Header()
 	idle := o.idleLimit
-	if h := cr.Header(); idle == 0 && h.IdleTimeLimit > 0 && h.IdleTimeLimit < math.MaxInt32 {
+	if idle == 0 && h.IdleTimeLimit > 0 && h.IdleTimeLimit < math.MaxInt32 {
 		idle = time.Duration(h.IdleTimeLimit * float64(time.Second))
 	}
-	san := sanitize.New(sanitize.Options{Profile: sanitize.Viewer, Cols: cr.Header().Width, Rows: cr.Header().Height})
 	fd, isFile := fileFd(stdout)
 	tty := isFile && isTerminal(fd)
+	san := sanitize.New(sanitize.Options{Profile: sanitize.Viewer, Cols: h.Width, Rows: h.Height})
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -150,39 +162,61 @@ func playLive(ctx context.Context, cr *cast.Reader, o playOptions, stdout io.Wri
 			err = ferr
 		}
 	}()
-	var last float64
 	var buf []byte
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		_, err := stdout.Write(buf)
+		buf = buf[:0]
+		if err != nil {
+			return fmt.Errorf("play: %w", err)
+		}
+		return nil
+	}
+	start := time.Now()
+	var due time.Duration // when the current event is due, from start
+	var last float64      // the recorded time of the previous event
 	for {
 		if ctx.Err() != nil {
 			return interrupted(ctx)
 		}
 		ev, err := cr.Next()
 		if err == io.EOF {
-			return nil
+			return flush()
 		}
 		if err != nil {
+			flush()
 			return castProblem(o.file, err)
 		}
 		if ev.Code != "o" {
 			continue
 		}
-		delay := time.Duration(max(ev.Time-last, 0) / o.speed * float64(time.Second))
+		pause := time.Duration(max(ev.Time-last, 0) / o.speed * float64(time.Second))
 		last = max(last, ev.Time)
 		if idle > 0 {
-			delay = min(delay, idle)
+			pause = min(pause, idle)
 		}
-		if delay > 0 {
-			timer.Reset(delay)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return interrupted(ctx)
+		due += pause
+		if wait := time.Until(start.Add(due)); wait > playSlack || len(buf) >= playBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+			if wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+					return interrupted(ctx)
+				}
 			}
 		}
-		buf = san.Append(buf[:0], []byte(ev.Data))
-		if _, err := stdout.Write(buf); err != nil {
-			return fmt.Errorf("play: %w", err)
+		if len(buf) == 0 && tty {
+			if c, r, _, _, err := termSize(fd); err == nil && c > 0 && r > 0 {
+				san.SetSize(c, r)
+			}
 		}
+		buf = san.Append(buf, []byte(ev.Data))
 	}
 }
 
@@ -199,7 +233,7 @@ func finishPlay(stdout io.Writer, tty bool) error {
 // use, for rendering a cast the way the host renders a live program.
 func newTerminal(b ptyhost.Backend, opts term.Options) (term.Terminal, error) {
 	if b.Resolve() == ptyhost.BackendXVT {
-		return xvt.New(opts)
+		return xvtgate.New(opts)
 	}
 	return engine.New(opts), nil
 }

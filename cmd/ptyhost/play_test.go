@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 	"github.com/ptyhost/ptyhost/internal/cast"
@@ -115,5 +119,103 @@ func TestPlayLiveAlwaysRestores(t *testing.T) {
 				t.Errorf("output %q does not end with the restore trailer", got)
 			}
 		})
+	}
+}
+
+// denseCast returns a cast of n output events spread evenly over span
+// seconds, and the text they print.
+func denseCast(n int, span float64) (string, string) {
+	var b, text strings.Builder
+	b.WriteString(`{"version": 2, "width": 80, "height": 24}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, "[%.6f, \"o\", \"%d \"]\n", span*float64(i+1)/float64(n), i%10)
+		fmt.Fprintf(&text, "%d ", i%10)
+	}
+	return b.String(), text.String()
+}
+
+// TestPlayKeepsPace: a cast of 100,000 events recorded in one second
+// plays in about a second (asserted generously: under 10 s), with or
+// without an idle limit, and every event's text arrives in order. Before
+// replays were paced against the clock, it took over a minute.
+func TestPlayKeepsPace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPING in -short mode: replays a one-second cast")
+	}
+	body, text := denseCast(100_000, 1)
+	for _, idle := range []time.Duration{0, time.Millisecond} {
+		t.Run(fmt.Sprint("idle limit ", idle), func(t *testing.T) {
+			cr, err := cast.NewReader(strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			start := time.Now()
+			if err := playLive(context.Background(), cr, playOptions{speed: 1, idleLimit: idle, file: "dense.cast"}, &out); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			t.Logf("100,000 events recorded in 1 s played in %v", took)
+			if took > 10*time.Second {
+				t.Errorf("replay took %v, want about 1 s", took)
+			}
+			if out.String() != text {
+				t.Errorf("replayed %d bytes, want the %d bytes of text in order", out.Len(), len(text))
+			}
+		})
+	}
+}
+
+// BenchmarkPlayPace replays a cast of 100,000 events recorded in 0.1 s
+// and reports how long the replay took against the recording.
+func BenchmarkPlayPace(b *testing.B) {
+	body, _ := denseCast(100_000, 0.1)
+	var total time.Duration
+	for b.Loop() {
+		cr, err := cast.NewReader(strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := playLive(context.Background(), cr, playOptions{speed: 1, file: "dense.cast"}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N)/0.1, "replay/recording")
+}
+
+// TestPlayREPBoundedByTerminal: on a terminal, REP repeats at most as many
+// characters as that terminal holds, whatever size the cast claims.
+func TestPlayREPBoundedByTerminal(t *testing.T) {
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("SKIPPING: no PTY available: %v", err)
+	}
+	defer master.Close()
+	if err := pty.Setsize(slave, &pty.Winsize{Cols: 20, Rows: 5}); err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(master) // until EIO once the slave is closed
+		out <- b
+	}()
+	cr, err := cast.NewReader(strings.NewReader(`{"version": 2, "width": 1000, "height": 500}` + "\n" + `[0, "o", "x\u001b[99999b"]` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = playLive(context.Background(), cr, playOptions{speed: 1, file: "rep.cast"}, slave)
+	slave.Close()
+	got := string(<-out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\x1b\[(\d+)b`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no REP in %q", got)
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 20*5 {
+		t.Fatalf("REP count %d reached the terminal, want at most 20*5", n)
 	}
 }

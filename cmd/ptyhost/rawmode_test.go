@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/repaint"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,8 +97,8 @@ func TestStreamPaintsSnapshot(t *testing.T) {
 		Cols: 6, Rows: 2, Echo: attachwire.EchoOn, CursorVisible: true,
 		Modes: attachwire.ModeBracketedPaste,
 		Primary: []attachwire.Cell{
-			{Content: "H"}, {Content: "I"}, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell,
-			attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell, attachwire.BlankCell,
+			{Content: "H"}, {Content: "I"}, attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(),
+			attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(),
 		},
 	}
 	snap, err := attachwire.NewSnapshot(7, &scr)
@@ -118,7 +119,7 @@ func TestStreamPaintsSnapshot(t *testing.T) {
 	if err := a.stream(context.Background(), fake); err != nil {
 		t.Fatal(err)
 	}
-	want := string(scr.AppendANSI(nil, attachwire.RepaintOptions{InputModes: true})) + "more"
+	want := string(repaint.AppendScreen(nil, &scr, repaint.Options{InputModes: true})) + "more"
 	if out.String() != want {
 		t.Fatalf("painted %q, want %q", out.String(), want)
 	}

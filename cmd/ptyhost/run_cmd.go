@@ -28,8 +28,8 @@ func parseRun(args []string) (runOptions, error) {
 	fs := newFlagSet("run")
 	fs.Var(&o.size, "size", "")
 	fs.StringVar(&o.record, "record", "", "")
-	fs.IntVar(&o.scrollback, "scrollback", 0, "")
-	fs.IntVar(&o.ring, "ring", 0, "")
+	fs.Var(intFlag{&o.scrollback}, "scrollback", "")
+	fs.Var(intFlag{&o.ring}, "ring", "")
 	fs.Var(&o.backend, "backend", "")
 	cmd, err := parseCommand("run", fs, args)
 	if err != nil {
@@ -42,9 +42,6 @@ func parseRun(args []string) (runOptions, error) {
 		return o, usagef("run", "--scrollback must be in 0..%d", ptyhost.MaxScrollback)
 	case o.ring < 0 || o.ring > ptyhost.MaxRingBytes:
 		return o, usagef("run", "--ring must be in 0..%d bytes", ptyhost.MaxRingBytes)
-	case o.size.set && (o.size.cols > ptyhost.MaxCols || o.size.rows > ptyhost.MaxRows):
-		// As exec does; only this terminal's own size is clamped.
-		return o, usagef("run", "--size: want 1..%d columns and 1..%d rows", ptyhost.MaxCols, ptyhost.MaxRows)
 	}
 	return o, nil
 }
@@ -56,7 +53,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	}
 	fd, ok := fileFd(stdin)
 	if !ok || !isTerminal(fd) {
-		return &usageError{cmd: "run", msg: "stdin is not a terminal; to run a program headless use 'ptyhost exec -- CMD'"}
+		return usagef("run", "stdin is not a terminal; to run a program headless use 'ptyhost exec -- CMD'")
 	}
 	cols, rows, pxW, pxH, err := termSize(fd)
 	if err != nil {
@@ -112,7 +109,7 @@ func (a *attachment) run(ctx context.Context) (err error) {
 	defer a.restore() // also runs while a panic unwinds this goroutine
 	att, err := attachDriver(a.sess)
 	if err != nil {
-		return fmt.Errorf("run: attach: %w", err)
+		return &hostError{op: "run: attach", err: err}
 	}
 	defer att.Close()
 

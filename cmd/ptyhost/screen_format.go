@@ -102,7 +102,7 @@ type modesJSON struct {
 	AppCursorKeys  bool   `json:"appCursorKeys"`
 	PendingWrap    bool   `json:"pendingWrap"`
 	Focus          bool   `json:"focus"`
-	Mouse          string `json:"mouse"`                   // off, x10, highlight, button, any
+	Mouse          string `json:"mouse"`                   // off, normal, highlight, button, any
 	MouseEncoding  string `json:"mouseEncoding,omitempty"` // x10, utf8, sgr (when mouse is on)
 }
 
@@ -236,10 +236,16 @@ func echoName(e attachwire.EchoMode) string {
 	return "unknown"
 }
 
+// mouseNames names a mouse mode as xterm's documentation (ctlseqs,
+// "Mouse Tracking") does: tracking "normal" (?1000, reports presses and
+// releases; attachwire calls it MouseX10, but xterm's X10 mode is ?9),
+// "highlight" (?1001), "button" (?1002, also motion with a button down),
+// "any" (?1003, all motion); encoding "x10" (the original X10 byte
+// coordinates, the default), "utf8" (?1005) or "sgr" (?1006).
 func mouseNames(m attachwire.MouseProto) (tracking, encoding string) {
 	switch m.Tracking() {
 	case attachwire.MouseX10:
-		tracking = "x10"
+		tracking = "normal"
 	case attachwire.MouseHighlight:
 		tracking = "highlight"
 	case attachwire.MouseButton:

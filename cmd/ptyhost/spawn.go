@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/ptyhost/ptyhost"
 )
@@ -17,11 +19,22 @@ func spawnProblem(cmd, name string, err error) error {
 	case errors.Is(err, exec.ErrNotFound):
 		return &startError{code: exitNotFound, err: fmt.Errorf("%s: %s: command not found", cmd, name)}
 	case errors.Is(err, fs.ErrPermission):
-		return &startError{code: exitNoExec, err: fmt.Errorf("%s: %s: cannot execute: %w", cmd, name, errors.Unwrap(err))}
+		return &startError{code: exitNoExec, err: fmt.Errorf("%s: %s: cannot execute: %s", cmd, name, notExecutable(name))}
 	case errors.Is(err, ptyhost.ErrBadGeometry):
-		return usagef(cmd, "--size: want 1..%d columns and 1..%d rows", ptyhost.MaxCols, ptyhost.MaxRows)
+		return usagef(cmd, "--size: want %s", sizeLimits)
 	case errors.Is(err, ptyhost.ErrInvalidSpec):
-		return usagef(cmd, "%v", err)
+		return &usageError{cmd: cmd, err: &specError{err}}
 	}
-	return fmt.Errorf("%s: %w", cmd, err)
+	return &hostError{op: cmd, err: err}
+}
+
+// notExecutable says why name could not be executed, without repeating
+// it: the library's error names the path it tried.
+func notExecutable(name string) string {
+	if strings.Contains(name, "/") {
+		if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+			return "it is a directory"
+		}
+	}
+	return "permission denied"
 }

@@ -66,8 +66,6 @@ func parseToken(args []string) (tokenOptions, error) {
 	}
 	host := o.role == string(attachwire.RoleHost)
 	switch {
-	case flags.NArg() > 0:
-		return o, usagef("token", "unexpected argument %q", flags.Arg(0))
 	case o.key == "":
 		return o, usagef("token", "missing --key FILE")
 	case o.room == "":

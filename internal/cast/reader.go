@@ -92,7 +92,9 @@ func (r *Reader) Next() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	var parts []json.RawMessage
+	// One decoding pass per event: the replay reads events as fast as
+	// they are due, and a cast may hold millions.
+	var parts []any
 	if err := json.Unmarshal(line, &parts); err != nil {
 		return Event{}, &Error{Line: r.line, Reason: "event is not a JSON array: " + jsonReason(err)}
 	}
@@ -100,13 +102,14 @@ func (r *Reader) Next() (Event, error) {
 		return Event{}, &Error{Line: r.line, Reason: fmt.Sprintf("event has %d elements, want [time, code, data]", len(parts))}
 	}
 	var ev Event
-	if json.Unmarshal(parts[0], &ev.Time) != nil || ev.Time < 0 || math.IsInf(ev.Time, 0) || math.IsNaN(ev.Time) {
+	var ok bool
+	if ev.Time, ok = parts[0].(float64); !ok || ev.Time < 0 || math.IsInf(ev.Time, 0) || math.IsNaN(ev.Time) {
 		return Event{}, &Error{Line: r.line, Reason: "event time is not a non-negative number"}
 	}
-	if json.Unmarshal(parts[1], &ev.Code) != nil || ev.Code == "" {
+	if ev.Code, ok = parts[1].(string); !ok || ev.Code == "" {
 		return Event{}, &Error{Line: r.line, Reason: "event code is not a non-empty string"}
 	}
-	if json.Unmarshal(parts[2], &ev.Data) != nil {
+	if ev.Data, ok = parts[2].(string); !ok {
 		return Event{}, &Error{Line: r.line, Reason: "event data is not a string"}
 	}
 	return ev, nil

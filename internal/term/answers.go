@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 // The answers here are constants or numbers computed from emulator state:
@@ -25,13 +26,17 @@ const DSROK = "\x1b[0n"
 // DECRQSSInvalid answers a DECRQSS whose setting is not supported.
 const DECRQSSInvalid = "\x1bP0$r\x1b\\"
 
-// DefaultFg, DefaultBg and DefaultCursor are the colors the host reports
-// for OSC 10, 11 and 12: light gray on black, the common dark theme.
-var (
-	DefaultFg     = [3]uint8{0xe5, 0xe5, 0xe5}
-	DefaultBg     = [3]uint8{0x00, 0x00, 0x00}
-	DefaultCursor = [3]uint8{0xe5, 0xe5, 0xe5}
-)
+// DefaultFg, DefaultBg and DefaultCursor return the colors the host
+// reports for OSC 10, 11 and 12 until the program sets its own: light gray
+// on black, the common dark theme. They are functions so that no caller
+// can change them for every session.
+func DefaultFg() [3]uint8 { return [3]uint8{0xe5, 0xe5, 0xe5} }
+
+// DefaultBg returns the background color; see DefaultFg.
+func DefaultBg() [3]uint8 { return [3]uint8{0x00, 0x00, 0x00} }
+
+// DefaultCursor returns the cursor color; see DefaultFg.
+func DefaultCursor() [3]uint8 { return [3]uint8{0xe5, 0xe5, 0xe5} }
 
 // ansi16 is xterm's default palette for the 16 ANSI colors.
 var ansi16 = [16][3]uint8{
@@ -75,16 +80,18 @@ func AppendCPR(dst []byte, row, col int, private bool) []byte {
 	return append(dst, 'R')
 }
 
-// AppendXTVERSION appends the XTVERSION answer DCS > | ptyhost(version) ST.
-func AppendXTVERSION(dst []byte, version string) []byte {
-	if version == "" {
-		version = "dev"
+// AppendXTVERSION appends the XTVERSION answer DCS > | ptyhost(v) ST; an
+// empty v stands for ptyhost's version (package internal/version), the one
+// `ptyhost version` prints.
+func AppendXTVERSION(dst []byte, v string) []byte {
+	if v == "" {
+		v = version.String()
 	}
 	dst = append(dst, "\x1bP>|ptyhost("...)
-	for i := 0; i < len(version); i++ {
+	for i := 0; i < len(v); i++ {
 		// The version comes from the build, but keep the answer printable
 		// whatever it holds.
-		if c := version[i]; c > 0x20 && c < 0x7f && c != '(' && c != ')' {
+		if c := v[i]; c > 0x20 && c < 0x7f && c != '(' && c != ')' {
 			dst = append(dst, c)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/version"
 )
 
 func TestAnswers(t *testing.T) {
@@ -24,10 +25,10 @@ func TestAnswers(t *testing.T) {
 		{"cpr", AppendCPR(nil, 3, 14, false), "\x1b[3;14R"},
 		{"decxcpr", AppendCPR(nil, 1, 1, true), "\x1b[?1;1R"},
 		{"xtversion", AppendXTVERSION(nil, "1.2.3"), "\x1bP>|ptyhost(1.2.3)\x1b\\"},
-		{"xtversion default", AppendXTVERSION(nil, ""), "\x1bP>|ptyhost(dev)\x1b\\"},
+		{"xtversion default", AppendXTVERSION(nil, ""), "\x1bP>|ptyhost(" + version.String() + ")\x1b\\"},
 		{"xtversion hostile", AppendXTVERSION(nil, "1\x1b[6n)(\x07 x"), "\x1bP>|ptyhost(1[6nx)\x1b\\"},
-		{"osc 11 bel", AppendOSCColor(nil, 11, DefaultBg, true), "\x1b]11;rgb:0000/0000/0000\x07"},
-		{"osc 10 st", AppendOSCColor(nil, 10, DefaultFg, false), "\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\"},
+		{"osc 11 bel", AppendOSCColor(nil, 11, DefaultBg(), true), "\x1b]11;rgb:0000/0000/0000\x07"},
+		{"osc 10 st", AppendOSCColor(nil, 10, DefaultFg(), false), "\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\"},
 		{"osc 4 ansi", AppendOSC4(nil, 1, true), "\x1b]4;1;rgb:cdcd/0000/0000\x07"},
 		{"osc 4 cube", AppendOSC4(nil, 196, false), "\x1b]4;196;rgb:ffff/0000/0000\x1b\\"},
 		{"osc 4 gray", AppendOSC4(nil, 232, false), "\x1b]4;232;rgb:0808/0808/0808\x1b\\"},

@@ -8,5 +8,13 @@
 // never under a lock the answer could wait on: the callback must not block.
 //
 // Backends live in sub-packages; the answer encoders in this package are
-// shared so that every backend says the same thing.
+// shared so that every backend says the same thing, down to the version in
+// XTVERSION (package internal/version, what `ptyhost version` prints).
+// The library ships one backend, engine; xvt (charmbracelet/x/vt) is linked
+// only with the ptyhost_xvt build tag (package xvtgate), because its
+// screen depends on how its input is split into writes, and stays as a
+// second opinion for the fidelity tests and a peer for the benchmarks.
+// termtest.CheckSplits is the check every backend is held to: the same
+// screen and answers whole, byte by byte, halved at every offset and in
+// seeded random chunks.
 package term

@@ -36,7 +36,7 @@ type Options struct {
 	// goroutine calling Write or from a backend goroutine, never from two
 	// at once. Nil discards answers.
 	Answer func(p []byte)
-	// Version is the version string put in the XTVERSION answer; empty means
-	// "dev".
+	// Version is the version string put in the XTVERSION answer; empty
+	// means ptyhost's version (package internal/version).
 	Version string
 }

@@ -71,6 +71,20 @@ func BenchmarkScreen(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendSnapshot measures the Snapshot payload of the same
+// screen as BenchmarkScreen, encoded straight from the cells into a
+// reused buffer.
+func BenchmarkAppendSnapshot(b *testing.B) {
+	e := New(term.Options{Cols: 120, Rows: 40, Scrollback: 200})
+	e.Write(streamgen.Mixed(1, benchBytes))
+	dst, _ := e.AppendSnapshot(nil, 1, 0, attachwire.EchoOn)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = e.AppendSnapshot(dst[:0], 1, 0, attachwire.EchoOn)
+	}
+	b.ReportMetric(float64(len(dst)), "payload-bytes")
+}
+
 // cpuTime returns the user+system CPU time of this process.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

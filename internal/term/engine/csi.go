@@ -286,3 +286,110 @@ func (e *Engine) softReset() {
 	e.cur.wrapPending = false
 	e.saved = savedCursor{}
 }
+
+// csiFast parses the plain-parameter part of a CSI sequence starting at
+// b[i] in one loop, with the current parameter in a register, and
+// dispatches it when its final byte follows. It stops (handing its state
+// to the state machine) at anything else: a private marker, an
+// intermediate, a ':', a control, the end of b.
+func (e *Engine) csiFast(b []byte, i int) int {
+	p := &e.p
+	start := i
+	seq := b[:min(len(b), i+maxCSILen)]
+	n := 0
+	var v uint64
+	has := false
+	for ; i < len(seq); i++ {
+		c := seq[i]
+		if d := c - '0'; d < 10 {
+			v = min(v*10+uint64(d), 1<<40)
+			has = true
+			continue
+		}
+		if c == ';' && n+1 < maxParams {
+			p.params[n] = int32(min(v, maxParamVal))
+			p.badInter = p.badInter || v > 1<<31-1
+			n++
+			v, has = 0, true
+			continue
+		}
+		if c >= 0x40 && c < 0x7F {
+			if has {
+				p.params[n] = int32(min(v, maxParamVal))
+				p.badInter = p.badInter || v > 1<<31-1
+				n++
+			}
+			p.nparams, p.hasParam = n, has
+			p.state = stGround
+			if c == 'm' && !p.badInter {
+				// SGR, the most frequent sequence by far: Write cleared
+				// the sequence, so it has no private marker,
+				// intermediate or sub-parameter.
+				e.lastRune = -1
+				if n == 1 && v < uint64(len(sgrOps)) && sgrOps[v].kind == sgrSimple {
+					sgrOps[v].apply(&e.cur.pen) // one code, as most SGRs
+				} else {
+					e.plainSGR()
+				}
+			} else {
+				e.csiDispatch(c)
+			}
+			return i + 1
+		}
+		break
+	}
+	if has {
+		p.params[n] = int32(min(v, maxParamVal))
+		p.badInter = p.badInter || v > 1<<31-1
+		p.nparams, p.hasParam, p.raw = n+1, true, v
+		p.state = stCSIParam
+	}
+	p.seqLen = i - start
+	return i
+}
+
+func (e *Engine) csiByte(c byte) {
+	p := &e.p
+	if c < 0x20 {
+		e.execute(c) // C0 inside CSI is executed; the sequence goes on
+		return
+	}
+	if p.seqLen++; p.seqLen > maxCSILen && p.state != stCSIIgnore {
+		p.state = stCSIIgnore
+	}
+	switch p.state {
+	case stCSIIgnore:
+		if c >= 0x40 && c < 0x7F {
+			p.state = stGround
+		}
+	case stCSIEntry, stCSIParam:
+		switch {
+		case c >= '0' && c <= ';':
+			e.param(c)
+			p.state = stCSIParam
+		case c >= '<' && c <= '?':
+			if p.state == stCSIEntry {
+				p.prefix = c
+				p.state = stCSIParam
+			} else {
+				p.state = stCSIIgnore
+			}
+		case c < 0x30:
+			e.collect(c)
+			p.state = stCSIInter
+		case c < 0x7F:
+			p.state = stGround
+			e.csiDispatch(c)
+		}
+	case stCSIInter:
+		switch {
+		case c < 0x30:
+			e.collect(c)
+		case c < 0x40:
+			p.state = stCSIIgnore
+		case c < 0x7F:
+			p.state = stGround
+			e.csiDispatch(c)
+		}
+	}
+}

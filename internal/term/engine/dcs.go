@@ -43,3 +43,34 @@ func (e *Engine) appendDECRQSS(dst []byte, setting string) []byte {
 	}
 	return term.AppendDECRQSS(dst, string(s))
 }
+
+// dcsHeadByte parses a DCS's parameters and intermediates up to its final
+// byte, which selects the string handler.
+func (e *Engine) dcsHeadByte(c byte) {
+	p := &e.p
+	if c < 0x20 {
+		return // C0 in a DCS head is ignored
+	}
+	switch {
+	case c >= '0' && c <= ';' && p.state != stDCSInter:
+		e.param(c)
+		p.state = stDCSParam
+	case c >= '<' && c <= '?':
+		if p.state == stDCSEntry {
+			p.prefix = c
+			p.state = stDCSParam
+		} else {
+			p.state = stDCSIgnore
+		}
+	case c < 0x30:
+		e.collect(c)
+		p.state = stDCSInter
+	case c < 0x40:
+		p.state = stDCSIgnore
+	case c < 0x7F:
+		p.str = p.str[:0]
+		p.strOver = false
+		p.final = c
+		p.state = stDCSPass
+	}
+}

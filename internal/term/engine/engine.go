@@ -120,7 +120,7 @@ func (e *Engine) reset() {
 	e.resetTabs()
 	e.lastRune = -1
 	e.joinNext = false
-	e.fgColor, e.bgColor, e.cursorColor = term.DefaultFg, term.DefaultBg, term.DefaultCursor
+	e.fgColor, e.bgColor, e.cursorColor = term.DefaultFg(), term.DefaultBg(), term.DefaultCursor()
 	e.title = e.title[:0]
 	// The cluster table stays: scrollback rows kept as cells refer to it.
 	// Collection drops what the cleared screens no longer use.

@@ -7,8 +7,9 @@ import (
 
 // FuzzEngine feeds arbitrary bytes, split into chunks and with a resize
 // in the middle, and checks that nothing panics, that every Screen keeps
-// its invariants, that the work stays within workBudget, and that the
-// screen and answers are those of the same input written whole.
+// its invariants and encodes as AppendSnapshot does, that the work stays
+// within workBudget, and that the screen and answers are those of the
+// same input written whole.
 func FuzzEngine(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -31,6 +32,7 @@ func FuzzEngine(f *testing.F) {
 				part = part[n:]
 			}
 			checkInvariants(t, screenOf(e))
+			checkSnapshot(t, e)
 		}
 		b0 := e.steps()
 		check(data[:cut], cols, rows)

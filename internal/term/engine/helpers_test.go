@@ -1,13 +1,12 @@
 package engine
 
 import (
-	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/term/termtest"
 )
 
 // newTest returns an engine whose answers are collected in *answers.
@@ -57,44 +56,13 @@ func gridText(s *attachwire.Screen) []string {
 	return out
 }
 
-// splits feeds data to fresh engines whole, byte by byte, halved at every
-// offset (for short inputs) and in seeded random chunks, and checks that
-// every way gives the same screen and answers.
+// checkSplits feeds data to fresh engines whole and split every way
+// termtest.SplitDiff tries, and checks that every way gives the same
+// screen and answers.
 func checkSplits(tb testing.TB, cols, rows int, data []byte) {
 	tb.Helper()
-	run := func(chunks [][]byte) (*attachwire.Screen, []string) {
-		e, ans := newTest(tb, cols, rows, 50)
-		for _, c := range chunks {
-			e.Write(c)
-		}
-		return screenOf(e), *ans
-	}
-	want, wantAns := run([][]byte{data})
-	var ways [][][]byte
-	var bytewise [][]byte
-	for i := range data {
-		bytewise = append(bytewise, data[i:i+1])
-	}
-	ways = append(ways, bytewise)
-	if len(data) <= 64 {
-		for i := 1; i < len(data); i++ {
-			ways = append(ways, [][]byte{data[:i], data[i:]})
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, uint64(len(data))))
-	for range 4 {
-		var chunks [][]byte
-		for rest := data; len(rest) > 0; {
-			n := min(1+rng.IntN(7), len(rest))
-			chunks = append(chunks, rest[:n])
-			rest = rest[n:]
-		}
-		ways = append(ways, chunks)
-	}
-	for i, w := range ways {
-		got, gotAns := run(w)
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotAns, wantAns) {
-			tb.Fatalf("split %d of %q: screen or answers differ from the whole write\n got %q %v\nwant %q %v", i, data, gridText(got), gotAns, gridText(want), wantAns)
-		}
-	}
+	termtest.CheckSplits(tb, newEngine, term.Options{Cols: cols, Rows: rows, Scrollback: 50, Version: "1.2.3"}, data)
 }
+
+// newEngine is New as a termtest constructor.
+func newEngine(o term.Options) (term.Terminal, error) { return New(o), nil }

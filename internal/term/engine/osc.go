@@ -29,11 +29,11 @@ func (e *Engine) oscDispatch(bel bool) {
 	case 10, 11, 12:
 		e.oscDynamicColors(ps, rest, bel)
 	case 110:
-		e.fgColor = term.DefaultFg
+		e.fgColor = term.DefaultFg()
 	case 111:
-		e.bgColor = term.DefaultBg
+		e.bgColor = term.DefaultBg()
 	case 112:
-		e.cursorColor = term.DefaultCursor
+		e.cursorColor = term.DefaultCursor()
 	}
 }
 
@@ -184,4 +184,27 @@ func hexScaled(f []byte) (uint8, bool) {
 	}
 	maxV := 1<<(4*len(f)) - 1
 	return uint8(v * 255 / maxV), true
+}
+
+// clearStr starts a new OSC string.
+func (e *Engine) clearStr(s parserState) {
+	p := &e.p
+	p.state = s
+	p.str = p.str[:0]
+	p.strOver = false
+}
+
+// strPut appends string data, switching to discard past the cap.
+func (e *Engine) strPut(b ...byte) {
+	p := &e.p
+	limit := maxOSC
+	if p.state == stDCSPass {
+		limit = maxDCS
+	}
+	if p.strOver || len(p.str)+len(b) > limit {
+		p.strOver = true
+		return
+	}
+	p.str = append(p.str, b...)
+	e.work += uint64(len(b))
 }

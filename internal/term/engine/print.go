@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // printASCII prints the run of printable ASCII bytes b starts with and
@@ -286,12 +287,12 @@ func (e *Engine) combine(r rune) {
 	if c.c&clusterBit != 0 {
 		n = copy(buf[:], e.ct.get(c.c&runeMask))
 	} else {
-		n = encodeRune(buf[:], rune(c.c&runeMask))
+		n = utf8.EncodeRune(buf[:], rune(c.c&runeMask))
 	}
 	if n+4 > maxCluster {
 		return
 	}
-	n += encodeRune(buf[n:], r)
+	n += utf8.EncodeRune(buf[n:], r)
 	e.work += uint64(n)
 	idx, ok := e.internCluster(buf[:n]) // may collect: row[col] is reread
 	content := clusterBit | idx

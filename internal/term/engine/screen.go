@@ -19,19 +19,7 @@ func asciiContent(c byte) string { return asciiStrings[c : c+1] }
 // dst.Echo alone and reuses dst's slices (including the cell contents
 // already there) where it can.
 func (e *Engine) Screen(dst *attachwire.Screen) {
-	dst.Cols, dst.Rows = e.cols, e.rows
-	dst.Active = attachwire.BufferPrimary
-	if e.altActive {
-		dst.Active = attachwire.BufferAlternate
-	}
-	dst.CursorRow, dst.CursorCol = e.cur.row, e.cur.col
-	dst.CursorVisible = e.mode.cursorVisible
-	dst.CursorShape = term.CursorShape(e.mode.cursorStyle)
-	dst.Modes, dst.Mouse = e.screenModes()
-	dst.SavedCursorRow, dst.SavedCursorCol = e.cur.row, e.cur.col
-	if e.altActive {
-		dst.SavedCursorRow, dst.SavedCursorCol = e.altReturnRow, e.altReturnCol
-	}
+	e.screenHeader(dst)
 	dst.Primary = e.gridCells(dst.Primary, e.prim)
 	if e.altActive {
 		dst.Alt = e.gridCells(dst.Alt, e.alt)
@@ -65,6 +53,24 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 			out[j] = e.screenCell(c, out[j].Content)
 		}
 		dst.Scrollback[i] = out
+	}
+}
+
+// screenHeader fills the fields of dst before the grids, except Epoch
+// and Echo.
+func (e *Engine) screenHeader(dst *attachwire.Screen) {
+	dst.Cols, dst.Rows = e.cols, e.rows
+	dst.Active = attachwire.BufferPrimary
+	if e.altActive {
+		dst.Active = attachwire.BufferAlternate
+	}
+	dst.CursorRow, dst.CursorCol = e.cur.row, e.cur.col
+	dst.CursorVisible = e.mode.cursorVisible
+	dst.CursorShape = term.CursorShape(e.mode.cursorStyle)
+	dst.Modes, dst.Mouse = e.screenModes()
+	dst.SavedCursorRow, dst.SavedCursorCol = e.cur.row, e.cur.col
+	if e.altActive {
+		dst.SavedCursorRow, dst.SavedCursorCol = e.altReturnRow, e.altReturnCol
 	}
 }
 

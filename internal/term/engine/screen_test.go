@@ -319,7 +319,7 @@ func TestScrollbackMatchesScreen(t *testing.T) {
 		s := screenOf(e)
 		e.Write([]byte("\r\n"))
 		row := append([]attachwire.Cell(nil), s.Primary[:cols]...)
-		for len(row) > 0 && row[len(row)-1] == attachwire.BlankCell {
+		for len(row) > 0 && row[len(row)-1] == attachwire.BlankCell() {
 			row = row[:len(row)-1]
 		}
 		want = append(want, row)

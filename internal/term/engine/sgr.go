@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
 // sgr applies SGR parameters to the pen: 16, 256 and 24-bit colors in the
@@ -234,7 +235,7 @@ func appendSGR(dst []byte, pn pen) []byte {
 			dst = append(dst, a.code...)
 		}
 	}
-	dst = attachwire.AppendSGRColor(dst, pn.fg, 30)
-	dst = attachwire.AppendSGRColor(dst, pn.bg, 40)
+	dst = repaint.AppendSGRColor(dst, pn.fg, 30)
+	dst = repaint.AppendSGRColor(dst, pn.bg, 40)
 	return append(dst, 'm')
 }

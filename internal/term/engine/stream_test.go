@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/streamgen"
+	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/termtest"
 )
 
@@ -85,5 +86,25 @@ func TestMixedStreamAgainstTmux(t *testing.T) {
 		if len(d) > 0 {
 			t.Errorf("seed %d: engine differs from tmux:\n%s", seed, strings.Join(d, "\n"))
 		}
+	}
+}
+
+// TestSplitCases: the engine gives the same screen and answers however
+// its input is split, on termtest's cases and on every recording (the
+// snapshot promise: replaying frames 1..N gives the snapshot at N, while
+// frame boundaries fall wherever the host's reads do).
+func TestSplitCases(t *testing.T) {
+	for _, c := range termtest.SplitCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			termtest.CheckSplits(t, newEngine, term.Options{Cols: 10, Rows: 4, Scrollback: 20, Version: "1.2.3"}, c.Data)
+		})
+	}
+	if testing.Short() {
+		return
+	}
+	for _, rec := range termtest.LoadRecordings(t) {
+		t.Run(rec.Name, func(t *testing.T) {
+			termtest.CheckSplits(t, newEngine, term.Options{Cols: rec.Cols, Rows: rec.Rows, Scrollback: 100}, rec.Data)
+		})
 	}
 }

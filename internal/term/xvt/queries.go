@@ -8,7 +8,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/repaint"
 	"github.com/ptyhost/ptyhost/internal/term"
 )
 
@@ -218,7 +218,7 @@ func appendSGR(dst []byte, pen *uv.Style) []byte {
 }
 
 // appendSGRColor appends the SGR parameters of an x/vt color (see
-// attachwire.AppendSGRColor).
+// repaint.AppendSGRColor).
 func appendSGRColor(dst []byte, c color.Color, base int) []byte {
-	return attachwire.AppendSGRColor(dst, convertColor(c), base)
+	return repaint.AppendSGRColor(dst, convertColor(c), base)
 }

@@ -117,7 +117,7 @@ func (t *Terminal) scrollback(dst [][]attachwire.Cell) [][]attachwire.Cell {
 // belongs to no wide glyph becomes a blank.
 func convertCell(c *uv.Cell) attachwire.Cell {
 	if c == nil || c.Width == 0 {
-		return attachwire.BlankCell
+		return attachwire.BlankCell()
 	}
 	out := attachwire.Cell{
 		Content: sanitize(c.Content),
@@ -197,7 +197,7 @@ func resizeCells(cells []attachwire.Cell, cols, rows, ncols, nrows int) []attach
 			if y < rows && x < cols && y*cols+x < len(cells) {
 				out = append(out, cells[y*cols+x])
 			} else {
-				out = append(out, attachwire.BlankCell)
+				out = append(out, attachwire.BlankCell())
 			}
 		}
 	}

@@ -85,9 +85,9 @@ func New(opts term.Options) (*Terminal, error) {
 	}
 	// x/vt reads a maximum of 0 as "its default of 10000".
 	t.emu.SetScrollbackSize(max(opts.Scrollback, 1))
-	t.emu.SetDefaultForegroundColor(rgb(term.DefaultFg))
-	t.emu.SetDefaultBackgroundColor(rgb(term.DefaultBg))
-	t.emu.SetDefaultCursorColor(rgb(term.DefaultCursor))
+	t.emu.SetDefaultForegroundColor(rgb(term.DefaultFg()))
+	t.emu.SetDefaultBackgroundColor(rgb(term.DefaultBg()))
+	t.emu.SetDefaultCursorColor(rgb(term.DefaultCursor()))
 	t.emu.SetCallbacks(vt.Callbacks{
 		EnableMode:  func(m ansiMode) { t.modes.set(m, true) },
 		DisableMode: func(m ansiMode) { t.modes.set(m, false) },

@@ -1,4 +1,4 @@
-package attachwire
+package repaint
 
 import (
 	"image/color"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ptyhost/ptyhost/attachwire"
+
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -15,19 +17,19 @@ import (
 
 func TestRepaintGolden(t *testing.T) {
 	s := goldenScreen()
-	s.Modes |= ModeMouse
-	s.Mouse = MouseAny | MouseEncSGR
+	s.Modes |= attachwire.ModeMouse
+	s.Mouse = attachwire.MouseAny | attachwire.MouseEncSGR
 	const preamble = "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"
 	tests := []struct {
 		name string
-		opts RepaintOptions
+		opts Options
 		want string
 	}{
-		{"screen only", RepaintOptions{}, preamble +
+		{"screen only", Options{}, preamble +
 			"\x1b[1H\x1b[0;1;38;2;255;0;128m中" + // row 1: bold pink wide glyph
 			"\x1b[3G\x1b[0;38;5;196;44mx" + // re-sync after it, idx 196 on idx 4
 			"\x1b[0m\x1b[6 q\x1b[?25h\x1b[?7h\x1b[1;3H"}, // bar cursor, visible, at (0,2)
-		{"scrollback and input modes", RepaintOptions{Scrollback: true, InputModes: true}, preamble +
+		{"scrollback and input modes", Options{Scrollback: true, InputModes: true}, preamble +
 			"a\r\n\x1b[H\x1b[2J" + // one line, scrolled off the one-row screen by its LF
 			"\x1b[1H\x1b[0;1;38;2;255;0;128m中\x1b[3G\x1b[0;38;5;196;44mx\x1b[0m" +
 			"\x1b[?1;2004;1004;1000;1002;1003;1005;1006l\x1b[?2004;1003;1006h" +
@@ -35,7 +37,7 @@ func TestRepaintGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := string(s.AppendANSI(nil, tt.opts))
+			got := string(AppendScreen(nil, s, tt.opts))
 			if got != tt.want {
 				t.Fatalf("AppendANSI =\n%q\nwant\n%q", got, tt.want)
 			}
@@ -126,10 +128,10 @@ func checkCSI(tb testing.TB, s string, driver bool) int {
 }
 
 // emulate feeds a repaint to a fresh x/vt emulator of s's size.
-func emulate(tb testing.TB, s *Screen, opts RepaintOptions) *vt.Emulator {
+func emulate(tb testing.TB, s *attachwire.Screen, opts Options) *vt.Emulator {
 	tb.Helper()
 	e := vt.NewEmulator(s.Cols, s.Rows)
-	out := s.AppendANSI(nil, opts)
+	out := AppendScreen(nil, s, opts)
 	checkViewerSafe(tb, string(out), opts.InputModes)
 	if _, err := e.Write(out); err != nil {
 		tb.Fatal(err)
@@ -138,44 +140,44 @@ func emulate(tb testing.TB, s *Screen, opts RepaintOptions) *vt.Emulator {
 }
 
 // vtColor maps an x/vt color to a Color.
-func vtColor(c color.Color) Color {
+func vtColor(c color.Color) attachwire.Color {
 	switch c := c.(type) {
 	case nil:
-		return DefaultColor
+		return attachwire.DefaultColor
 	case ansi.BasicColor:
-		return IndexedColor(uint8(c))
+		return attachwire.IndexedColor(uint8(c))
 	case ansi.IndexedColor:
-		return IndexedColor(uint8(c))
+		return attachwire.IndexedColor(uint8(c))
 	}
 	r, g, b, _ := c.RGBA()
-	return RGBColor(uint8(r>>8), uint8(g>>8), uint8(b>>8))
+	return attachwire.RGBColor(uint8(r>>8), uint8(g>>8), uint8(b>>8))
 }
 
 // vtCells converts a line of x/vt cells to Cells, wide glyphs followed by
 // continuation cells.
-func vtCells(line []*uv.Cell) []Cell {
-	out := make([]Cell, 0, len(line))
-	var base Cell
+func vtCells(line []*uv.Cell) []attachwire.Cell {
+	out := make([]attachwire.Cell, 0, len(line))
+	var base attachwire.Cell
 	for _, c := range line {
 		switch {
 		case c == nil:
-			out = append(out, BlankCell)
+			out = append(out, attachwire.BlankCell())
 		case c.Width == 0:
-			out = append(out, Cell{Style: StyleWideCont, Fg: base.Fg, Bg: base.Bg})
+			out = append(out, attachwire.Cell{Style: attachwire.StyleWideCont, Fg: base.Fg, Bg: base.Bg})
 		default:
-			base = Cell{Content: c.Content, Fg: vtColor(c.Style.Fg), Bg: vtColor(c.Style.Bg)}
+			base = attachwire.Cell{Content: c.Content, Fg: vtColor(c.Style.Fg), Bg: vtColor(c.Style.Bg)}
 			a := c.Style.Attrs
 			for _, m := range []struct {
 				bit uint8
-				st  Style
-			}{{uv.AttrBold, StyleBold}, {uv.AttrFaint, StyleDim}, {uv.AttrItalic, StyleItalic},
-				{uv.AttrReverse, StyleReverse}, {uv.AttrStrikethrough, StyleStrikethrough}} {
+				st  attachwire.Style
+			}{{uv.AttrBold, attachwire.StyleBold}, {uv.AttrFaint, attachwire.StyleDim}, {uv.AttrItalic, attachwire.StyleItalic},
+				{uv.AttrReverse, attachwire.StyleReverse}, {uv.AttrStrikethrough, attachwire.StyleStrikethrough}} {
 				if a&m.bit != 0 {
 					base.Style |= m.st
 				}
 			}
 			if c.Style.Underline != uv.UnderlineNone {
-				base.Style |= StyleUnderline
+				base.Style |= attachwire.StyleUnderline
 			}
 			out = append(out, base)
 		}
@@ -184,7 +186,7 @@ func vtCells(line []*uv.Cell) []Cell {
 }
 
 // vtGrid returns the emulator's active screen as cells.
-func vtGrid(e *vt.Emulator) []Cell {
+func vtGrid(e *vt.Emulator) []attachwire.Cell {
 	var line []*uv.Cell
 	for y := range e.Height() {
 		for x := range e.Width() {
@@ -195,7 +197,7 @@ func vtGrid(e *vt.Emulator) []Cell {
 }
 
 // checkGrid compares an emulator's grid with want, row by row.
-func checkGrid(tb testing.TB, what string, e *vt.Emulator, want []Cell) {
+func checkGrid(tb testing.TB, what string, e *vt.Emulator, want []attachwire.Cell) {
 	tb.Helper()
 	got := vtGrid(e)
 	cols := e.Width()
@@ -207,7 +209,7 @@ func checkGrid(tb testing.TB, what string, e *vt.Emulator, want []Cell) {
 }
 
 // checkCursor compares the emulator's cursor with s's.
-func checkCursor(tb testing.TB, e *vt.Emulator, s *Screen) {
+func checkCursor(tb testing.TB, e *vt.Emulator, s *attachwire.Screen) {
 	tb.Helper()
 	pos := e.CursorPosition()
 	if pos.Y != s.CursorRow || pos.X != s.CursorCol {
@@ -217,9 +219,9 @@ func checkCursor(tb testing.TB, e *vt.Emulator, s *Screen) {
 		tb.Fatalf("cursor hidden = %v, want visible = %v", e.CursorHidden(), s.CursorVisible)
 	}
 	style, blink := e.CursorStyle()
-	wantStyle := map[CursorShape]vt.CursorStyle{CursorDefault: vt.CursorBlock, CursorBlock: vt.CursorBlock,
-		CursorUnderline: vt.CursorUnderline, CursorBar: vt.CursorBar}[s.CursorShape]
-	if style != wantStyle || blink != (s.CursorShape == CursorDefault) {
+	wantStyle := map[attachwire.CursorShape]vt.CursorStyle{attachwire.CursorDefault: vt.CursorBlock, attachwire.CursorBlock: vt.CursorBlock,
+		attachwire.CursorUnderline: vt.CursorUnderline, attachwire.CursorBar: vt.CursorBar}[s.CursorShape]
+	if style != wantStyle || blink != (s.CursorShape == attachwire.CursorDefault) {
 		tb.Fatalf("cursor style %v blink %v, want shape %d", style, blink, s.CursorShape)
 	}
 }
@@ -230,18 +232,18 @@ func TestRepaintReproducesScreen(t *testing.T) {
 	for i := range 150 {
 		cols, rows := 1+r.IntN(20), 1+r.IntN(8)
 		s := randScreen(r, cols, rows, 0)
-		s.Modes &^= ModePendingWrap
-		e := emulate(t, s, RepaintOptions{InputModes: i%2 == 0})
-		if e.IsAltScreen() != (s.Active == BufferAlternate) {
-			t.Fatalf("case %d: alt screen = %v, want %v", i, e.IsAltScreen(), s.Active == BufferAlternate)
+		s.Modes &^= attachwire.ModePendingWrap
+		e := emulate(t, s, Options{InputModes: i%2 == 0})
+		if e.IsAltScreen() != (s.Active == attachwire.BufferAlternate) {
+			t.Fatalf("case %d: alt screen = %v, want %v", i, e.IsAltScreen(), s.Active == attachwire.BufferAlternate)
 		}
 		grid := s.Primary
-		if s.Active == BufferAlternate {
+		if s.Active == attachwire.BufferAlternate {
 			grid = s.Alt
 		}
 		checkGrid(t, "case "+strconv.Itoa(i), e, grid)
 		checkCursor(t, e, s)
-		if s.Active == BufferAlternate {
+		if s.Active == attachwire.BufferAlternate {
 			// Leaving the alternate screen shows the primary at the
 			// saved cursor.
 			e.WriteString("\x1b[?1049l")
@@ -255,19 +257,19 @@ func TestRepaintReproducesScreen(t *testing.T) {
 
 func TestRepaintFullScreenDoesNotScroll(t *testing.T) {
 	const cols, rows = 5, 3
-	s := &Screen{Cols: cols, Rows: rows, CursorVisible: true}
+	s := &attachwire.Screen{Cols: cols, Rows: rows, CursorVisible: true}
 	for i := range cols * rows {
-		s.Primary = append(s.Primary, Cell{Content: string(rune('A' + i)), Bg: IndexedColor(uint8(i))})
+		s.Primary = append(s.Primary, attachwire.Cell{Content: string(rune('A' + i)), Bg: attachwire.IndexedColor(uint8(i))})
 	}
-	e := emulate(t, s, RepaintOptions{})
+	e := emulate(t, s, Options{})
 	checkGrid(t, "full screen", e, s.Primary)
 	if n := e.ScrollbackLen(); n != 0 {
 		t.Fatalf("repaint scrolled %d lines into the scrollback", n)
 	}
 	// A glyph the terminal finds wider than the Screen says, in the
 	// bottom-right cell, does not wrap either.
-	s.Primary[cols*rows-1] = Cell{Content: "中"}
-	e = emulate(t, s, RepaintOptions{})
+	s.Primary[cols*rows-1] = attachwire.Cell{Content: "中"}
+	e = emulate(t, s, Options{})
 	checkGrid(t, "first rows", e, s.Primary[:cols*(rows-1)])
 	if n := e.ScrollbackLen(); n != 0 {
 		t.Fatalf("a wide bottom-right glyph scrolled %d lines into the scrollback", n)
@@ -288,11 +290,11 @@ func TestRepaintPendingWrap(t *testing.T) {
 			// Reference: a terminal that printed the row and is pending.
 			ref := vt.NewEmulator(4, 2)
 			ref.WriteString("\x1b[2H" + tt.row)
-			s := &Screen{Cols: 4, Rows: 2, CursorRow: 1, CursorCol: 3, CursorVisible: true, Modes: ModePendingWrap}
-			s.Primary = append(make([]Cell, 0, 8), BlankCell, BlankCell, BlankCell, BlankCell)
+			s := &attachwire.Screen{Cols: 4, Rows: 2, CursorRow: 1, CursorCol: 3, CursorVisible: true, Modes: attachwire.ModePendingWrap}
+			s.Primary = append(make([]attachwire.Cell, 0, 8), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell())
 			s.Primary = append(s.Primary, vtGrid(ref)[4:]...)
 			s.SavedCursorRow, s.SavedCursorCol = 1, 3
-			e := emulate(t, s, RepaintOptions{})
+			e := emulate(t, s, Options{})
 			checkCursor(t, e, s)
 			// The next character wraps (and scrolls) in both.
 			ref.WriteString("Z")
@@ -306,33 +308,33 @@ func TestRepaintPendingWrap(t *testing.T) {
 }
 
 func TestRepaintScrollback(t *testing.T) {
-	line := func(s string) []Cell {
-		var cells []Cell
+	line := func(s string) []attachwire.Cell {
+		var cells []attachwire.Cell
 		for _, r := range s {
-			cells = append(cells, Cell{Content: string(r), Fg: IndexedColor(2)})
+			cells = append(cells, attachwire.Cell{Content: string(r), Fg: attachwire.IndexedColor(2)})
 		}
 		return cells
 	}
 	tests := []struct {
 		name       string
-		scrollback [][]Cell
+		scrollback [][]attachwire.Cell
 		want       []string // the terminal's scrollback rows
 	}{
-		{"fewer lines than rows", [][]Cell{line("one"), line("two")}, []string{"one", "two"}},
-		{"more lines than rows", [][]Cell{line("1"), line("2"), line("3"), line("4"), line("5")}, []string{"1", "2", "3", "4", "5"}},
-		{"empty and long lines", [][]Cell{line(""), line("abcdefghij"), line("x")}, []string{"", "abcd", "efgh", "ij", "x"}},
-		{"wide glyph at a row end", [][]Cell{{{Content: "a"}, {Content: "b"}, {Content: "c"}, {Content: "中"}, {Style: StyleWideCont}}},
+		{"fewer lines than rows", [][]attachwire.Cell{line("one"), line("two")}, []string{"one", "two"}},
+		{"more lines than rows", [][]attachwire.Cell{line("1"), line("2"), line("3"), line("4"), line("5")}, []string{"1", "2", "3", "4", "5"}},
+		{"empty and long lines", [][]attachwire.Cell{line(""), line("abcdefghij"), line("x")}, []string{"", "abcd", "efgh", "ij", "x"}},
+		{"wide glyph at a row end", [][]attachwire.Cell{{{Content: "a"}, {Content: "b"}, {Content: "c"}, {Content: "中"}, {Style: attachwire.StyleWideCont}}},
 			[]string{"abc", "中"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Screen{Cols: 4, Rows: 3, CursorVisible: true, Scrollback: tt.scrollback}
-			s.Primary = []Cell{{Content: "s"}, BlankCell, BlankCell, BlankCell}
-			s.Primary = append(s.Primary, make([]Cell, 8)...)
+			s := &attachwire.Screen{Cols: 4, Rows: 3, CursorVisible: true, Scrollback: tt.scrollback}
+			s.Primary = []attachwire.Cell{{Content: "s"}, attachwire.BlankCell(), attachwire.BlankCell(), attachwire.BlankCell()}
+			s.Primary = append(s.Primary, make([]attachwire.Cell, 8)...)
 			for i := 4; i < 12; i++ {
-				s.Primary[i] = BlankCell
+				s.Primary[i] = attachwire.BlankCell()
 			}
-			e := emulate(t, s, RepaintOptions{Scrollback: true})
+			e := emulate(t, s, Options{Scrollback: true})
 			checkGrid(t, "screen", e, s.Primary)
 			var got []string
 			for y := range e.ScrollbackLen() {
@@ -347,7 +349,7 @@ func TestRepaintScrollback(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Fatalf("scrollback = %q, want %q", got, tt.want)
 			}
-			e2 := emulate(t, s, RepaintOptions{})
+			e2 := emulate(t, s, Options{})
 			if e2.ScrollbackLen() != 0 {
 				t.Fatalf("repaint without the option filled %d scrollback lines", e2.ScrollbackLen())
 			}
@@ -356,12 +358,12 @@ func TestRepaintScrollback(t *testing.T) {
 }
 
 func TestRepaintUnsafeContent(t *testing.T) {
-	s := &Screen{Cols: 3, Rows: 1, Primary: []Cell{{Content: "\x1b[6n"}, {Content: "\u009b"}, {Content: "ok"}}}
-	out := string(s.AppendANSI(nil, RepaintOptions{}))
+	s := &attachwire.Screen{Cols: 3, Rows: 1, Primary: []attachwire.Cell{{Content: "\x1b[6n"}, {Content: "\u009b"}, {Content: "ok"}}}
+	out := string(AppendScreen(nil, s, Options{}))
 	checkViewerSafe(t, out, false)
 	if strings.Count(out, "\uFFFD") != 2 {
 		t.Fatalf("unsafe contents not replaced: %q", out)
 	}
 	// A malformed grid does not panic.
-	_ = (&Screen{Cols: 4, Rows: 4, Modes: ModePendingWrap, CursorCol: 3, Active: BufferAlternate}).AppendANSI(nil, RepaintOptions{})
+	_ = AppendScreen(nil, &attachwire.Screen{Cols: 4, Rows: 4, Modes: attachwire.ModePendingWrap, CursorCol: 3, Active: attachwire.BufferAlternate}, Options{})
 }

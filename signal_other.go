@@ -1,6 +1,6 @@
 //go:build !unix
 
-package attachwire
+package ptyhost
 
 import (
 	"strconv"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package attachwire
+package ptyhost
 
 import (
 	"os"
@@ -10,11 +10,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
 )
 
 func TestSignalName(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("names checked against Linux numbering")
+		t.Skip("SKIP: names checked against Linux numbering")
 	}
 	tests := []struct {
 		sig  syscall.Signal
@@ -53,51 +55,43 @@ func TestSignalName(t *testing.T) {
 }
 
 func TestExitForSignal(t *testing.T) {
-	if got := ExitCodeForSignal(syscall.SIGKILL); got != 137 {
-		t.Fatalf("ExitCodeForSignal(SIGKILL) = %d", got)
-	}
-	if got := ExitForSignal(syscall.SIGTERM); got != (Exit{Code: 143, Signal: "SIGTERM"}) {
-		t.Fatalf("ExitForSignal(SIGTERM) = %+v", got)
+	for sig, want := range map[syscall.Signal]attachwire.Exit{
+		syscall.SIGKILL: {Code: 137, Signal: "SIGKILL"},
+		syscall.SIGTERM: {Code: 143, Signal: "SIGTERM"},
+	} {
+		if got := exitForSignal(sig); got != want {
+			t.Errorf("exitForSignal(%d) = %+v, want %+v", int(sig), got, want)
+		}
 	}
 }
 
-// TestHelperProcess is not a test: it is the child process of
-// TestExitFromProcessState.
-func TestHelperProcess(t *testing.T) {
-	mode := os.Getenv("ATTACHWIRE_HELPER")
-	if mode == "" {
-		return
-	}
-	code, _ := strconv.Atoi(mode)
-	os.Exit(code)
-}
-
+// TestExitFromProcessState maps real process ends: the exit code of the
+// test binary run as the "exit" helper, or the signal that killed a
+// sleep(1) (a Go child ignores real-time signals it does not watch).
 func TestExitFromProcessState(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("signal names checked against Linux numbering")
+		t.Skip("SKIP: signal names checked against Linux numbering")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("SKIP: no sleep(1) to kill")
 	}
 	tests := []struct {
 		mode string
-		want Exit
+		want attachwire.Exit
 	}{
-		{"0", Exit{Code: 0}},
-		{"3", Exit{Code: 3}},
-		{"signal 9", Exit{Code: 137, Signal: "SIGKILL"}},
-		{"signal 15", Exit{Code: 143, Signal: "SIGTERM"}},
-		{"signal 35", Exit{Code: 163, Signal: "SIGRTMIN+3"}},
+		{"0", attachwire.Exit{Code: 0}},
+		{"3", attachwire.Exit{Code: 3}},
+		{"signal 9", attachwire.Exit{Code: 137, Signal: "SIGKILL"}},
+		{"signal 15", attachwire.Exit{Code: 143, Signal: "SIGTERM"}},
+		{"signal 35", attachwire.Exit{Code: 163, Signal: "SIGRTMIN+3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-			cmd.Env = append(os.Environ(), "ATTACHWIRE_HELPER="+tt.mode)
 			sig, signaled := strings.CutPrefix(tt.mode, "signal ")
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), helperEnv+"=exit", "PTYHOST_TEST_CODE="+tt.mode, "GORACE=atexit_sleep_ms=0")
 			if signaled {
-				// A Go child ignores real-time signals it does not
-				// watch, so the victim is a plain sleep(1).
-				sleep, err := exec.LookPath("sleep")
-				if err != nil {
-					t.Skip("no sleep(1) to kill")
-				}
 				cmd = exec.Command(sleep, "30")
 			}
 			if err := cmd.Start(); err != nil {
@@ -110,21 +104,12 @@ func TestExitFromProcessState(t *testing.T) {
 				}
 			}
 			_ = cmd.Wait()
-			got, ok := ExitFromProcessState(cmd.ProcessState)
-			if !ok || got != tt.want {
-				t.Fatalf("ExitFromProcessState = %+v, %v; want %+v", got, ok, tt.want)
-			}
-			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			if got, ok := ExitFromWaitStatus(ws); !ok || got != tt.want {
-				t.Fatalf("ExitFromWaitStatus = %+v, %v; want %+v", got, ok, tt.want)
+			if got, ok := exitFromProcessState(cmd.ProcessState); !ok || got != tt.want {
+				t.Fatalf("exitFromProcessState = %+v, %v; want %+v", got, ok, tt.want)
 			}
 		})
 	}
-	if _, ok := ExitFromProcessState(nil); ok {
+	if _, ok := exitFromProcessState(nil); ok {
 		t.Fatal("nil ProcessState reported a termination")
-	}
-	// Linux encoding of a stopped process: 0x7f | SIGSTOP<<8.
-	if _, ok := ExitFromWaitStatus(syscall.WaitStatus(0x7f | 19<<8)); ok {
-		t.Fatal("stopped status reported as a termination")
 	}
 }

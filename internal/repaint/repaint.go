@@ -1,10 +1,14 @@
-package attachwire
+package repaint
 
-import "strconv"
+import (
+	"strconv"
+	"unicode/utf8"
 
-// RepaintOptions selects what Screen.AppendANSI paints beyond the visible
-// screen. The zero value paints the screen, cursor and display modes only.
-type RepaintOptions struct {
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Options selects what AppendScreen paints beyond the visible screen. The zero value paints the screen, cursor and display modes only.
+type Options struct {
 	// Scrollback paints the scrollback lines first and scrolls them off the
 	// top, so that they land in the terminal's own scrollback above the
 	// screen. Lines longer than Cols are split into rows of Cols columns.
@@ -20,7 +24,7 @@ type RepaintOptions struct {
 	InputModes bool
 }
 
-// AppendANSI appends a repaint of s: escape sequences that, written to a
+// AppendScreen appends a repaint of s: escape sequences that, written to a
 // terminal of s's size, show what s holds: every cell's text, wide glyphs,
 // attributes and colors, the alternate screen over the primary when it is
 // active (leaving it restores the saved cursor), the cursor's position
@@ -46,26 +50,26 @@ type RepaintOptions struct {
 // that glyph. Cell contents that are not printable UTF-8 (only an invalid
 // Screen has them) are painted as U+FFFD. The sanitizer clamps counts
 // above 1000, so screens wider or taller than that do not pass it
-// unchanged. AppendANSI does not modify s and tolerates an invalid Screen.
-func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
+// unchanged. AppendScreen does not modify s and tolerates an invalid Screen.
+func AppendScreen(dst []byte, s *attachwire.Screen, opts Options) []byte {
 	if s.Cols <= 0 || s.Rows <= 0 {
 		return dst
 	}
 	dst = append(dst, "\x1b[?1049l\x1b[?25l\x1b[0m\x1b[r\x1b[4l\x1b[?6l\x1b[?7l\x1b[H\x1b[2J"...)
-	p := painter{dst: dst, cols: s.Cols, pen: BlankCell}
+	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell()}
 	if opts.Scrollback && len(s.Scrollback) > 0 {
 		p.scrollback(s.Scrollback, s.Rows)
 	}
 	p.grid(s.Primary, s.Rows)
-	if s.Active == BufferAlternate {
+	if s.Active == attachwire.BufferAlternate {
 		// DECSC (part of ?1049h) may save the autowrap mode on some
 		// terminals: save it on, as the program expects on return.
-		p.sgr(BlankCell)
+		p.sgr(attachwire.BlankCell())
 		p.cup(s.SavedCursorRow, s.SavedCursorCol)
 		p.dst = append(p.dst, "\x1b[?7h\x1b[?1049h\x1b[?7l\x1b[H\x1b[2J"...)
 		p.grid(s.Alt, s.Rows)
 	}
-	p.sgr(BlankCell)
+	p.sgr(attachwire.BlankCell())
 	if opts.InputModes {
 		p.dst = appendInputModes(p.dst, s.Modes, s.Mouse)
 	}
@@ -84,11 +88,11 @@ func (s *Screen) AppendANSI(dst []byte, opts RepaintOptions) []byte {
 type painter struct {
 	dst  []byte
 	cols int
-	pen  Cell // Content unused: the current SGR state
+	pen  attachwire.Cell // Content unused: the current SGR state
 }
 
 // grid paints rows of a row-major grid, one CUP per row with content.
-func (p *painter) grid(cells []Cell, rows int) {
+func (p *painter) grid(cells []attachwire.Cell, rows int) {
 	for y := range rows {
 		lo := min(y*p.cols, len(cells))
 		hi := min(lo+p.cols, len(cells))
@@ -102,7 +106,7 @@ func (p *painter) grid(cells []Cell, rows int) {
 
 // scrollback paints lines row by row with CRLF from the top, then scrolls
 // what is still on screen into the terminal's scrollback and clears.
-func (p *painter) scrollback(lines [][]Cell, rows int) {
+func (p *painter) scrollback(lines [][]attachwire.Cell, rows int) {
 	emitted := 0
 	for _, line := range lines {
 		for {
@@ -110,7 +114,7 @@ func (p *painter) scrollback(lines [][]Cell, rows int) {
 			if end := trimBlanks(line[:n]); end > 0 {
 				p.row(line[:end])
 			}
-			p.sgr(BlankCell)
+			p.sgr(attachwire.BlankCell())
 			p.dst = append(p.dst, "\r\n"...)
 			emitted++
 			line = line[n:]
@@ -130,7 +134,7 @@ func (p *painter) scrollback(lines [][]Cell, rows int) {
 
 // chunkLen returns how many cells of line fit one row of cols columns
 // without separating a wide glyph from its continuation cells (at least 1).
-func chunkLen(line []Cell, cols int) int {
+func chunkLen(line []attachwire.Cell, cols int) int {
 	if len(line) <= cols {
 		return len(line)
 	}
@@ -142,16 +146,16 @@ func chunkLen(line []Cell, cols int) int {
 }
 
 // trimBlanks returns the length of row without its trailing blank cells.
-func trimBlanks(row []Cell) int {
+func trimBlanks(row []attachwire.Cell) int {
 	end := len(row)
-	for end > 0 && row[end-1] == BlankCell {
+	for end > 0 && row[end-1] == attachwire.BlankCell() {
 		end--
 	}
 	return end
 }
 
 // row paints cells from the cursor's column, which is column 0 of the row.
-func (p *painter) row(cells []Cell) {
+func (p *painter) row(cells []attachwire.Cell) {
 	sync := false // the terminal's column may differ from x
 	for x := 0; x < len(cells); x++ {
 		c := cells[x]
@@ -159,12 +163,12 @@ func (p *painter) row(cells []Cell) {
 			sync = true
 			continue
 		}
-		if c == BlankCell {
+		if c == attachwire.BlankCell() {
 			run := x + 1
-			for run < len(cells) && cells[run] == BlankCell {
+			for run < len(cells) && cells[run] == attachwire.BlankCell() {
 				run++
 			}
-			if run-x >= 4 || p.pen != BlankCell {
+			if run-x >= 4 || p.pen != attachwire.BlankCell() {
 				x = run - 1
 				sync = true
 				continue
@@ -186,7 +190,7 @@ func (p *painter) text(s string) (nonASCII bool) {
 		p.dst = append(p.dst, s[0])
 		return false
 	}
-	if validContentString(s) {
+	if printable(s) {
 		p.dst = append(p.dst, s...)
 	} else {
 		p.dst = append(p.dst, "\uFFFD"...)
@@ -197,13 +201,13 @@ func (p *painter) text(s string) (nonASCII bool) {
 // cursor places the cursor last. In the pending-wrap state it repaints
 // the glyph in the last column, which leaves the terminal in that state
 // too; nothing is printed after it.
-func (p *painter) cursor(s *Screen) {
-	if s.Modes&ModePendingWrap == 0 || s.CursorCol != s.Cols-1 {
+func (p *painter) cursor(s *attachwire.Screen) {
+	if s.Modes&attachwire.ModePendingWrap == 0 || s.CursorCol != s.Cols-1 {
 		p.cup(s.CursorRow, s.CursorCol)
 		return
 	}
 	grid := s.Primary
-	if s.Active == BufferAlternate {
+	if s.Active == attachwire.BufferAlternate {
 		grid = s.Alt
 	}
 	x := s.CursorCol
@@ -212,14 +216,14 @@ func (p *painter) cursor(s *Screen) {
 		x--
 		i--
 	}
-	c := BlankCell
+	c := attachwire.BlankCell()
 	if i < len(grid) && grid[i].Content != "" {
 		c = grid[i]
 	}
 	p.cup(s.CursorRow, x)
 	p.sgr(c)
 	p.text(c.Content)
-	p.sgr(BlankCell)
+	p.sgr(attachwire.BlankCell())
 }
 
 // cup moves the cursor to 0-based (row, col).
@@ -241,19 +245,19 @@ func (p *painter) cha(col int) {
 }
 
 // sgr switches the pen to c's style and colors, if it differs.
-func (p *painter) sgr(c Cell) {
-	c.Content = BlankCell.Content
+func (p *painter) sgr(c attachwire.Cell) {
+	c.Content = attachwire.BlankCell().Content
 	if c == p.pen {
 		return
 	}
 	p.pen = c
 	p.dst = append(p.dst, "\x1b[0"...)
 	for _, a := range [...]struct {
-		bit Style
+		bit attachwire.Style
 		sgr string
 	}{
-		{StyleBold, ";1"}, {StyleDim, ";2"}, {StyleItalic, ";3"}, {StyleUnderline, ";4"},
-		{StyleReverse, ";7"}, {StyleStrikethrough, ";9"},
+		{attachwire.StyleBold, ";1"}, {attachwire.StyleDim, ";2"}, {attachwire.StyleItalic, ";3"}, {attachwire.StyleUnderline, ";4"},
+		{attachwire.StyleReverse, ";7"}, {attachwire.StyleStrikethrough, ";9"},
 	} {
 		if c.Style&a.bit != 0 {
 			p.dst = append(p.dst, a.sgr...)
@@ -270,9 +274,9 @@ func (p *painter) sgr(c Cell) {
 // base+8;2;r;g;b for RGB (38;2;r;g;b as a foreground). It appends nothing
 // for the default color. Terminal emulators use it to
 // report their pen (DECRQSS), the repaint to paint cells.
-func AppendSGRColor(dst []byte, c Color, base int) []byte {
+func AppendSGRColor(dst []byte, c attachwire.Color, base int) []byte {
 	switch c.Kind() {
-	case ColorIndexed:
+	case attachwire.ColorIndexed:
 		i := int(c.Index())
 		dst = append(dst, ';')
 		switch {
@@ -284,7 +288,7 @@ func AppendSGRColor(dst []byte, c Color, base int) []byte {
 		dst = strconv.AppendInt(dst, int64(base+8), 10)
 		dst = append(dst, ";5;"...)
 		return strconv.AppendInt(dst, int64(i), 10)
-	case ColorRGB:
+	case attachwire.ColorRGB:
 		r, g, b := c.RGB()
 		dst = append(dst, ';')
 		dst = strconv.AppendInt(dst, int64(base+8), 10)
@@ -298,14 +302,29 @@ func AppendSGRColor(dst []byte, c Color, base int) []byte {
 	return dst
 }
 
+// printable reports whether s is a cell content the repaint writes as it
+// is: valid UTF-8 without C0 or C1 controls (a valid Screen has only such
+// contents; attachwire's decoder enforces the same rule).
+func printable(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7F && r <= 0x9F) {
+			return false
+		}
+	}
+	return true
+}
+
 // decscusr returns the DECSCUSR parameter of a shape (steady variants).
-func decscusr(s CursorShape) int {
+func decscusr(s attachwire.CursorShape) int {
 	switch s {
-	case CursorBlock:
+	case attachwire.CursorBlock:
 		return 2
-	case CursorUnderline:
+	case attachwire.CursorUnderline:
 		return 4
-	case CursorBar:
+	case attachwire.CursorBar:
 		return 6
 	}
 	return 0
@@ -313,7 +332,7 @@ func decscusr(s CursorShape) int {
 
 // appendInputModes resets every input mode the repaint manages, then sets
 // those m and mouse record.
-func appendInputModes(dst []byte, m Modes, mouse MouseProto) []byte {
+func appendInputModes(dst []byte, m attachwire.Modes, mouse attachwire.MouseProto) []byte {
 	dst = append(dst, "\x1b[?1;2004;1004;1000;1002;1003;1005;1006l"...)
 	var set []byte
 	add := func(mode string) {
@@ -322,28 +341,28 @@ func appendInputModes(dst []byte, m Modes, mouse MouseProto) []byte {
 		}
 		set = append(set, mode...)
 	}
-	if m&ModeAppCursorKeys != 0 {
+	if m&attachwire.ModeAppCursorKeys != 0 {
 		add("1")
 	}
-	if m&ModeBracketedPaste != 0 {
+	if m&attachwire.ModeBracketedPaste != 0 {
 		add("2004")
 	}
-	if m&ModeFocus != 0 {
+	if m&attachwire.ModeFocus != 0 {
 		add("1004")
 	}
-	if m&ModeMouse != 0 {
+	if m&attachwire.ModeMouse != 0 {
 		switch mouse.Tracking() {
-		case MouseX10, MouseHighlight:
+		case attachwire.MouseX10, attachwire.MouseHighlight:
 			add("1000")
-		case MouseButton:
+		case attachwire.MouseButton:
 			add("1002")
-		case MouseAny:
+		case attachwire.MouseAny:
 			add("1003")
 		}
 		switch mouse.Encoding() {
-		case MouseEncUTF8:
+		case attachwire.MouseEncUTF8:
 			add("1005")
-		case MouseEncSGR:
+		case attachwire.MouseEncSGR:
 			add("1006")
 		}
 	}

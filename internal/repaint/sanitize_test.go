@@ -1,4 +1,4 @@
-package attachwire_test
+package repaint_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
 // TestRepaintPassesSanitizer checks the contract between AppendANSI and
@@ -49,8 +50,8 @@ func TestRepaintPassesSanitizer(t *testing.T) {
 		for range r.IntN(12) {
 			s.Scrollback = append(s.Scrollback, cells(r.IntN(2*cols)))
 		}
-		for _, opts := range []attachwire.RepaintOptions{{}, {Scrollback: true}, {Scrollback: true, InputModes: true}} {
-			out := s.AppendANSI(nil, opts)
+		for _, opts := range []repaint.Options{{}, {Scrollback: true}, {Scrollback: true, InputModes: true}} {
+			out := repaint.AppendScreen(nil, s, opts)
 			profile := sanitize.Viewer
 			if opts.InputModes {
 				profile = sanitize.Driver

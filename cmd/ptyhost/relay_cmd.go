@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+
+	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+const relayHelp = `usage: ptyhost relay --public-key FILE [flags]
+
+Runs the reference relay of interactive-attach-v1: hosts dial out to it,
+viewers and drivers dial in, at ws[s]://ADDR/v1/rooms/<sessionId>. Every leg
+needs an attach token signed by the private half of one of the public keys
+(ptyhost keygen, ptyhost token). SIGTERM or SIGINT drains it: new dials get
+503 with Retry-After, hosts are told to redial, viewers to resume.
+
+Flags:
+  --listen ADDR            address to listen on (default 127.0.0.1:8722;
+                           all interfaces only if you type it, e.g. :8722)
+  --public-key FILE        a PEM public key tokens are checked with; repeat
+                           it to accept several during a key rotation
+  --tls-cert FILE          serve wss:// with this certificate (with --tls-key)
+  --tls-key FILE           the certificate's private key
+  --allow-origin ORIGIN    a browser origin allowed besides the relay's own
+                           (https://app.example.com); repeatable
+  --ring-bytes N           frames kept per room for resumes (default 4194304)
+  --viewer-queue-bytes N   how far a viewer may lag before it is skipped to a
+                           snapshot (default 1048576)
+  --max-rooms N            rooms at once (default 10000)
+  --max-viewers N          viewers per room (default 1000)
+  --dials-per-second R     dials per client address (default 20)
+  --restart-after D        redial hint announced when draining (default 5s)
+  --host-gone-after D      host absence before a room reports host-gone
+                           (default 5m)
+  --ended-for D            how long a room stays ended after Exit (default 10m)
+`
+
+// stringsFlag collects a repeatable flag's values.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer) error {
+	fs := newFlagSet("relay")
+	var keys, origins stringsFlag
+	opts := relay.ServeOptions{}
+	var cfg relay.Config
+	fs.StringVar(&opts.Addr, "listen", relay.DefaultAddr, "")
+	fs.Var(&keys, "public-key", "")
+	fs.StringVar(&opts.TLSCertFile, "tls-cert", "", "")
+	fs.StringVar(&opts.TLSKeyFile, "tls-key", "", "")
+	fs.Var(&origins, "allow-origin", "")
+	fs.Int64Var(&cfg.RingBytes, "ring-bytes", 0, "")
+	fs.Int64Var(&cfg.ViewerQueueBytes, "viewer-queue-bytes", 0, "")
+	fs.IntVar(&cfg.MaxRooms, "max-rooms", 0, "")
+	fs.IntVar(&cfg.MaxViewersPerRoom, "max-viewers", 0, "")
+	fs.Float64Var(&cfg.DialsPerSecond, "dials-per-second", 0, "")
+	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "")
+	fs.DurationVar(&cfg.HostGoneAfter, "host-gone-after", 0, "")
+	fs.DurationVar(&cfg.EndedFor, "ended-for", 0, "")
+	if err := parseFlags("relay", fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("relay", "unexpected argument %q", fs.Arg(0))
+	}
+	if len(keys) == 0 {
+		return usagef("relay", "--public-key is required")
+	}
+	if (opts.TLSCertFile == "") != (opts.TLSKeyFile == "") {
+		return usagef("relay", "--tls-cert and --tls-key go together")
+	}
+	if err := checkRelayLimits(fs, cfg); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		pub, err := token.ReadPublicKeyFile(k)
+		if err != nil {
+			return usagef("relay", "--public-key %s: %v", k, err)
+		}
+		cfg.PublicKeys = append(cfg.PublicKeys, ed25519.PublicKey(pub))
+	}
+	cfg.AllowedOrigins = origins
+	cfg.Logger = slog.New(slog.NewTextHandler(stdout, nil))
+	opts.Ready = func(addr net.Addr, tls bool) {
+		scheme := "ws"
+		if tls {
+			scheme = "wss"
+		}
+		fmt.Fprintf(stdout, "ptyhost relay listening on %s://%s/v1/rooms/\n", scheme, addr)
+	}
+	return relay.ListenAndServe(ctx, cfg, opts)
+}
+
+// checkRelayLimits refuses negative limits: zero means the default, a
+// negative number is a typo.
+func checkRelayLimits(fs *flag.FlagSet, cfg relay.Config) error {
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if bad == "" && strings.HasPrefix(v, "-") {
+			bad = f.Name
+		}
+	})
+	if bad != "" {
+		return usagef("relay", "--%s must not be negative", bad)
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/token"
+)
+
+// lockedBuffer is an io.Writer the relay's goroutines and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// ptyhost relay listens on the address it prints, answers /healthz, and
+// drains and returns nil when its context ends (as on SIGTERM).
+func TestRelayCommandServesAndDrains(t *testing.T) {
+	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- relayCmd(ctx, []string{"--listen", "127.0.0.1:0", "--public-key", pub, "--restart-after", "1s"}, nil, &out)
+	}()
+	line := regexp.MustCompile(`ptyhost relay listening on ws://(127\.0\.0\.1:\d+)/v1/rooms/`)
+	var addr string
+	deadline := time.Now().Add(10 * time.Second)
+	for addr == "" {
+		if m := line.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no startup line; output %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	resp, err := client.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "ok" {
+		t.Fatalf("/healthz %d %q", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("relay returned %v after a drain", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay did not stop")
+	}
+}
+
+func TestRelayCommandUsage(t *testing.T) {
+	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{nil, "--public-key is required"},
+		{[]string{"--public-key", filepath.Join(t.TempDir(), "nope.pub")}, "--public-key"},
+		{[]string{"--public-key", pub, "--tls-cert", "c.pem"}, "--tls-key"},
+		{[]string{"--public-key", pub, "--max-rooms", "-1"}, "--max-rooms must not be negative"},
+		{[]string{"--public-key", pub, "extra"}, "unexpected argument"},
+	} {
+		err := relayCmd(context.Background(), tc.args, nil, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.say) {
+			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.say)
+		}
+	}
+}
