@@ -10,7 +10,8 @@
 // sends the host subscribe, and streams: the first attach from seq 0 (all
 // the session's ring), a reconnect from the session's head (frames lost
 // with a dropped leg are never resent; the relay truncates at the gap and
-// asks for a snapshot). A relay ring-miss error makes the next attach start
+// asks for a snapshot); after Exit a reconnect resends the Exit frame,
+// which the relay drops if it has it. A relay ring-miss error makes the next attach start
 // from 0 again. When the carrier falls off the session's ring (the relay
 // was slower than the session), it publishes a snapshot and carries on
 // from it, so the relay sees a gap followed by a fresh screen.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
@@ -356,4 +357,39 @@ func TestCancelReturnsPromptlyAndJoinsEverything(t *testing.T) {
 	}
 	r.proxy.Release(faultproxy.Upstream)
 	// TestMain's goleak check covers the goroutines RunHost started.
+}
+
+func TestAStalledRelayNeverBlocksTheSession(t *testing.T) {
+	// A small ring, so that the carrier falls off it while the relay is
+	// stalled and has to re-anchor.
+	r := newRig(t, "lines", fastRelay(), func(s *ptyhost.Spec) { s.RingBytes = 256 << 10 })
+	cfg := r.config()
+	cfg.FinalScreenWindow = time.Minute // the window outlasts the stall
+	r.start(t, cfg)
+	v := r.join(t, attachwire.RoleViewer, "watcher", attachwire.Subscribe{})
+	v.until(t, "the child's first line", v.sees("ready"))
+	r.proxy.Stall(faultproxy.Upstream)
+	r.sess.WriteInput([]byte("burst 60000\nexit 5\n")) // about 5 MiB
+	select {
+	case <-r.sess.Done(): // the session ran to its end with the carrier stuck
+	case <-time.After(10 * watchdog):
+		t.Fatalf("the session did not finish while the relay was stalled (proxy %+v)", r.proxy.Stats())
+	}
+	r.proxy.Release(faultproxy.Upstream)
+	_, head, _ := r.sess.Snapshot()
+	v.untilWithin(t, "the end of the session", 3*watchdog, func(v *view) bool {
+		if v.exit != nil {
+			return true
+		}
+		for _, f := range v.frames {
+			if f.Type == attachwire.TypeSnapshot && atSeq(t, f) == head {
+				return true
+			}
+		}
+		return false
+	})
+	if v.exit != nil && v.exit.Code != 5 {
+		t.Fatalf("exit code %d, want 5", v.exit.Code)
+	}
+	checkContiguous(t, v.frames)
 }

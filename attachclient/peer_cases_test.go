@@ -483,3 +483,22 @@ func TestPeerEpochStaleBudgetResetsAfterAStableLeg(t *testing.T) {
 		})
 	}
 }
+
+func TestPeerReconnectAfterExitResendsTheExitFrame(t *testing.T) {
+	p := newPeer(t, false)
+	sess := spawn(t, "hello", 1)
+	cfg := p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()})
+	cfg.FinalScreenWindow = time.Minute
+	runHost(t, cfg)
+	l1 := p.leg(t)
+	l1.sendControl(t, attachwire.RoomState{State: attachwire.RoomLive}) // admitted
+	exit := l1.until(t, "Exit", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeExit })
+	l1.ws.CloseNow()
+	// The relay may not have received it: the next leg carries it again,
+	// and nothing before it.
+	l2 := p.leg(t)
+	again := l2.until(t, "Exit again", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeExit })
+	if again.Seq != exit.Seq || l2.snapshot()[0].Seq != exit.Seq {
+		t.Fatalf("second leg sent seq %d first and Exit at %d, want only the Exit at %d", l2.snapshot()[0].Seq, again.Seq, exit.Seq)
+	}
+}

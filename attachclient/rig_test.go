@@ -33,15 +33,20 @@ func testLogger() *slog.Logger {
 }
 
 // spawn starts this test binary as the named helper child under a PTY.
-func spawn(t testing.TB, helper string, epoch uint64) *ptyhost.Session {
+// Each opt adjusts the Spec first.
+func spawn(t testing.TB, helper string, epoch uint64, opts ...func(*ptyhost.Spec)) *ptyhost.Session {
 	t.Helper()
-	s, err := ptyhost.Spawn(ptyhost.Spec{
+	spec := ptyhost.Spec{
 		Command: []string{os.Args[0], "-test.run=^$"},
 		Env:     []string{attachclient.HelperEnv + "=" + helper, "GORACE=atexit_sleep_ms=0"},
 		Epoch:   epoch,
 		Cols:    80,
 		Rows:    24,
-	})
+	}
+	for _, o := range opts {
+		o(&spec)
+	}
+	s, err := ptyhost.Spawn(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ type rig struct {
 	cancel context.CancelFunc
 }
 
-func newRig(t testing.TB, helper string, rcfg relay.Config) *rig {
+func newRig(t testing.TB, helper string, rcfg relay.Config, opts ...func(*ptyhost.Spec)) *rig {
 	t.Helper()
 	r := &rig{room: "room-" + strings.ReplaceAll(t.Name(), "/", "-"), epoch: 7, result: make(chan error, 1)}
 	srv := relaytest.NewServer(t, rcfg)
@@ -90,7 +95,7 @@ func newRig(t testing.TB, helper string, rcfg relay.Config) *rig {
 	}
 	t.Cleanup(func() { p.Close() })
 	r.proxy = p
-	r.sess = spawn(t, helper, r.epoch)
+	r.sess = spawn(t, helper, r.epoch, opts...)
 	return r
 }
 

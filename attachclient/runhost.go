@@ -174,6 +174,12 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 	after := uint64(0)
 	if h.streamed {
 		after = head
+		if _, exited := h.cfg.Session.Exit(); exited && head > 0 {
+			// The Exit frame is resent on every leg after it: the relay
+			// drops it as a duplicate if the lost leg delivered it, and
+			// otherwise would never learn the session ended.
+			after = head - 1
+		}
 	}
 	return h.runLeg(ctx, tok, claims, after)
 }
