@@ -77,7 +77,7 @@ func (h *host) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if admitted != (time.Time{}) {
+		if !admitted.IsZero() {
 			h.streamed = true
 			h.bo.reset()
 			if time.Since(admitted) >= h.cfg.EpochStaleStableWindow {
