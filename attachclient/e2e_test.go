@@ -103,12 +103,20 @@ func TestAuthoritativeResizeReachesTheChild(t *testing.T) {
 	d.until(t, "the child's first line", d.sees("ready"))
 	pen := d.pen(t)
 	// The holder's viewport is the size: the host applies it verbatim and
-	// echoes it in the stream.
-	d.until(t, "the applied Resize echo", func(v *view) bool {
+	// echoes it in the stream (or the viewer learns it from a snapshot
+	// taken after it, when the echo came before the snapshot's atSeq).
+	d.until(t, "the applied size", func(v *view) bool {
 		for _, f := range v.frames {
-			if f.Type == attachwire.TypeResize {
+			switch f.Type {
+			case attachwire.TypeResize:
 				rz, err := attachwire.DecodeResize(f.Payload)
-				return err == nil && rz.Cols == 100 && rz.Rows == 30
+				if err == nil && rz.Cols == 100 && rz.Rows == 30 {
+					return true
+				}
+			case attachwire.TypeSnapshot:
+				if cols, rows := snapshotSize(t, f); cols == 100 && rows == 30 {
+					return true
+				}
 			}
 		}
 		return false

@@ -294,6 +294,20 @@ func snapshotText(t testing.TB, f attachwire.Frame) string {
 	return b.String()
 }
 
+// snapshotSize returns a snapshot's screen size.
+func snapshotSize(t testing.TB, f attachwire.Frame) (cols, rows int) {
+	t.Helper()
+	snap, err := attachwire.DecodeSnapshot(f.Payload)
+	if err != nil {
+		t.Fatalf("bad snapshot: %v", err)
+	}
+	scr, err := snap.DecodeScreen()
+	if err != nil {
+		t.Fatalf("bad snapshot screen: %v", err)
+	}
+	return scr.Cols, scr.Rows
+}
+
 // atSeq returns the seq a snapshot frame reflects.
 func atSeq(t testing.TB, f attachwire.Frame) uint64 {
 	t.Helper()
