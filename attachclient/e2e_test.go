@@ -401,3 +401,16 @@ func TestAStalledRelayNeverBlocksTheSession(t *testing.T) {
 	}
 	checkContiguous(t, v.frames)
 }
+
+func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
+	r := newRig(t, "lines", fastRelay())
+	r.proxy.RefuseNext(1 << 20) // the relay is unreachable
+	cfg := r.config()
+	cfg.BackoffMin, cfg.BackoffMax = time.Hour, time.Hour // parked in a wait
+	r.start(t, cfg)
+	r.waitDials(t, 1)
+	r.cancel()
+	if err := r.wait(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunHost = %v, want context.Canceled", err)
+	}
+}
