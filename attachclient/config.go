@@ -1,0 +1,145 @@
+package attachclient
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/ptyhost/ptyhost/agent"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Subprotocol is the WebSocket subprotocol the host offers and the relay
+// must echo.
+const Subprotocol = "interactive-attach-v1"
+
+// Defaults of the HostConfig fields, as their comments state.
+const (
+	DefaultBackoffMin             = 250 * time.Millisecond
+	DefaultBackoffMax             = 30 * time.Second
+	DefaultDialTimeout            = 15 * time.Second
+	DefaultWriteTimeout           = 10 * time.Second
+	DefaultReadLimit              = 16 << 20
+	DefaultFinalScreenWindow      = 60 * time.Second
+	DefaultEpochStaleMaxRetries   = 8
+	DefaultEpochStaleRetryWindow  = 2 * time.Minute
+	DefaultEpochStaleStableWindow = 30 * time.Second
+)
+
+// HostConfig configures RunHost, which copies it. A zero field takes the
+// default its comment names; AttachURL, TokenSource and Session are
+// required.
+type HostConfig struct {
+	// AttachURL is the room's URL, "wss://relay.example/v1/rooms/<id>"
+	// (ws:// for development). Required.
+	AttachURL string
+	// TokenSource returns the host's attach token; it is called before
+	// every dial, so it can re-mint an expiring token. The token's
+	// sessionId and epoch are what the host subscribes with: its epoch
+	// must equal the session's (its snapshots' Epoch). It must be safe for
+	// concurrent use. Required.
+	TokenSource func(ctx context.Context) (string, error)
+	// Session is the session carried. Required.
+	Session agent.InteractiveSession
+	// Logger receives the carrier's logs (never a token). Nil: discarded.
+	Logger *slog.Logger
+	// Kill ends the session when the relay sends kill; it is called at
+	// most once per RunHost, with RunHost's context, the reason and the
+	// requested signal name (empty: host's choice). Nil: Session.Stop.
+	Kill func(ctx context.Context, reason attachwire.KillReason, signal string) error
+	// HTTPClient performs the WebSocket handshake; its Timeout must be 0
+	// (DialTimeout bounds the handshake). Nil: a client whose transport
+	// is http.DefaultTransport's settings without keep-alive, so that
+	// every attempt is a new connection (a refused handshake's connection
+	// to a draining relay is never reused).
+	HTTPClient *http.Client
+	// BackoffMin and BackoffMax bound the wait between attempts: it
+	// doubles from BackoffMin to BackoffMax, each wait drawn from
+	// [d/2, d] (equal jitter), and starts over once an attempt was
+	// admitted. Zero: 250 ms and 30 s.
+	BackoffMin, BackoffMax time.Duration
+	// DialTimeout bounds a WebSocket handshake. Zero: 15 s.
+	DialTimeout time.Duration
+	// WriteTimeout bounds one message written to the relay; a write that
+	// takes longer ends the leg. Zero: 10 s.
+	WriteTimeout time.Duration
+	// ReadLimit is the largest message accepted from the relay, in bytes.
+	// Zero: 16 MiB.
+	ReadLimit int64
+	// FinalScreenWindow is how long after Exit the host keeps serving the
+	// final screen (answering snapshot requests) before it closes the leg
+	// and RunHost returns nil. Zero: 60 s.
+	FinalScreenWindow time.Duration
+	// EpochStaleMaxRetries is how many epoch-stale refusals are retried
+	// within EpochStaleRetryWindow before RunHost returns ErrEpochStale;
+	// the count is cleared once a leg has stayed admitted for
+	// EpochStaleStableWindow. Zero: 8, 2 min and 30 s.
+	EpochStaleMaxRetries   int
+	EpochStaleRetryWindow  time.Duration
+	EpochStaleStableWindow time.Duration
+}
+
+// withDefaults validates c and returns it with every zero field set.
+func (c HostConfig) withDefaults() (HostConfig, error) {
+	u, err := url.Parse(c.AttachURL)
+	switch {
+	case c.AttachURL == "":
+		return c, configErr("AttachURL is required")
+	case err != nil:
+		return c, configErr("AttachURL: %v", err)
+	case u.Scheme != "ws" && u.Scheme != "wss":
+		return c, configErr("AttachURL scheme %q: want ws or wss", u.Scheme)
+	case c.TokenSource == nil:
+		return c, configErr("TokenSource is required")
+	case c.Session == nil:
+		return c, configErr("Session is required")
+	case c.HTTPClient != nil && c.HTTPClient.Timeout != 0:
+		return c, configErr("HTTPClient.Timeout must be 0 (DialTimeout bounds the handshake)")
+	case c.BackoffMin < 0 || c.BackoffMax < 0 || c.DialTimeout < 0 || c.WriteTimeout < 0 ||
+		c.ReadLimit < 0 || c.FinalScreenWindow < 0 || c.EpochStaleMaxRetries < 0 ||
+		c.EpochStaleRetryWindow < 0 || c.EpochStaleStableWindow < 0:
+		return c, configErr("negative limit")
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.BackoffMin, DefaultBackoffMin)
+	def(&c.BackoffMax, DefaultBackoffMax)
+	def(&c.DialTimeout, DefaultDialTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.FinalScreenWindow, DefaultFinalScreenWindow)
+	def(&c.EpochStaleRetryWindow, DefaultEpochStaleRetryWindow)
+	def(&c.EpochStaleStableWindow, DefaultEpochStaleStableWindow)
+	if c.BackoffMin > c.BackoffMax {
+		return c, configErr("BackoffMin %v is above BackoffMax %v", c.BackoffMin, c.BackoffMax)
+	}
+	if c.ReadLimit == 0 {
+		c.ReadLimit = DefaultReadLimit
+	}
+	if c.EpochStaleMaxRetries == 0 {
+		c.EpochStaleMaxRetries = DefaultEpochStaleMaxRetries
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.HTTPClient == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableKeepAlives = true
+		c.HTTPClient = &http.Client{Transport: tr}
+	}
+	if c.Kill == nil {
+		s := c.Session
+		c.Kill = func(ctx context.Context, _ attachwire.KillReason, _ string) error { return s.Stop(ctx) }
+	}
+	return c, nil
+}
+
+func configErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+}

@@ -1,0 +1,58 @@
+// Package attachclient carries a terminal session to a relay: the host leg
+// of interactive-attach-v1. The host dials out (it never listens), streams
+// the session's frames, and applies what the relay sends back.
+//
+// # Model
+//
+// RunHost(ctx, HostConfig) runs the leg until the session is over. Each
+// attempt calls the TokenSource, dials AttachURL over WebSocket offering
+// the subprotocol interactive-attach-v1 (and checks the echo itself),
+// sends the host subscribe, and streams: the first attach from seq 0 (all
+// the session's ring), a reconnect from the session's head (frames lost
+// with a dropped leg are never resent; the relay truncates at the gap and
+// asks for a snapshot); after Exit a reconnect resends the Exit frame,
+// which the relay drops if it has it. A relay ring-miss error makes the next attach start
+// from 0 again. When the carrier falls off the session's ring (the relay
+// was slower than the session), it publishes a snapshot and carries on
+// from it, so the relay sees a gap followed by a fresh screen.
+//
+// From the relay it applies stamped Input only (unstamped Input is
+// dropped), authoritative Resize verbatim (the session refuses sizes beyond
+// its limits; a zero dimension is a framing error), snapshot_request (an
+// in-stream snapshot before Exit, a seq-0 one sent directly after it),
+// kill (at most once, through HostConfig.Kill) and error controls:
+// epoch-stale, ring-miss and relay-restarting are retried, any other
+// non-retryable error ends RunHost with a *RelayStopError.
+//
+// Between attempts it waits with equal-jitter exponential backoff (reset
+// once an attempt was admitted by the relay). A planned relay restart is
+// announced by an error control, a close 1012, or an HTTP 503 with a
+// delta-seconds Retry-After; the wait is then max(backoff, hint), clamped
+// to BackoffMax, and never ends RunHost. A bare 503 is an ordinary
+// failure; a 429's delta-seconds Retry-After (the relay's dial rate
+// limit) is a floor on the wait in the same way. epoch-stale is retried within a budget (8 within 2 minutes, the
+// count cleared after 30 s admitted); past it RunHost returns
+// ErrEpochStale, as it does at once for a token whose epoch is above the
+// session's.
+//
+// After Exit the leg stays up (reconnecting if need be) until the
+// FinalScreenWindow has passed since Exit, to answer snapshot requests,
+// then closes 1000 "final-screen window elapsed" and RunHost returns nil.
+//
+// # Concurrency
+//
+// RunHost is safe to call from any goroutine; a HostConfig is copied on
+// entry. The carrier reads the session's frames through its own
+// subscription, at its own pace: a slow relay never blocks the session. A
+// leg runs three goroutines (the frame pump, the reader and the leg's
+// supervisor, which is RunHost's own), and RunHost owns one input writer
+// and at most one kill call; all have exited when RunHost returns. A
+// WriteInput blocked on a child that does not read its input is waited
+// for: such a child holds RunHost until it reads or is stopped.
+//
+// # Limits
+//
+// A relay message is at most ReadLimit bytes (16 MiB). Input waiting for
+// the session is bounded to 64 frames; past it the carrier stops reading
+// the relay, which then stops reading the driver (no keystroke is dropped).
+package attachclient

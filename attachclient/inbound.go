@@ -1,0 +1,151 @@
+package attachclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// read applies the relay's messages until the leg ends, and returns why:
+// a classified error control, a classified close, a framing error, or the
+// read error.
+func (l *leg) read(ctx context.Context) error {
+	for {
+		typ, msg, err := l.ws.Read(ctx)
+		if err != nil {
+			return classifyClose(err)
+		}
+		if typ != websocket.MessageBinary {
+			return l.framing(ctx, websocket.StatusUnsupportedData, "binary frames only", errors.New("text message"))
+		}
+		f, err := attachwire.DecodeFrame(msg)
+		if err != nil {
+			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+		}
+		if err := l.apply(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// framing reports a malformed relay message to the relay (error framing,
+// then close with code) and returns the error that ends the leg.
+func (l *leg) framing(ctx context.Context, code websocket.StatusCode, reason string, cause error) error {
+	l.h.log.Warn("attachclient: malformed message from the relay", "err", cause)
+	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(cause.Error())})
+	l.ws.Close(code, reason)
+	return fmt.Errorf("%w: %v", errFraming, cause)
+}
+
+// apply handles one relay frame. The relay sends a host Input, Resize and
+// controls; any other frame type is ignored.
+func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
+	switch f.Type {
+	case attachwire.TypeInput:
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+		}
+		l.seen()
+		if in.UserID == "" {
+			l.h.log.Debug("attachclient: dropped unstamped input", "bytes", len(in.Data))
+			return nil
+		}
+		select {
+		case l.h.inputs <- in.Data: // in.Data aliases this message only
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	case attachwire.TypeResize:
+		r, err := attachwire.DecodeResize(f.Payload)
+		if err != nil {
+			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+		}
+		l.seen()
+		if _, err := l.h.cfg.Session.Resize(int(r.Cols), int(r.Rows), int(r.PxWidth), int(r.PxHeight)); err != nil {
+			l.h.log.Warn("attachclient: resize not applied", "cols", r.Cols, "rows", r.Rows, "err", err)
+		}
+	case attachwire.TypeControl:
+		c, err := attachwire.DecodeControl(f.Payload)
+		if err != nil {
+			// An unknown control type is soft; a malformed known one is
+			// ignored too, as the protocol lets a host ignore controls.
+			l.h.log.Debug("attachclient: ignored control", "err", err)
+			return nil
+		}
+		return l.control(ctx, c)
+	default:
+		l.seen()
+	}
+	return nil
+}
+
+// control handles a relay control.
+func (l *leg) control(ctx context.Context, c attachwire.Control) error {
+	switch c := c.(type) {
+	case attachwire.ErrorControl:
+		err := classifyControl(c)
+		if err == nil {
+			l.h.log.Info("attachclient: relay reported a retryable error", "code", string(c.Code), "msg", c.Message)
+		}
+		return err
+	case attachwire.SnapshotRequest:
+		l.seen()
+		return l.snapshot(ctx)
+	case attachwire.Kill:
+		l.seen()
+		l.h.kill(l.h.runCtx, c)
+	default:
+		l.seen()
+	}
+	return nil
+}
+
+// snapshot answers a snapshot_request: before Exit the snapshot is
+// published in the stream (the pump carries it, in order); after Exit it
+// has seq 0 and is sent directly.
+func (l *leg) snapshot(ctx context.Context) error {
+	f, err := l.h.cfg.Session.EmitSnapshot()
+	if err != nil {
+		l.h.log.Warn("attachclient: snapshot", "err", err)
+		return nil
+	}
+	if f.Seq != 0 {
+		return nil
+	}
+	b, err := f.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("attachclient: encode snapshot: %w", err)
+	}
+	return l.write(ctx, b)
+}
+
+// seen marks the leg admitted at the relay's first frame other than an
+// error: the relay only talks to a bound host.
+func (l *leg) seen() {
+	if l.admitted.IsZero() {
+		l.admitted = time.Now()
+	}
+}
+
+// maxMessage caps an error message sent to the relay, cut at a rune
+// boundary.
+const maxMessage = 200
+
+func capMessage(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	s = s[:maxMessage]
+	for len(s) > 0 && s[len(s)-1]&0xc0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xc0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package attachclient_test
+
+const raceEnabled = false
