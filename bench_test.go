@@ -319,11 +319,18 @@ func newNullTerm(o term.Options) (term.Terminal, error) {
 	return &nullTerm{cols: o.Cols, rows: o.Rows}, nil
 }
 
-func (t *nullTerm) Write([]byte)                  {}
-func (t *nullTerm) Resize(cols, rows, _, _ int)   { t.cols, t.rows = cols, rows }
-func (t *nullTerm) Size() (int, int)              { return t.cols, t.rows }
-func (t *nullTerm) Screen(dst *attachwire.Screen) { dst.Cols, dst.Rows = t.cols, t.rows }
-func (t *nullTerm) Close() error                  { return nil }
+func (t *nullTerm) Write([]byte)                {}
+func (t *nullTerm) Resize(cols, rows, _, _ int) { t.cols, t.rows = cols, rows }
+func (t *nullTerm) Size() (int, int)            { return t.cols, t.rows }
+
+// Screen is a blank screen of the current size, so that a Snapshot of the
+// pipeline is still a valid one.
+func (t *nullTerm) Screen(dst *attachwire.Screen) {
+	blank := slices.Repeat([]attachwire.Cell{attachwire.BlankCell()}, t.cols*t.rows)
+	*dst = attachwire.Screen{Epoch: dst.Epoch, Echo: dst.Echo, Cols: t.cols, Rows: t.rows, Primary: blank}
+}
+
+func (t *nullTerm) Close() error { return nil }
 
 // reportCPU reports the process's CPU time per iteration since cpu0.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
