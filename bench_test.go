@@ -71,25 +71,41 @@ func BenchmarkFirehose(b *testing.B) {
 	// bare reader, alternating as above. A busy machine stretches wall
 	// time but hardly the CPU either spends, so this ratio holds where
 	// engine/bare does not. Run it with -benchtime 10x for the median of
-	// 10 pairs.
+	// 10 pairs. The pipeline with a terminal that does nothing (null)
+	// runs in the same rotation, to split the engine's share from the
+	// plumbing's; csw/MiB counts the process's context switches
+	// (voluntary and involuntary), the scheduling each byte costs;
+	// engine/bare is the wall-clock throughput ratio of the same runs.
 	b.Run("cpu-ratio", func(b *testing.B) {
-		var bare, host []time.Duration
+		runs := []struct {
+			name string
+			run  func()
+			cpu  []time.Duration
+			csw  []int64
+			wall time.Duration
+		}{
+			{name: "bare", run: func() { bareCat(b, path) }},
+			{name: "engine", run: func() { firehose(b, path, newEngine) }},
+			{name: "null", run: func() { firehose(b, path, newNullTerm) }},
+		}
 		for i := 0; b.Loop(); i++ {
-			for j := range 2 {
-				cpu0 := processCPU()
-				if (i+j)%2 == 0 {
-					bareCat(b, path)
-					bare = append(bare, processCPU()-cpu0)
-				} else {
-					firehose(b, path, newEngine)
-					host = append(host, processCPU()-cpu0)
-				}
+			for j := range runs {
+				r := &runs[(i+j)%len(runs)]
+				u0, start := processUsage(), time.Now()
+				r.run()
+				r.wall += time.Since(start)
+				u := processUsage().sub(u0)
+				r.cpu = append(r.cpu, u.cpu)
+				r.csw = append(r.csw, u.csw)
 			}
 		}
-		mb, mh := median(bare), median(host)
-		b.ReportMetric(float64(mb.Milliseconds()), "bare-cpu-ms")
-		b.ReportMetric(float64(mh.Milliseconds()), "engine-cpu-ms")
-		b.ReportMetric(mh.Seconds()/mb.Seconds(), "cpu-ratio")
+		const mib = size >> 20
+		for _, r := range runs {
+			b.ReportMetric(float64(median(r.cpu).Microseconds())/1000, r.name+"-cpu-ms")
+			b.ReportMetric(float64(medianInt(r.csw))/mib, r.name+"-csw/MiB")
+		}
+		b.ReportMetric(median(runs[1].cpu).Seconds()/median(runs[0].cpu).Seconds(), "cpu-ratio")
+		b.ReportMetric(runs[0].wall.Seconds()/runs[1].wall.Seconds(), "engine/bare")
 	})
 	for _, bc := range benchBackends(b) {
 		b.Run(bc.name, func(b *testing.B) {
@@ -265,13 +281,56 @@ func benchSnapshotPayload(b *testing.B, s *Session, dst []byte) []byte {
 }
 
 // processCPU returns the user+system CPU time of this process so far.
-func processCPU() time.Duration {
+func processCPU() time.Duration { return processUsage().cpu }
+
+// usage is what getrusage tells of this process: CPU time (user+system)
+// and context switches (voluntary and involuntary).
+type usage struct {
+	cpu time.Duration
+	csw int64
+}
+
+func (u usage) sub(v usage) usage { return usage{u.cpu - v.cpu, u.csw - v.csw} }
+
+// processUsage returns this process's usage so far.
+func processUsage() usage {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return usage{}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return usage{
+		cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		csw: int64(ru.Nvcsw + ru.Nivcsw),
+	}
 }
+
+// medianInt returns the median of v (the upper one of an even count).
+func medianInt(v []int64) int64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// nullTerm is a terminal that does nothing: the pipeline with it is the
+// host's cost without an emulator's.
+type nullTerm struct{ cols, rows int }
+
+func newNullTerm(o term.Options) (term.Terminal, error) {
+	return &nullTerm{cols: o.Cols, rows: o.Rows}, nil
+}
+
+func (t *nullTerm) Write([]byte)                {}
+func (t *nullTerm) Resize(cols, rows, _, _ int) { t.cols, t.rows = cols, rows }
+func (t *nullTerm) Size() (int, int)            { return t.cols, t.rows }
+
+// Screen is a blank screen of the current size, so that a Snapshot of the
+// pipeline is still a valid one.
+func (t *nullTerm) Screen(dst *attachwire.Screen) {
+	blank := slices.Repeat([]attachwire.Cell{attachwire.BlankCell()}, t.cols*t.rows)
+	*dst = attachwire.Screen{Epoch: dst.Epoch, Echo: dst.Echo, Cols: t.cols, Rows: t.rows, Primary: blank}
+}
+
+func (t *nullTerm) Close() error { return nil }
 
 // reportCPU reports the process's CPU time per iteration since cpu0.
 func reportCPU(b *testing.B, cpu0 time.Duration) {

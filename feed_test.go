@@ -21,21 +21,21 @@ func (w *writeLog) Write(p []byte) {
 	w.fed = append(w.fed, p...)
 }
 
-// TestFeedSlicesLargeChunks: a chunk larger than feedSlice reaches the
-// terminal in order, in slices of at most feedSlice bytes, and is still
-// published as one Output frame; a small chunk is one write.
-func TestFeedSlicesLargeChunks(t *testing.T) {
+// TestFeedWholeChunks: each chunk, small or as large as a frame gets,
+// reaches the terminal in order as one write and is published as one
+// Output frame.
+func TestFeedWholeChunks(t *testing.T) {
 	log := &writeLog{}
 	s := newSession(Spec{RingBytes: DefaultRingBytes})
 	s.term = log
 	var _ term.Terminal = log
 
 	small := []byte("prompt$ ")
-	big := bytes.Repeat([]byte("0123456789abcdef"), (2*feedSlice+100)/16)
+	big := bytes.Repeat([]byte("0123456789abcdef"), MaxOutputFrame/16)
 	s.feed(small)
 	s.feed(big)
 
-	if want := []int{len(small), feedSlice, feedSlice, len(big) - 2*feedSlice}; !slices.Equal(log.writes, want) {
+	if want := []int{len(small), len(big)}; !slices.Equal(log.writes, want) {
 		t.Errorf("terminal writes %v, want %v", log.writes, want)
 	}
 	if want := append(slices.Clone(small), big...); !bytes.Equal(log.fed, want) {

@@ -106,36 +106,22 @@ func (s *Session) feedLoop(chunks <-chan []byte, idle chan<- struct{}, fed chan<
 	}
 }
 
-// feedSlice is how much of a chunk the terminal takes before the feed
-// yields the CPU: two reads of the master's worth.
+// feed runs one chunk through the terminal and publishes it, under the
+// session lock, so a snapshot never sees the terminal ahead of the
+// frames.
 //
-// Why yield: the read path is a relay between threads. Each read of the
-// master makes the kernel's tty worker refill the master's 4 KiB buffer,
-// which lets the child write more; every step waits for a CPU. The feed
-// is the one thread that computes for long (a 32 KiB chunk takes the
-// engine about 150 µs), and a kernel scheduler lets a woken thread wait
-// behind it for part of a time slice. Yielding after each slice lets the
-// waiting steps run at once: with the engine on a quiet 2-core machine it
-// moved the firehose from about 0.77 to about 0.9 of a bare reader.
-// Every yield is a system call, and often a context switch: a tenth of
-// the pipeline's CPU at one per 4 KiB. One per 8 KiB measured the same
-// throughput for half of that (docs/performance.md).
-const feedSlice = 8 << 10
-
-// feed runs one chunk through the terminal and publishes it. The lock
-// covers the whole chunk, yields included, so a snapshot never sees the
-// terminal ahead of the frames.
+// It does not give up the CPU part-way through a large chunk any more.
+// A sched_yield every few KiB once helped, when the read loop read on
+// beside the feed and the child and the kernel's tty worker had to wait
+// behind both for a CPU; since the read loop waits for a busy feed and
+// then takes what came meanwhile in one chunk, the other core is free
+// while the feed computes, and on a loaded machine each yield was a
+// context switch that handed the CPU to other processes
+// (docs/performance.md, session 4).
 func (s *Session) feed(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for rest := p; ; {
-		n := min(len(rest), feedSlice)
-		s.term.Write(rest[:n])
-		if rest = rest[n:]; len(rest) == 0 {
-			break
-		}
-		yieldCPU()
-	}
+	s.term.Write(p)
 	s.publishLocked(attachwire.TypeOutput, p)
 }
 
