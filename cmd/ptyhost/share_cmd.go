@@ -27,8 +27,10 @@ Before CMD takes the screen, share prints the links: a watch and a drive
 'ptyhost attach' line (the token in PTYHOST_TOKEN, never a plain argument
 that shows in ps) and a watch and a drive browser address (the token in
 the #fragment, which a browser never sends to a server). They are then
-scrolled into this terminal's scrollback. Anyone holding a link can use
-it until it expires: give drive links only to people who may type.
+scrolled into this terminal's scrollback. Each link holds its own token,
+which the relay admits for one connection at a time (a dropped one may
+come back); anyone holding a link can use it until it expires: give drive
+links only to people who may type.
 
 When CMD exits, viewers keep seeing its final screen for the
 --final-screen window, which share says, and Ctrl-C ends at once. share
@@ -192,9 +194,9 @@ func writeLinks(w io.Writer, l share.Links, prog string, rows int) {
 	fmt.Fprintf(w, "ptyhost share: room %s, %s\n\n", l.Room, where)
 	fmt.Fprintf(w, "Watch in a terminal:\n  PTYHOST_TOKEN=%s %s attach %s\n", l.ViewerToken, prog, l.AttachURL)
 	fmt.Fprintf(w, "Drive in a terminal:\n  PTYHOST_TOKEN=%s %s attach --drive %s\n", l.DriverToken, prog, l.AttachURL)
-	fmt.Fprintf(w, "Watch in a browser:\n  %s\n", l.BrowserURL(l.ViewerToken))
-	fmt.Fprintf(w, "Drive in a browser:\n  %s\n\n", l.BrowserURL(l.DriverToken))
-	fmt.Fprintf(w, "The links work until %s. Give drive links only to people who may type.\n",
+	fmt.Fprintf(w, "Watch in a browser:\n  %s\n", l.BrowserURL(l.PageViewerToken))
+	fmt.Fprintf(w, "Drive in a browser:\n  %s\n\n", l.BrowserURL(l.PageDriverToken))
+	fmt.Fprintf(w, "Each link serves one viewer at a time until %s. Give drive links only to people who may type.\n",
 		l.Expires.Local().Format("2006-01-02 15:04 MST"))
 	fmt.Fprint(w, "(These lines stay in your terminal's scrollback.)\n")
 	if rows > 0 {

@@ -7,8 +7,9 @@
 // whose signing key the caller holds. Without one it starts an embedded
 // relay (package relay) on 127.0.0.1 with a fresh Ed25519 key that lives
 // in memory only, so one process on one machine hosts a shareable
-// session. Either way Start mints the links: a viewer and a driver token
-// for the room, the room's attach URL and the browser page's URL.
+// session. Either way Start mints the links: the room's attach URL and
+// the browser page's URL, each with a viewer and a driver token of its own
+// (the relay admits one live connection per token).
 // Share.Carry then runs attachclient.RunHost for the session, minting a
 // fresh host token (new jti, short life) before every dial.
 //

@@ -36,10 +36,13 @@ const (
 	// DefaultOrg is the orgId of the tokens when Config.Org is empty, as
 	// `ptyhost token` uses.
 	DefaultOrg = "default"
-	// ViewerUser and DriverUser are the userIds of the links' tokens: what
-	// presence shows for whoever opens them.
-	ViewerUser = "viewer"
-	DriverUser = "driver"
+	// ViewerUser and DriverUser are the userIds of the terminal links'
+	// tokens, PageViewerUser and PageDriverUser of the browser links':
+	// what presence shows for whoever opens them.
+	ViewerUser     = "viewer"
+	DriverUser     = "driver"
+	PageViewerUser = "web-viewer"
+	PageDriverUser = "web-driver"
 )
 
 // ErrConfig reports a Config that cannot work; the message says which
@@ -85,9 +88,12 @@ type Links struct {
 	AttachURL string
 	// PageURL is the browser viewer's address, without a token.
 	PageURL string
-	// ViewerToken and DriverToken are the link tokens: watch, and watch
-	// or drive.
-	ViewerToken, DriverToken string
+	// ViewerToken and DriverToken are the terminal links' tokens (watch;
+	// watch or drive), PageViewerToken and PageDriverToken the browser
+	// links'. Each is its own token: the relay admits one live connection
+	// per token, so each link serves one viewer at a time.
+	ViewerToken, DriverToken         string
+	PageViewerToken, PageDriverToken string
 	// Expires is when both tokens stop admitting new connections.
 	Expires time.Time
 	// Embedded reports a relay started by Start, reachable from this
@@ -234,12 +240,21 @@ func (s *Share) mintLinks(base *url.URL) error {
 		Expires:   now.Add(s.cfg.LinkTTL),
 		Embedded:  s.stopRelay != nil,
 	}
-	var err error
-	if l.ViewerToken, err = s.mint(attachwire.RoleViewer, ViewerUser, now, s.cfg.LinkTTL); err != nil {
-		return err
-	}
-	if l.DriverToken, err = s.mint(attachwire.RoleDriver, DriverUser, now, s.cfg.LinkTTL); err != nil {
-		return err
+	for _, t := range []struct {
+		dst  *string
+		role attachwire.Role
+		user string
+	}{
+		{&l.ViewerToken, attachwire.RoleViewer, ViewerUser},
+		{&l.DriverToken, attachwire.RoleDriver, DriverUser},
+		{&l.PageViewerToken, attachwire.RoleViewer, PageViewerUser},
+		{&l.PageDriverToken, attachwire.RoleDriver, PageDriverUser},
+	} {
+		tok, err := s.mint(t.role, t.user, now, s.cfg.LinkTTL)
+		if err != nil {
+			return err
+		}
+		*t.dst = tok
 	}
 	s.Links = l
 	return nil
