@@ -44,7 +44,8 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
                      links
   --port N           the embedded relay's port on 127.0.0.1 (default: any
                      free port)
-  --room ID          the room, which is the session id (default: random)
+  --room ID          the room, which is the session id: letters, digits,
+                     - _ . ~ (default: share- and 12 random hex digits)
   --org O            the tokens' organization (default "default")
   --ttl DURATION     how long the links admit new connections (default
                      24h, at most 168h); a viewer reuses its link's token

@@ -155,6 +155,8 @@ func (c *Config) check() (*url.URL, error) {
 		return nil, fmt.Errorf("%w: link TTL %v is not in 0..%v", ErrConfig, c.LinkTTL, MaxLinkTTL)
 	case c.FinalScreenWindow < 0:
 		return nil, fmt.Errorf("%w: negative final-screen window", ErrConfig)
+	case !roomID(c.Room):
+		return nil, fmt.Errorf("%w: room %q: want 1 to 128 letters, digits, '-', '_', '.' or '~'", ErrConfig, c.Room)
 	}
 	if c.LinkTTL == 0 {
 		c.LinkTTL = DefaultLinkTTL
@@ -171,6 +173,21 @@ func (c *Config) check() (*url.URL, error) {
 		return nil, nil
 	}
 	return relayBase(c.RelayURL)
+}
+
+// roomID reports whether s is a room id that goes into a URL path as it
+// is (URL-unreserved characters only); empty asks for a random one.
+func roomID(s string) bool {
+	if len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.~", r)
+		if !ok {
+			return false
+		}
+	}
+	return s != "." && s != ".."
 }
 
 // relayBase parses a relay's URL into its ws:// or wss:// base, without
