@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,7 +15,9 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
+	"github.com/ptyhost/ptyhost/token"
 	"github.com/ptyhost/ptyhost/web"
 )
 
@@ -304,6 +309,18 @@ func TestShareEndsAfterTheFinalScreenWindow(t *testing.T) {
 
 // share's usage mistakes are caught before anything starts.
 func TestShareUsage(t *testing.T) {
+	_, key, err := token.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pem, err := token.MarshalPrivateKeyPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "relay.key")
+	if err := os.WriteFile(keyFile, pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -315,7 +332,9 @@ func TestShareUsage(t *testing.T) {
 		{"ttl too long", []string{"share", "--ttl", "200h", "--", "true"}, "--ttl must be in"},
 		{"no command", []string{"share"}, "missing command"},
 		{"not a terminal", []string{"share", "--", "true"}, "stdin is not a terminal"},
-		{"bad relay URL", []string{"share", "--relay", "ftp://x", "--key", "testdata/missing.key", "--", "true"}, "--key"},
+		{"missing key file", []string{"share", "--relay", "ws://127.0.0.1:1", "--key", "testdata/missing.key", "--", "true"}, "--key"},
+		{"bad relay URL", []string{"share", "--relay", "ftp://x", "--key", keyFile, "--", "true"}, `relay URL "ftp://x"`},
+		{"bad room", []string{"share", "--room", "a/b", "--", "true"}, `room "a/b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := cli(t, "", "", tc.args...)
@@ -324,4 +343,35 @@ func TestShareUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With --relay and --key, share carries the session to that relay, with
+// host tokens and links minted by the key: a viewer holding a token the
+// relay's operator minted (not one of the links) sees the session, and
+// the links name that relay.
+func TestShareThroughARelayYouRun(t *testing.T) {
+	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	pem, err := token.MarshalPrivateKeyPEM(s.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "relay.key")
+	if err := os.WriteFile(keyFile, pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := newTmux(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "/bin/sh")
+	tm.typeLine(helperEnv + "=tui " + shellQuote(ptyhostBin) + " share --relay " + s.URL + " --key " + shellQuote(keyFile) +
+		" --room mine --org " + relaytest.DefaultOrg + " --final-screen 1s -- " + shellQuote(self(t)) + "; echo rc=$?")
+	tm.waitFor("TUI-READY")
+	l := readLinks(t, tm, "main")
+	if l.attachURL != s.RoomURL("mine") || !strings.HasPrefix(l.watchPage, s.HTTPURL+"/v1/rooms/mine/view#token=") {
+		t.Fatalf("links name %s and %s, want the relay's room", l.attachURL, l.watchPage)
+	}
+	v := watch(t, s.RoomURL("mine"), "mine", s.ViewerToken(t, "mine", "operator"), attachwire.RoleViewer, false)
+	tm.typeLine("over-your-relay")
+	v.until(t, "what the sharer typed", func(s string, _ *attachwire.Exit) bool { return strings.Contains(s, "got: over-your-relay") })
+	tm.typeLine("exit 5")
+	v.until(t, "Exit 5", func(_ string, ex *attachwire.Exit) bool { return ex != nil && ex.Code == 5 })
+	tm.waitFor("rc=5")
 }
