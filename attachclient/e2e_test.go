@@ -3,7 +3,12 @@ package attachclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -413,4 +418,57 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	if err := r.wait(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunHost = %v, want context.Canceled", err)
 	}
+}
+
+// The relay's kill (Relay.Kill, what an operator's control plane calls)
+// reaches the host through the real relay; the default Kill hook stops
+// the session, which ends the child's whole process group (here a
+// grandchild that ignores SIGHUP and SIGTERM and dies only of the
+// group's SIGKILL), and the viewer gets the Exit.
+func TestKillEndsTheProcessGroupAndTheViewerSeesExit(t *testing.T) {
+	r := newRig(t, "group", fastRelay())
+	r.start(t, r.config())
+	v := r.join(t, attachwire.RoleViewer, "watcher", attachwire.Subscribe{})
+	v.until(t, "the grandchild's pid", v.sees("ready"))
+	m := regexp.MustCompile(`GRANDCHILD (\d+)`).FindStringSubmatch(v.text.String())
+	if m == nil {
+		t.Fatalf("no grandchild: %q", v.text.String())
+	}
+	grandchild, _ := strconv.Atoi(m[1])
+	if !alive(grandchild) {
+		t.Fatalf("grandchild %d is not running before the kill", grandchild)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	delivered, err := r.srv.Load().Relay.Kill(ctx, relaytest.DefaultOrg, r.room, attachwire.KillStopped, "SIGTERM")
+	if err != nil || !delivered {
+		t.Fatalf("Relay.Kill = %v, %v; want delivered", delivered, err)
+	}
+	v.until(t, "Exit", func(v *view) bool { return v.exit != nil })
+	if v.exit.Signal == "" {
+		t.Fatalf("Exit %+v: want death by a signal", *v.exit)
+	}
+	deadline := time.Now().Add(watchdog)
+	for alive(grandchild) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d of the killed session is still running", grandchild)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatalf("RunHost = %v, want nil after the window", err)
+	}
+}
+
+// alive reports whether pid runs: it exists and is not a zombie (a dead
+// process not yet reaped by whoever inherited it).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: existence only
+	}
+	// The state follows the command name's closing parenthesis.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,8 +38,24 @@ func TestMain(m *testing.M) {
 //	firehose writes $FIREHOSE_BYTES bytes of 79-character lines and exits
 //	rawcat puts its terminal in raw mode and copies its input to its
 //	       output byte for byte
+//	group  starts a "stubborn" grandchild in its process group, prints
+//	       "GRANDCHILD <pid>", then behaves as lines
+//	stubborn ignores SIGHUP and SIGTERM and sleeps: only SIGKILL ends it
 func runHelper(name string) int {
 	switch name {
+	case "group":
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), HelperEnv+"=stubborn")
+		if err := cmd.Start(); err != nil {
+			fmt.Println("GRANDCHILD error", err)
+			return 2
+		}
+		fmt.Printf("GRANDCHILD %d\n", cmd.Process.Pid)
+		return lines()
+	case "stubborn":
+		signal.Ignore(syscall.SIGHUP, syscall.SIGTERM)
+		time.Sleep(time.Hour)
+		return 0
 	case "hello":
 		fmt.Println("hello from the child")
 		return 3

@@ -6,14 +6,16 @@ import (
 )
 
 // hostWriter is the one goroutine writing to a host leg: errors the relay
-// queued for it, snapshot requests and the authoritative size (coalesced
-// in the room), then stamped Input from the room's queue, which it drains
-// in order. Every relay→host frame has seq 0. It returns when the leg ends.
+// queued for it, kills (Relay.Kill), snapshot requests and the
+// authoritative size (coalesced in the room), then stamped Input from the
+// room's queue, which it drains in order. Every relay→host frame has seq 0.
+// It returns when the leg ends.
 func (l *leg) hostWriter() {
 	defer l.finish()
+	defer l.failKills()
 	rm := l.room
 	for {
-		if !l.flushOut() {
+		if !l.flushOut() || !l.writeKills() {
 			return
 		}
 		snap, rs := rm.takeHostControls(l)

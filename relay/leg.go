@@ -52,6 +52,10 @@ type leg struct {
 	viewport *attachwire.Viewport // the leg's latest advertised size
 	pacer    *rate.Limiter        // ViewerBytesPerSecond, or nil; used by the writer only
 	resume   *resumeRequest       // a resume_from waiting for the viewer writer
+	// kills wait for a host leg's writer (Relay.Kill); killsDone is set
+	// when that writer has stopped taking them.
+	kills     []*killOrder
+	killsDone bool
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {

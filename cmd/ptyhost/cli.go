@@ -61,6 +61,7 @@ var commands = map[string]command{
 	"token":   {tokenCmd, tokenHelp},
 	"relay":   {relayCmd, relayHelp},
 	"attach":  {attachCmd, attachHelp},
+	"share":   {shareCmd, shareHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as

@@ -6,6 +6,8 @@
 //	ptyhost exec [--size COLSxROWS] [--input TEXT] [--input-file FILE] [--wait-for REGEX]
 //	             [--quiet-for DURATION] [--timeout DURATION] [--format text|ansi|json]
 //	             [--frames FILE] [--record FILE] -- CMD [ARGS...]
+//	ptyhost share [--relay URL --key FILE | --port N] [--room ID] [--ttl DURATION]
+//	              [--final-screen DURATION] [run's flags] -- CMD [ARGS...]
 //	ptyhost play [--speed X] [--idle-limit DURATION] [--screen] [--format text|ansi|json] FILE.cast
 //	ptyhost version
 //	ptyhost help [COMMAND]
@@ -14,7 +16,9 @@
 // restored, also on a panic or SIGINT, SIGTERM, SIGHUP), the program's
 // screen painted from a snapshot, its output sanitized with the Driver
 // profile, keys forwarded, window resizes applied, and a restore trailer
-// written at the end. exec runs the program headless, types scripted
+// written at the end. share does the same and carries the session to a
+// relay (its own on 127.0.0.1 unless --relay), printing the viewers' links
+// first and serving the final screen for a while after the exit. exec runs the program headless, types scripted
 // input, waits for it to exit, for a pattern on its screen, for quiet, for
 // a timeout or an interrupt, and prints the screen as text, an ANSI
 // screenshot (safe to cat) or JSON. play replays

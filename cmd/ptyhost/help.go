@@ -30,6 +30,7 @@ Commands:
   token    mint an attach token for a relay
   relay    run the reference relay hosts and viewers meet at
   attach   watch or drive a session shared through a relay
+  share    run CMD attached to this terminal and share it through a relay
   version  print the version
   help     print help for a command: ptyhost help exec
 

@@ -106,7 +106,7 @@ func buildCLI(bin string) error {
 //	tui        alternate screen, mouse, bracketed paste and focus on; then
 //	           answer lines: "size" prints the window size, "ppid" the
 //	           parent's pid, "quit" exits without resetting anything,
-//	           anything else is echoed
+//	           "exit N" does too with status N, anything else is echoed
 func helperMain(mode string, args []string) int {
 	out := os.Stdout
 	switch mode {
@@ -162,7 +162,12 @@ func helperMain(mode string, args []string) int {
 		fmt.Fprint(out, "TUI-READY\n")
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
-			switch line := strings.TrimSpace(sc.Text()); line {
+			line := strings.TrimSpace(sc.Text())
+			if n, ok := strings.CutPrefix(line, "exit "); ok {
+				code, _ := strconv.Atoi(n)
+				return code
+			}
+			switch line {
 			case "quit":
 				return 0
 			case "ppid":

@@ -26,24 +26,36 @@ type runOptions struct {
 func parseRun(args []string) (runOptions, error) {
 	var o runOptions
 	fs := newFlagSet("run")
+	addRunFlags(fs, &o)
+	return o, parseRunCommand("run", fs, args, &o)
+}
+
+// addRunFlags registers the flags that say how CMD runs, for run and the
+// commands built on it (share).
+func addRunFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.Var(&o.size, "size", "")
 	fs.StringVar(&o.record, "record", "", "")
 	fs.Var(intFlag{&o.scrollback}, "scrollback", "")
 	fs.Var(intFlag{&o.ring}, "ring", "")
 	fs.Var(&o.backend, "backend", "")
-	cmd, err := parseCommand("run", fs, args)
+}
+
+// parseRunCommand parses args against fs (which holds the flags of
+// addRunFlags, and maybe more) and checks the run flags' values.
+func parseRunCommand(cmd string, fs *flag.FlagSet, args []string, o *runOptions) error {
+	command, err := parseCommand(cmd, fs, args)
 	if err != nil {
-		return o, err
+		return err
 	}
-	o.command = cmd
+	o.command = command
 	fs.Visit(func(f *flag.Flag) { o.scrollbackSet = o.scrollbackSet || f.Name == "scrollback" })
 	switch {
 	case o.scrollback < 0 || o.scrollback > ptyhost.MaxScrollback:
-		return o, usagef("run", "--scrollback must be in 0..%d", ptyhost.MaxScrollback)
+		return usagef(cmd, "--scrollback must be in 0..%d", ptyhost.MaxScrollback)
 	case o.ring < 0 || o.ring > ptyhost.MaxRingBytes:
-		return o, usagef("run", "--ring must be in 0..%d bytes", ptyhost.MaxRingBytes)
+		return usagef(cmd, "--ring must be in 0..%d bytes", ptyhost.MaxRingBytes)
 	}
-	return o, nil
+	return nil
 }
 
 func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -51,9 +63,21 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err // flag.ErrHelp too: run prints the help
 	}
+	a, err := spawnAttached("run", o, stdin, stdout, 0)
+	if err != nil {
+		return err
+	}
+	return a.run(ctx)
+}
+
+// spawnAttached spawns o's command for this terminal (stdin must be one)
+// at its size, with epoch stamped into its snapshots (0: the host's
+// choice), and returns the attachment that drives it from here. cmd
+// names the command in messages.
+func spawnAttached(cmd string, o runOptions, stdin io.Reader, stdout io.Writer, epoch uint64) (*attachment, error) {
 	fd, ok := fileFd(stdin)
 	if !ok || !isTerminal(fd) {
-		return usagef("run", "stdin is not a terminal; to run a program headless use 'ptyhost exec -- CMD'")
+		return nil, usagef(cmd, "stdin is not a terminal; to run a program headless use 'ptyhost exec -- CMD'")
 	}
 	cols, rows, pxW, pxH, err := termSize(fd)
 	if err != nil {
@@ -71,6 +95,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		// As in exec: a FIFO or device the user named is written in place.
 		RecordSpecial: true,
 		Backend:       o.backend.b,
+		Epoch:         epoch,
 	}
 	if o.scrollbackSet {
 		spec.Scrollback = o.scrollback
@@ -80,17 +105,17 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	}
 	sess, err := ptyhost.Spawn(spec)
 	if err != nil {
-		return spawnProblem("run", o.command[0], err)
+		return nil, spawnProblem(cmd, o.command[0], err)
 	}
 	if pxW > 0 || pxH > 0 {
 		sess.Resize(spec.Cols, spec.Rows, min(pxW, ptyhost.MaxPixels), min(pxH, ptyhost.MaxPixels))
 	}
-	a := &attachment{fd: fd, out: stdout, sess: sess, fixedSize: o.size.set}
-	return a.run(ctx)
+	return &attachment{cmd: cmd, fd: fd, out: stdout, sess: sess, fixedSize: o.size.set}, nil
 }
 
 // attachment is one run: this terminal attached as the driver of sess.
 type attachment struct {
+	cmd       string // the command, in messages
 	fd        int
 	out       io.Writer
 	sess      *ptyhost.Session
@@ -105,13 +130,13 @@ func (a *attachment) run(ctx context.Context) (err error) {
 	defer a.stopSession()
 	raw, err := makeRaw(a.fd)
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return fmt.Errorf("%s: %w", a.cmd, err)
 	}
 	a.raw = raw
 	defer a.restore() // also runs while a panic unwinds this goroutine
 	att, err := attachDriver(a.sess)
 	if err != nil {
-		return &hostError{op: "run: attach", err: err}
+		return &hostError{op: a.cmd + ": attach", err: err}
 	}
 	defer att.Close()
 
@@ -120,7 +145,7 @@ func (a *attachment) run(ctx context.Context) (err error) {
 		return err
 	}, a.guard)
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return fmt.Errorf("%s: %w", a.cmd, err)
 	}
 	// The pump may be blocked writing to a child that does not read: put
 	// the terminal back first, then end the session (which releases that
@@ -153,7 +178,7 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 		case ctx.Err() != nil:
 			return interrupted(ctx)
 		case err != nil:
-			return fmt.Errorf("run: %w", err)
+			return fmt.Errorf("%s: %w", a.cmd, err)
 		}
 		var paint []byte
 		switch f.Type {
@@ -162,11 +187,11 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 		case attachwire.TypeSnapshot:
 			snap, err := attachwire.DecodeSnapshot(f.Payload)
 			if err != nil {
-				return fmt.Errorf("run: %w", err)
+				return fmt.Errorf("%s: %w", a.cmd, err)
 			}
 			scr, err := snap.DecodeScreen()
 			if err != nil {
-				return fmt.Errorf("run: %w", err)
+				return fmt.Errorf("%s: %w", a.cmd, err)
 			}
 			buf = appendDriverRepaint(buf[:0], &scr)
 			paint = buf
@@ -177,7 +202,7 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 		}
 		if len(paint) > 0 {
 			if _, err := a.out.Write(paint); err != nil {
-				return fmt.Errorf("run: %w", err)
+				return fmt.Errorf("%s: %w", a.cmd, err)
 			}
 		}
 	}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ptyhost/ptyhost/internal/share"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+const shareHelp = `usage: ptyhost share [flags] -- CMD [ARGS...]
+
+Runs CMD in this terminal exactly as 'ptyhost run' does, and shares it
+through a relay: others watch it, or drive it, with 'ptyhost attach' or a
+browser. Without --relay, share starts a relay of its own on 127.0.0.1 with
+a fresh key held in memory, so the links work on this machine only and end
+with this command.
+
+Before CMD takes the screen, share prints the links: a watch and a drive
+'ptyhost attach' line (the token in PTYHOST_TOKEN, never a plain argument
+that shows in ps) and a watch and a drive browser address (the token in
+the #fragment, which a browser never sends to a server). They are then
+scrolled into this terminal's scrollback. Each link holds its own token,
+which the relay admits for one connection at a time (a dropped one may
+come back); anyone holding a link can use it until it expires: give drive
+links only to people who may type.
+
+When CMD exits, viewers keep seeing its final screen for the
+--final-screen window, which share says, and Ctrl-C ends at once. share
+exits with CMD's status either way.
+
+Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
+  --relay URL        the relay to share through (ws://, wss://, http:// or
+                     https://HOST[:PORT]); needs --key
+  --key FILE         the private key whose public half the relay accepts
+                     ('ptyhost keygen'); it mints the host's tokens and the
+                     links
+  --port N           the embedded relay's port on 127.0.0.1 (default: any
+                     free port)
+  --room ID          the room, which is the session id: letters, digits,
+                     - _ . ~ (default: share- and 12 random hex digits)
+  --org O            the tokens' organization (default "default")
+  --ttl DURATION     how long the links admit new connections (default
+                     24h, at most 168h); a viewer reuses its link's token
+                     to reconnect, so make it outlast the session. The
+                     host's own tokens are minted for each dial
+  --final-screen DURATION
+                     how long the final screen stays served after CMD
+                     exits (default 60s)
+`
+
+type shareOptions struct {
+	run     runOptions
+	keyFile string
+	cfg     share.Config
+}
+
+func parseShare(args []string) (shareOptions, error) {
+	var o shareOptions
+	fs := newFlagSet("share")
+	addRunFlags(fs, &o.run)
+	fs.StringVar(&o.cfg.RelayURL, "relay", "", "")
+	fs.StringVar(&o.keyFile, "key", "", "")
+	fs.Var(intFlag{&o.cfg.Port}, "port", "")
+	fs.StringVar(&o.cfg.Room, "room", "", "")
+	fs.StringVar(&o.cfg.Org, "org", "", "")
+	o.cfg.LinkTTL = share.DefaultLinkTTL
+	fs.Var(durationFlag{&o.cfg.LinkTTL}, "ttl", "")
+	fs.Var(durationFlag{&o.cfg.FinalScreenWindow}, "final-screen", "")
+	if err := parseRunCommand("share", fs, args, &o.run); err != nil {
+		return o, err
+	}
+	switch {
+	case o.cfg.RelayURL != "" && o.keyFile == "":
+		return o, usagef("share", "--relay needs --key FILE, the relay's signing key")
+	case o.cfg.RelayURL == "" && o.keyFile != "":
+		return o, usagef("share", "--key goes with --relay; the embedded relay makes its own key")
+	case o.cfg.RelayURL != "" && o.cfg.Port != 0:
+		return o, usagef("share", "--port is for the embedded relay, not --relay")
+	case o.cfg.LinkTTL < time.Second || o.cfg.LinkTTL > share.MaxLinkTTL:
+		return o, usagef("share", "--ttl must be in 1s..%v, got %v", share.MaxLinkTTL, o.cfg.LinkTTL)
+	case o.cfg.FinalScreenWindow < 0:
+		return o, usagef("share", "--final-screen must not be negative")
+	}
+	return o, nil
+}
+
+func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	o, err := parseShare(args)
+	if err != nil {
+		return err // flag.ErrHelp too: run prints the help
+	}
+	if o.keyFile != "" {
+		if o.cfg.Key, err = token.ReadPrivateKeyFile(o.keyFile); err != nil {
+			return usagef("share", "--key: %s", strings.TrimPrefix(err.Error(), "token: "))
+		}
+	}
+	o.cfg.Epoch = uint64(time.Now().UnixMilli()) // a later share of the room supersedes this one
+	sh, err := share.Start(o.cfg)
+	switch {
+	case errors.Is(err, share.ErrConfig):
+		return usagef("share", "%s", strings.TrimPrefix(err.Error(), "share: "))
+	case err != nil:
+		return err
+	}
+	defer sh.Close()
+	a, err := spawnAttached("share", o.run, stdin, stdout, o.cfg.Epoch)
+	if err != nil {
+		return err
+	}
+	_, rows, _, _, _ := termSize(a.fd)
+	writeLinks(stdout, sh.Links, attachProgram(), rows)
+
+	carryCtx, stopCarry := context.WithCancel(ctx)
+	carried := make(chan error, 1)
+	go func() { carried <- sh.Carry(carryCtx, a.sess.Agent(), nil) }()
+	defer stopCarry()
+	result := a.run(ctx)
+	return afterShare(ctx, stdout, result, carried, stopCarry, sh.FinalScreenWindow())
+}
+
+// afterShare waits, once CMD has exited, for the final-screen window to be
+// served, saying so, unless Ctrl-C cuts it short; it stops and joins the
+// carrier, and returns CMD's result.
+func afterShare(ctx context.Context, w io.Writer, result error, carried <-chan error, stop func(), window time.Duration) error {
+	var carryErr error
+	select {
+	case carryErr = <-carried: // sharing had already stopped
+	default:
+		if ctx.Err() == nil {
+			fmt.Fprintf(w, "ptyhost share: the program exited; viewers see its final screen for %v more.\nCtrl-C ends sharing now.\n", window)
+			select {
+			case carryErr = <-carried:
+				stop()
+				return reportCarry(w, result, carryErr)
+			case <-ctx.Done():
+			}
+		}
+		stop()
+		carryErr = <-carried
+	}
+	if ctx.Err() != nil && errors.Is(carryErr, context.Canceled) {
+		carryErr = nil
+	}
+	return reportCarry(w, result, carryErr)
+}
+
+// reportCarry says why sharing stopped, if it failed, and returns result.
+func reportCarry(w io.Writer, result, carryErr error) error {
+	if carryErr != nil && !errors.Is(carryErr, context.Canceled) {
+		fmt.Fprintf(w, "ptyhost share: sharing stopped: %v\n", carryErr)
+	}
+	return result
+}
+
+// attachProgram is how the attach lines name ptyhost: "ptyhost" when that
+// is this program on PATH, else this program's path.
+func attachProgram() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "ptyhost"
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	if p, err := exec.LookPath("ptyhost"); err == nil {
+		if p, err = filepath.EvalSymlinks(p); err == nil && p == self {
+			return "ptyhost"
+		}
+	}
+	return shellWord(self)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeLinks prints the links, then scrolls them into the terminal's
+// scrollback (rows newlines), where the program's first paint, which
+// clears the screen, leaves them.
+func writeLinks(w io.Writer, l share.Links, prog string, rows int) {
+	where := "on the relay " + l.AttachURL
+	if l.Embedded {
+		where = "on a relay inside this ptyhost (this machine only, until it exits)"
+	}
+	fmt.Fprintf(w, "ptyhost share: room %s, %s\n\n", l.Room, where)
+	fmt.Fprintf(w, "Watch in a terminal:\n  PTYHOST_TOKEN=%s %s attach %s\n", l.ViewerToken, prog, l.AttachURL)
+	fmt.Fprintf(w, "Drive in a terminal:\n  PTYHOST_TOKEN=%s %s attach --drive %s\n", l.DriverToken, prog, l.AttachURL)
+	fmt.Fprintf(w, "Watch in a browser:\n  %s\n", l.BrowserURL(l.PageViewerToken))
+	fmt.Fprintf(w, "Drive in a browser:\n  %s\n\n", l.BrowserURL(l.PageDriverToken))
+	fmt.Fprintf(w, "Each link serves one viewer at a time until %s. Give drive links only to people who may type.\n",
+		l.Expires.Local().Format("2006-01-02 15:04 MST"))
+	fmt.Fprint(w, "(These lines stay in your terminal's scrollback.)\n")
+	if rows > 0 {
+		io.WriteString(w, strings.Repeat("\n", rows))
+	}
+}

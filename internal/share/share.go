@@ -1,0 +1,344 @@
+package share
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptyhost/ptyhost/agent"
+	"github.com/ptyhost/ptyhost/attachclient"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+// Defaults and limits of Config.
+const (
+	// DefaultLinkTTL is how long the links' tokens are valid: a working
+	// day and then some, since a viewer reuses its token on every
+	// reconnect for as long as the session lasts.
+	DefaultLinkTTL = 24 * time.Hour
+	// MaxLinkTTL bounds Config.LinkTTL: a leaked link stops working
+	// within a week whatever was asked.
+	MaxLinkTTL = 7 * 24 * time.Hour
+	// HostTokenTTL is the life of each host token: one dial's worth.
+	HostTokenTTL = 5 * time.Minute
+	// DefaultOrg is the orgId of the tokens when Config.Org is empty, as
+	// `ptyhost token` uses.
+	DefaultOrg = "default"
+	// ViewerUser and DriverUser are the userIds of the terminal links'
+	// tokens, PageViewerUser and PageDriverUser of the browser links':
+	// what presence shows for whoever opens them.
+	ViewerUser     = "viewer"
+	DriverUser     = "driver"
+	PageViewerUser = "web-viewer"
+	PageDriverUser = "web-driver"
+)
+
+// ErrConfig reports a Config that cannot work; the message says which
+// field.
+var ErrConfig = errors.New("share: bad config")
+
+// Config says where the session is shared. Every field's zero value is
+// stated; Start copies it.
+type Config struct {
+	// RelayURL is the base URL of the relay to use, ws:// or wss:// (an
+	// http:// or https:// URL is taken as the same server), with or
+	// without the "/v1/rooms/" path. Empty: start an embedded relay on
+	// 127.0.0.1.
+	RelayURL string
+	// Key signs every token; with RelayURL it must be the private half of
+	// a key the relay accepts (required). Without RelayURL it must be nil:
+	// the embedded relay gets a fresh key.
+	Key ed25519.PrivateKey
+	// Port is the embedded relay's TCP port on 127.0.0.1. Zero: any free
+	// port. Refused with RelayURL.
+	Port int
+	// Room is the room and session id. Empty: a random one.
+	Room string
+	// Org is the tokens' orgId. Empty: DefaultOrg.
+	Org string
+	// Epoch is the host's epoch: the session must stamp the same one in
+	// its snapshots (ptyhost.Spec.Epoch). Zero is allowed.
+	Epoch uint64
+	// LinkTTL is how long the viewer and driver tokens are valid. Zero:
+	// DefaultLinkTTL; at most MaxLinkTTL.
+	LinkTTL time.Duration
+	// FinalScreenWindow is how long after the session's exit Carry keeps
+	// serving its final screen. Zero: attachclient's default (60 s).
+	FinalScreenWindow time.Duration
+}
+
+// Links is what Start hands out for viewers. It holds tokens: print it
+// only to the person sharing.
+type Links struct {
+	// Room is the room's id.
+	Room string
+	// AttachURL is the room's WebSocket URL, for `ptyhost attach`.
+	AttachURL string
+	// PageURL is the browser viewer's address, without a token.
+	PageURL string
+	// ViewerToken and DriverToken are the terminal links' tokens (watch;
+	// watch or drive), PageViewerToken and PageDriverToken the browser
+	// links'. Each is its own token: the relay admits one live connection
+	// per token, so each link serves one viewer at a time.
+	ViewerToken, DriverToken         string
+	PageViewerToken, PageDriverToken string
+	// Expires is when both tokens stop admitting new connections.
+	Expires time.Time
+	// Embedded reports a relay started by Start, reachable from this
+	// machine only.
+	Embedded bool
+}
+
+// BrowserURL returns the page's address with tok in the fragment, which
+// a browser never sends to the server.
+func (l Links) BrowserURL(tok string) string { return l.PageURL + "#token=" + tok }
+
+// Share is a room on a relay, ready to carry one session.
+type Share struct {
+	// Links are the room's viewer links.
+	Links Links
+
+	cfg       Config
+	attachURL string // what the host dials
+
+	stopRelay context.CancelFunc // nil without an embedded relay
+	relayDone chan error
+	closeOnce sync.Once
+}
+
+// Start checks cfg, starts the embedded relay when cfg has no RelayURL,
+// and mints the links.
+func Start(cfg Config) (*Share, error) {
+	base, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	s := &Share{cfg: cfg}
+	if base == nil {
+		if base, err = s.startRelay(); err != nil {
+			return nil, err
+		}
+	}
+	s.attachURL = base.JoinPath("v1", "rooms", s.cfg.Room).String()
+	if err := s.mintLinks(base); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// check validates c, fills its defaults, and returns the relay's base URL
+// (nil for an embedded relay).
+func (c *Config) check() (*url.URL, error) {
+	switch {
+	case c.RelayURL != "" && c.Key == nil:
+		return nil, fmt.Errorf("%w: a relay URL needs the relay's signing key", ErrConfig)
+	case c.RelayURL == "" && c.Key != nil:
+		return nil, fmt.Errorf("%w: a key is for a relay URL; the embedded relay makes its own", ErrConfig)
+	case c.RelayURL != "" && c.Port != 0:
+		return nil, fmt.Errorf("%w: a port is for the embedded relay, not a relay URL", ErrConfig)
+	case c.Port < 0 || c.Port > 65535:
+		return nil, fmt.Errorf("%w: port %d is not in 0..65535", ErrConfig, c.Port)
+	case c.LinkTTL < 0 || c.LinkTTL > MaxLinkTTL:
+		return nil, fmt.Errorf("%w: link TTL %v is not in 0..%v", ErrConfig, c.LinkTTL, MaxLinkTTL)
+	case c.FinalScreenWindow < 0:
+		return nil, fmt.Errorf("%w: negative final-screen window", ErrConfig)
+	case !roomID(c.Room):
+		return nil, fmt.Errorf("%w: room %q: want 1 to 128 letters, digits, '-', '_', '.' or '~'", ErrConfig, c.Room)
+	}
+	if c.LinkTTL == 0 {
+		c.LinkTTL = DefaultLinkTTL
+	}
+	if c.Org == "" {
+		c.Org = DefaultOrg
+	}
+	if c.Room == "" {
+		var b [6]byte
+		rand.Read(b[:]) // never fails (crypto/rand's contract)
+		c.Room = "share-" + hex.EncodeToString(b[:])
+	}
+	if c.RelayURL == "" {
+		return nil, nil
+	}
+	return relayBase(c.RelayURL)
+}
+
+// roomID reports whether s is a room id that goes into a URL path as it
+// is (URL-unreserved characters only); empty asks for a random one.
+func roomID(s string) bool {
+	if len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.~", r)
+		if !ok {
+			return false
+		}
+	}
+	return s != "." && s != ".."
+}
+
+// relayBase parses a relay's URL into its ws:// or wss:// base, without
+// the room path.
+func relayBase(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: relay URL: %v", ErrConfig, err)
+	}
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	case "ws", "wss":
+	default:
+		return nil, fmt.Errorf("%w: relay URL %q: want ws://, wss://, http:// or https://", ErrConfig, raw)
+	}
+	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%w: relay URL %q: want scheme://host[:port][/path]", ErrConfig, raw)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1/rooms")
+	u.RawPath = ""
+	return u, nil
+}
+
+// startRelay runs an embedded relay on 127.0.0.1 with a fresh key and
+// returns its base URL once it listens.
+func (s *Share) startRelay() (*url.URL, error) {
+	pub, priv, err := token.GenerateKey()
+	if err != nil {
+		return nil, fmt.Errorf("share: %w", err)
+	}
+	s.cfg.Key = priv
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	s.relayDone = make(chan error, 1)
+	go func() {
+		s.relayDone <- relay.ListenAndServe(ctx, relay.Config{
+			PublicKeys: []ed25519.PublicKey{pub},
+			Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		}, relay.ServeOptions{
+			Addr:         net.JoinHostPort("127.0.0.1", fmt.Sprint(s.cfg.Port)),
+			DrainTimeout: time.Second,
+			Ready:        func(a net.Addr, _ bool) { ready <- a },
+		})
+	}()
+	select {
+	case a := <-ready:
+		s.stopRelay = cancel
+		return &url.URL{Scheme: "ws", Host: a.String()}, nil
+	case err := <-s.relayDone:
+		cancel()
+		return nil, fmt.Errorf("share: embedded relay: %w", err)
+	}
+}
+
+// mintLinks mints the viewer and driver tokens and the links' URLs.
+func (s *Share) mintLinks(base *url.URL) error {
+	page := *base
+	page.Scheme = map[string]string{"ws": "http", "wss": "https"}[base.Scheme]
+	now := time.Now()
+	l := Links{
+		Room:      s.cfg.Room,
+		AttachURL: s.attachURL,
+		PageURL:   page.JoinPath("v1", "rooms", s.cfg.Room, "view").String(),
+		Expires:   now.Add(s.cfg.LinkTTL),
+		Embedded:  s.stopRelay != nil,
+	}
+	for _, t := range []struct {
+		dst  *string
+		role attachwire.Role
+		user string
+	}{
+		{&l.ViewerToken, attachwire.RoleViewer, ViewerUser},
+		{&l.DriverToken, attachwire.RoleDriver, DriverUser},
+		{&l.PageViewerToken, attachwire.RoleViewer, PageViewerUser},
+		{&l.PageDriverToken, attachwire.RoleDriver, PageDriverUser},
+	} {
+		tok, err := s.mint(t.role, t.user, now, s.cfg.LinkTTL)
+		if err != nil {
+			return err
+		}
+		*t.dst = tok
+	}
+	s.Links = l
+	return nil
+}
+
+// mint signs a token for the room: a host token (carrying the epoch) when
+// role is host, else one for user.
+func (s *Share) mint(role attachwire.Role, user string, now time.Time, ttl time.Duration) (string, error) {
+	c := token.Claims{
+		SessionID: s.cfg.Room, RoomID: s.cfg.Room, UserID: user, Role: role, OrgID: s.cfg.Org,
+		IssuedAt: now.Unix(), ExpiresAt: now.Add(ttl).Unix(), Audience: token.Audience,
+	}
+	if role == attachwire.RoleHost {
+		e := s.cfg.Epoch
+		c.Epoch = &e
+	}
+	jti, err := token.NewJTI()
+	if err != nil {
+		return "", fmt.Errorf("share: %w", err)
+	}
+	c.JTI = jti
+	if err := c.Validate(); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	tok, err := token.Mint(s.cfg.Key, c)
+	if err != nil {
+		return "", fmt.Errorf("share: %w", err)
+	}
+	return tok, nil
+}
+
+// Carry runs the host leg for sess until the session has exited and the
+// final-screen window has passed (nil), ctx ends (ctx.Err()), or the
+// relay ends the leg for good (attachclient's errors). sess must stamp
+// Config.Epoch in its snapshots. logger receives the carrier's logs (nil:
+// none).
+func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger *slog.Logger) error {
+	return attachclient.RunHost(ctx, attachclient.HostConfig{
+		AttachURL: s.attachURL,
+		TokenSource: func(context.Context) (string, error) {
+			return s.mint(attachwire.RoleHost, "", time.Now(), HostTokenTTL)
+		},
+		Session:           sess,
+		Logger:            logger,
+		FinalScreenWindow: s.cfg.FinalScreenWindow,
+	})
+}
+
+// FinalScreenWindow is how long Carry serves the final screen after the
+// session's exit.
+func (s *Share) FinalScreenWindow() time.Duration {
+	if s.cfg.FinalScreenWindow == 0 {
+		return attachclient.DefaultFinalScreenWindow
+	}
+	return s.cfg.FinalScreenWindow
+}
+
+// Close stops the embedded relay, if Start started one, and waits for it.
+// It is idempotent; a Share carrying a session should be closed after
+// Carry returned.
+func (s *Share) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		if s.stopRelay != nil {
+			s.stopRelay()
+			err = <-s.relayDone
+		}
+	})
+	return err
+}
