@@ -109,6 +109,8 @@ function main(): void {
   const term = new Terminal({
     cursorBlink: false, scrollback: 5000, allowProposedApi: false,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace', fontSize: 14,
+    // At the default height some fonts' underscores fall outside the cell.
+    lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
   });
   const fit = new FitAddon();
