@@ -325,7 +325,7 @@ func TestDecodeScreenSharesASCII(t *testing.T) {
 }
 
 // TestDecodeScreenNonMinimalRuneLen checks that a continuation cell's
-// runeLen 0 is recognised by value (PROTOCOL §1: decoders accept
+// runeLen 0 is recognised by value (docs/protocol.md §1: decoders accept
 // non-minimal uvarints), not only as the single byte 00.
 func TestDecodeScreenNonMinimalRuneLen(t *testing.T) {
 	want := &Screen{Cols: 2, Rows: 1, CursorVisible: true,
