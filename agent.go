@@ -44,6 +44,10 @@ func (a agentSession) Resize(cols, rows, pxWidth, pxHeight int) (uint64, error) 
 func (a agentSession) EmitMarker(label string) (uint64, error)      { return a.s.EmitMarker(label) }
 func (a agentSession) Snapshot() (attachwire.Screen, uint64, error) { return a.s.Snapshot() }
 func (a agentSession) EmitSnapshot() (attachwire.Frame, error)      { return a.s.EmitSnapshot() }
-func (a agentSession) Stop(ctx context.Context) error               { return a.s.Stop(ctx) }
-func (a agentSession) Done() <-chan struct{}                        { return a.s.Done() }
-func (a agentSession) Exit() (attachwire.Exit, bool)                { return a.s.Exit() }
+
+func (a agentSession) AppendSnapshot(dst []byte) ([]byte, uint64, error) {
+	return a.s.AppendSnapshot(dst)
+}
+func (a agentSession) Stop(ctx context.Context) error { return a.s.Stop(ctx) }
+func (a agentSession) Done() <-chan struct{}          { return a.s.Done() }
+func (a agentSession) Exit() (attachwire.Exit, bool)  { return a.s.Exit() }

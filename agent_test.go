@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -32,5 +33,14 @@ func TestAgentAdapter(t *testing.T) {
 	}
 	if got := output(collect(t, sub)); string(got) != "hi\r\n" {
 		t.Fatalf("output through the adapter: %q", got)
+	}
+	want, wantAt, err := s.AppendSnapshot(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, at, err := a.AppendSnapshot([]byte("prefix"))
+	if err != nil || at != wantAt || !bytes.Equal(got, append([]byte("prefix"), want...)) {
+		t.Fatalf("AppendSnapshot through the adapter: at %d (want %d), %v; payload differs: %v",
+			at, wantAt, err, !bytes.Equal(got[min(len(got), 6):], want))
 	}
 }

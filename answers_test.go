@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/version"
 )
 
@@ -18,6 +19,19 @@ func TestQueriesAnsweredUnattached(t *testing.T) {
 	newTerm := realBackend(t)
 	const queries = "\x1b[6n\x1b]11;?\x1b\\\x1b[?2004$p\x1b[c"
 	const want = "\x1b[1;1R" + "\x1b]11;rgb:0000/0000/0000\x1b\\" + "\x1b[?2004;2$y" + "\x1b[?62;22c"
+	got, ex := helperAnswers(t, queries, newTerm)
+	if got != want {
+		t.Fatalf("answers = %q, want %q", got, want)
+	}
+	if ex.Code != 0 {
+		t.Fatalf("helper exit %+v", ex)
+	}
+}
+
+// helperAnswers runs the queries helper, which writes queries to its
+// terminal and prints what came back, and returns that and its exit.
+func helperAnswers(t *testing.T, queries string, newTerm func(term.Options) (term.Terminal, error)) (string, attachwire.Exit) {
+	t.Helper()
 	s := start(t, helperSpec("queries", "PTYHOST_TEST_QUERIES="+queries), newTerm)
 	ex := waitDone(t, s)
 	sub, err := s.Subscribe(0)
@@ -33,12 +47,7 @@ func TestQueriesAnsweredUnattached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want {
-		t.Fatalf("answers = %q, want %q", got, want)
-	}
-	if ex.Code != 0 {
-		t.Fatalf("helper exit %+v", ex)
-	}
+	return got, ex
 }
 
 // TestXTVERSION: the host answers XTVERSION with ptyhost's version, the
@@ -52,19 +61,8 @@ func TestXTVERSION(t *testing.T) {
 			continue
 		}
 		t.Run(bc.name, func(t *testing.T) {
-			s := start(t, helperSpec("queries", "PTYHOST_TEST_QUERIES="+queries), bc.newTerm)
-			ex := waitDone(t, s)
-			sub, err := s.Subscribe(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := output(collect(t, sub))
-			m := regexp.MustCompile(`ANSWERS ("[^\r]*")`).FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("child printed no answers (exit %+v): %q", ex, out)
-			}
-			if got, err := strconv.Unquote(string(m[1])); err != nil || got != want {
-				t.Fatalf("answers = %q (%v), want %q", got, err, want)
+			if got, _ := helperAnswers(t, queries, bc.newTerm); got != want {
+				t.Fatalf("answers = %q, want %q", got, want)
 			}
 		})
 	}

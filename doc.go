@@ -45,7 +45,7 @@
 // [Session.RecordErr]). Output is decoded as UTF-8 across reads; the file
 // is flushed and synced after the Exit frame, before Done is closed.
 // ptyhost never removes or truncates a file it did not create before the
-// child has started, and writes to a FIFO or device only when
+// child has started, and writes to a FIFO or character device only when
 // Spec.RecordSpecial allows it.
 //
 // # Terminal backends

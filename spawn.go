@@ -85,9 +85,10 @@ type Spec struct {
 	// RecordSpecial is set. Empty means no recording.
 	RecordPath string
 
-	// RecordSpecial lets RecordPath name a FIFO, a terminal or another
-	// device (/dev/stdout often is one): it is written as it is, never
-	// truncated, synced or removed. False refuses such a path.
+	// RecordSpecial lets RecordPath name a FIFO or a character device (a
+	// terminal; /dev/stdout often is one): it is written as it is, never
+	// truncated, synced or removed. False refuses such a path; a block
+	// device, a socket or a directory is refused either way.
 	RecordSpecial bool
 
 	// Logger receives the session's diagnostics; nil discards them.

@@ -29,6 +29,13 @@ type InteractiveSession interface {
 	// Snapshot returns the current screen and the seq of the last frame it
 	// reflects.
 	Snapshot() (attachwire.Screen, uint64, error)
+	// AppendSnapshot appends the payload of a Snapshot frame showing the
+	// screen Snapshot would return to dst, and returns it with the same
+	// atSeq. Nothing is published. It is the call for serving snapshots
+	// repeatedly: an implementation should not allocate when dst has room,
+	// so one reused buffer serves every call. On error dst is returned
+	// unchanged.
+	AppendSnapshot(dst []byte) ([]byte, uint64, error)
 	// EmitSnapshot publishes an in-stream Snapshot frame (before Exit) or
 	// returns an out-of-namespace one (seq 0, after Exit).
 	EmitSnapshot() (attachwire.Frame, error)

@@ -83,6 +83,22 @@ func (s *fakeSession) Snapshot() (attachwire.Screen, uint64, error) {
 	return s.screen(), s.head(), nil
 }
 
+// AppendSnapshot appends the blank screen's Snapshot payload.
+func (s *fakeSession) AppendSnapshot(dst []byte) ([]byte, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	scr := s.screen()
+	snap, err := attachwire.NewSnapshot(s.head(), &scr)
+	if err != nil {
+		return dst, 0, err
+	}
+	p, err := attachwire.AppendSnapshot(dst, snap)
+	if err != nil {
+		return dst, 0, err
+	}
+	return p, s.head(), nil
+}
+
 // EmitSnapshot publishes an in-stream snapshot of the blank screen.
 func (s *fakeSession) EmitSnapshot() (attachwire.Frame, error) {
 	s.mu.Lock()

@@ -20,6 +20,7 @@ func (nilSession) Resize(int, int, int, int) (uint64, error)               { pan
 func (nilSession) EmitMarker(string) (uint64, error)                       { panic("unused") }
 func (nilSession) Snapshot() (attachwire.Screen, uint64, error)            { panic("unused") }
 func (nilSession) EmitSnapshot() (attachwire.Frame, error)                 { panic("unused") }
+func (nilSession) AppendSnapshot([]byte) ([]byte, uint64, error)           { panic("unused") }
 func (nilSession) Stop(context.Context) error                              { panic("unused") }
 func (nilSession) Done() <-chan struct{}                                   { panic("unused") }
 func (nilSession) Exit() (attachwire.Exit, bool)                           { panic("unused") }

@@ -107,20 +107,39 @@ func (l *leg) control(ctx context.Context, c attachwire.Control) error {
 
 // snapshot answers a snapshot_request: before Exit the snapshot is
 // published in the stream (the pump carries it, in order); after Exit it
-// has seq 0 and is sent directly.
+// has seq 0 and is sent directly, encoded by AppendSnapshot into the
+// leg's reused buffers (a relay asks on every join and skip).
 func (l *leg) snapshot(ctx context.Context) error {
-	f, err := l.h.cfg.Session.EmitSnapshot()
+	s := l.h.cfg.Session
+	if _, exited := s.Exit(); !exited {
+		f, err := s.EmitSnapshot()
+		switch {
+		case err != nil:
+			l.h.log.Warn("attachclient: snapshot", "err", err)
+			return nil
+		case f.Seq != 0:
+			return nil
+		}
+		// The program exited since: f is already the post-Exit answer.
+		b, err := f.AppendBinary(l.snapFrame[:0])
+		if err != nil {
+			return fmt.Errorf("attachclient: encode snapshot: %w", err)
+		}
+		l.snapFrame = b
+		return l.write(ctx, b)
+	}
+	p, _, err := s.AppendSnapshot(l.snapPayload[:0])
 	if err != nil {
 		l.h.log.Warn("attachclient: snapshot", "err", err)
 		return nil
 	}
-	if f.Seq != 0 {
-		return nil
-	}
-	b, err := f.MarshalBinary()
+	l.snapPayload = p
+	f := attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: p}
+	b, err := f.AppendBinary(l.snapFrame[:0])
 	if err != nil {
 		return fmt.Errorf("attachclient: encode snapshot: %w", err)
 	}
+	l.snapFrame = b
 	return l.write(ctx, b)
 }
 

@@ -37,6 +37,9 @@ type leg struct {
 	// arrived: the relay bound the leg. Written by the reader, read by the
 	// supervisor after the join.
 	admitted time.Time
+	// snapPayload and snapFrame are the reader's reused buffers for
+	// post-Exit snapshot answers.
+	snapPayload, snapFrame []byte
 }
 
 // runLeg dials, subscribes and carries the session from seq after until

@@ -137,7 +137,7 @@ func (c Cell) validate() error {
 		if c.Style&(StyleWideCont|styleReserved) != 0 {
 			return framingf("screen cell %q has style 0x%02x", c.Content, uint8(c.Style))
 		}
-		if !validContentString(c.Content) {
+		if !ValidCellContent(c.Content) {
 			return framingf("screen cell content %q is not printable UTF-8", c.Content)
 		}
 	}
@@ -160,9 +160,11 @@ func (c Color) valid() bool {
 	return false
 }
 
-// validContentString reports whether s is non-empty, valid UTF-8 and free
-// of C0, DEL and C1 code points.
-func validContentString(s string) bool {
+// ValidCellContent reports whether s may be a Cell's Content: non-empty,
+// valid UTF-8 and free of C0, DEL and C1 code points. AppendScreen and
+// DecodeScreen enforce it; a renderer that writes contents to a terminal
+// as they are can rely on the same rule.
+func ValidCellContent(s string) bool {
 	if s == "" || !utf8.ValidString(s) {
 		return false
 	}
@@ -174,7 +176,7 @@ func validContentString(s string) bool {
 	return true
 }
 
-// validContent is validContentString for bytes; it does not allocate.
+// validContent is ValidCellContent for bytes; it does not allocate.
 func validContent(b []byte) bool {
 	if len(b) == 0 || !utf8.Valid(b) {
 		return false
@@ -391,7 +393,7 @@ func putCellHead(b []byte, c *Cell, glyph *string) (_ int, ok bool) {
 		return 0, false
 	}
 	if c.Content != *glyph {
-		if !validContentString(c.Content) {
+		if !ValidCellContent(c.Content) {
 			return 0, false
 		}
 		*glyph = c.Content

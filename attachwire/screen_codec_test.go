@@ -3,14 +3,9 @@ package attachwire
 import (
 	"bytes"
 	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -325,7 +320,7 @@ func TestDecodeScreenSharesASCII(t *testing.T) {
 }
 
 // TestDecodeScreenNonMinimalRuneLen checks that a continuation cell's
-// runeLen 0 is recognised by value (PROTOCOL §1: decoders accept
+// runeLen 0 is recognised by value (docs/protocol.md §1: decoders accept
 // non-minimal uvarints), not only as the single byte 00.
 func TestDecodeScreenNonMinimalRuneLen(t *testing.T) {
 	want := &Screen{Cols: 2, Rows: 1, CursorVisible: true,
@@ -468,36 +463,5 @@ func TestScreenScrollbackCap(t *testing.T) {
 		t.Fatal("AppendScreen encoded more than MaxScrollbackLines lines")
 	} else {
 		wantFraming(t, err, "scrollback cap")
-	}
-}
-
-// TestNoExportedMutableVars: the package exports no variable a caller
-// could change for every other user (BlankCell was one), except error
-// sentinels, which errors.Is compares by identity.
-func TestNoExportedMutableVars(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				for _, spec := range g.Specs {
-					for _, id := range spec.(*ast.ValueSpec).Names {
-						if id.IsExported() && !strings.HasPrefix(id.Name, "Err") {
-							t.Errorf("%s: exported variable %s", fset.Position(id.Pos()), id.Name)
-						}
-					}
-				}
-			}
-		}
 	}
 }

@@ -110,6 +110,25 @@ func breakCell(r *rand.Rand, c *Cell) {
 	}
 }
 
+// mixedScreen returns case i of the encoder tests: even cases are
+// randScreen's (styles, colors, wide glyphs, clusters), odd ones wide
+// screens of text with an optional alternate screen and scrollback lines
+// of any length, which exercise the run-length fast paths.
+func mixedScreen(r *rand.Rand, i int) *Screen {
+	if i%2 == 0 {
+		return randScreen(r, 1+r.IntN(40), 1+r.IntN(8), r.IntN(6))
+	}
+	cols, rows := 1+r.IntN(130), 1+r.IntN(10)
+	s := &Screen{Cols: cols, Rows: rows, Primary: textCells(r, cols*rows)}
+	if r.IntN(3) == 0 {
+		s.Alt = textCells(r, cols*rows)
+	}
+	for range r.IntN(10) {
+		s.Scrollback = append(s.Scrollback, textCells(r, r.IntN(2*cols)))
+	}
+	return s
+}
+
 // TestAppendScreenMatchesReference checks AppendScreen against
 // refAppendScreen on random screens, into buffers of every kind of spare
 // capacity, and on screens with one broken cell, which must leave dst
@@ -117,19 +136,7 @@ func breakCell(r *rand.Rand, c *Cell) {
 func TestAppendScreenMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 600 {
-		var s *Screen
-		if i%2 == 0 {
-			s = randScreen(r, 1+r.IntN(40), 1+r.IntN(8), r.IntN(6))
-		} else {
-			cols, rows := 1+r.IntN(130), 1+r.IntN(10)
-			s = &Screen{Cols: cols, Rows: rows, Primary: textCells(r, cols*rows)}
-			if r.IntN(3) == 0 {
-				s.Alt = textCells(r, cols*rows)
-			}
-			for range r.IntN(10) {
-				s.Scrollback = append(s.Scrollback, textCells(r, r.IntN(2*cols)))
-			}
-		}
+		s := mixedScreen(r, i)
 		want, err := refAppendScreen([]byte("keep"), s)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)

@@ -308,7 +308,7 @@ func (e *ScreenEncoder) AppendCluster(content string, style Style, fg, bg Color)
 		return
 	}
 	if content == "" || content != e.glyph {
-		if !validContentString(content) {
+		if !ValidCellContent(content) {
 			e.fail(framingf("screen cell content %q is not printable UTF-8", content))
 			return
 		}

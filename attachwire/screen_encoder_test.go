@@ -72,19 +72,7 @@ func TestScreenEncoderMatchesAppendScreen(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	var e ScreenEncoder
 	for i := range 400 {
-		var s *Screen
-		if i%2 == 0 {
-			s = randScreen(r, 1+r.IntN(40), 1+r.IntN(8), r.IntN(6))
-		} else {
-			cols, rows := 1+r.IntN(130), 1+r.IntN(10)
-			s = &Screen{Cols: cols, Rows: rows, Primary: textCells(r, cols*rows)}
-			if r.IntN(3) == 0 {
-				s.Alt = textCells(r, cols*rows)
-			}
-			for range r.IntN(10) {
-				s.Scrollback = append(s.Scrollback, textCells(r, r.IntN(2*cols)))
-			}
-		}
+		s := mixedScreen(r, i)
 		want, err := AppendScreen([]byte("keep"), s)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)

@@ -18,23 +18,9 @@ import (
 // keeps its contents, a device node stays.
 func TestFramesTargetSurvivesFailedExec(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "precious")
-	if err := os.WriteFile(file, []byte("precious"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	r := cli(t, "", "", "exec", "--frames", file, "--", "/nonexistent-ptyhost-cmd")
-	if r.code != exitNotFound {
-		t.Fatalf("exit %d, stderr %q; want %d", r.code, r.stderr, exitNotFound)
-	}
-	if b, err := os.ReadFile(file); err != nil || string(b) != "precious" {
-		t.Fatalf("after a failed exec the file holds %q (%v), want its old contents", b, err)
-	}
-
-	full := filepath.Join(dir, "full")
-	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
-		t.Skipf("SKIPPING the device half: cannot create a copy of /dev/full (mknod needs root): %v", err)
-	}
-	r = cli(t, "", "", "exec", "--frames", full, "--", "/nonexistent-ptyhost-cmd")
+	fileSurvivesFailedExec(t, "--frames", filepath.Join(dir, "precious"))
+	full := fullCopy(t, dir)
+	r := cli(t, "", "", "exec", "--frames", full, "--", "/nonexistent-ptyhost-cmd")
 	if r.code != exitNotFound {
 		t.Fatalf("device: exit %d, stderr %q; want %d", r.code, r.stderr, exitNotFound)
 	}
@@ -127,23 +113,37 @@ func listDir(t *testing.T, dir string) string {
 // exec whose program cannot start.
 func TestRecordTargetSurvivesFailedWrite(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "precious.cast")
-	if err := os.WriteFile(file, []byte("precious"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	r := cli(t, "", "", "exec", "--record", file, "--", "/nonexistent-ptyhost-cmd")
-	if r.code != exitNotFound {
-		t.Fatalf("exit %d, stderr %q; want %d", r.code, r.stderr, exitNotFound)
-	}
-	if b, err := os.ReadFile(file); err != nil || string(b) != "precious" {
-		t.Fatalf("after a failed exec the file holds %q (%v), want its old contents", b, err)
-	}
-	full := filepath.Join(dir, "full")
-	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
-		t.Skipf("SKIPPING the device half: cannot create a copy of /dev/full (mknod needs root): %v", err)
-	}
+	fileSurvivesFailedExec(t, "--record", filepath.Join(dir, "precious.cast"))
+	full := fullCopy(t, dir)
 	cli(t, "", "", "exec", "--record", full, "--", "true")
 	if fi, err := os.Stat(full); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Fatalf("after exec --record to a failing device the node is gone or changed: %v, %v", fi, err)
 	}
+}
+
+// fileSurvivesFailedExec checks that exec with flag naming an existing
+// file, whose program cannot start, leaves the file as it was.
+func fileSurvivesFailedExec(t *testing.T, flag, file string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte("precious"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, "", "", "exec", flag, file, "--", "/nonexistent-ptyhost-cmd")
+	if r.code != exitNotFound {
+		t.Fatalf("%s: exit %d, stderr %q; want %d", flag, r.code, r.stderr, exitNotFound)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "precious" {
+		t.Fatalf("%s: after a failed exec the file holds %q (%v), want its old contents", flag, b, err)
+	}
+}
+
+// fullCopy makes a copy of /dev/full (every write fails) in dir, or skips
+// the rest of the test when this process may not create device nodes.
+func fullCopy(t *testing.T, dir string) string {
+	t.Helper()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("SKIPPING the device half: cannot create a copy of /dev/full (mknod needs root): %v", err)
+	}
+	return full
 }

@@ -3,13 +3,16 @@
 //
 // Open creates the file exclusively when it does not exist, and then owns
 // it: Abort (the output never started) removes it. A regular file that
-// already exists is opened as it is and only truncated by Begin, when the
-// output really starts, so a failure before that leaves it untouched; it
-// is never removed. Anything else (a FIFO, a terminal, a device, which is
-// what /dev/stdout often is) is refused with an error matching
-// ErrNotRegular unless Options.AllowSpecial is set; when allowed it is
-// written as it is, never truncated, synced or removed. A directory is
-// always refused.
+// already exists is never removed. It is either opened as it is and only
+// truncated by Begin, when the output really starts, so a failure before
+// that leaves it untouched; or, with Options.Replace, left alone while a
+// temporary file beside it is written, which Close renames over it only
+// if all went well (a failure at any point keeps the original whole). A
+// FIFO or a character device (a terminal, or /dev/stdout, which often is
+// one) is refused with an error matching ErrNotRegular unless
+// Options.AllowSpecial is set; when allowed it is written as it is, never
+// truncated, synced or removed. A directory, a block device or a socket
+// is always refused.
 //
 // Opening a FIFO for writing waits for a reader, as a shell redirection
 // does. Between Open's check of a path and its open, and between Abort's

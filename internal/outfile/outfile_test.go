@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -157,5 +158,117 @@ func TestSpecialFiles(t *testing.T) {
 		if fi, err := os.Lstat(p); err != nil || fi.Mode().IsRegular() {
 			t.Errorf("%s after Abort: %v", p, err)
 		}
+	}
+}
+
+// listDir names what dir holds, to catch a temporary file left behind.
+func listDir(tb testing.TB, dir string) string {
+	tb.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// TestReplace: with Options.Replace an existing regular file (reached
+// directly or through a symbolic link, which stays a link) keeps its
+// content and mode until a clean Close puts the new content in place;
+// Abort and a failed write keep the original and leave no temporary.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out")
+	os.WriteFile(p, []byte("precious"), 0o600)
+	link := filepath.Join(dir, "link")
+	os.Symlink(p, link)
+	opts := Options{Replace: true}
+
+	f, err := Open(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Created() || !f.Replacing() || !f.Regular() {
+		t.Fatalf("created %v replacing %v regular %v", f.Created(), f.Replacing(), f.Regular())
+	}
+	write(t, f, "half")
+	if got := content(t, p); got != "precious" {
+		t.Fatalf("before Close the original holds %q", got)
+	}
+	if err := f.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got, left := content(t, p), listDir(t, dir); got != "precious" || left != "link out" {
+		t.Fatalf("after Abort: %q, directory %q", got, left)
+	}
+
+	f, err = Open(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.f.Close() // every Write fails from here
+	if _, err := f.Write([]byte("lost")); err == nil {
+		t.Fatal("Write to a closed file succeeded")
+	}
+	if err := f.Close(); err == nil {
+		t.Fatal("Close after a failed Write: nil error, want the replacement refused")
+	}
+	if got, left := content(t, p), listDir(t, dir); got != "precious" || left != "link out" {
+		t.Fatalf("after a failed Write: %q, directory %q", got, left)
+	}
+
+	f, err = Open(link, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, f, "new")
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("replaced file: %v, %v; want mode 0600", fi, err)
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v, %v", li, err)
+	}
+	if got, left := content(t, p), listDir(t, dir); got != "new" || left != "link out" {
+		t.Fatalf("after Close: %q, directory %q", got, left)
+	}
+
+	// A new file is created as without Replace.
+	fresh := filepath.Join(dir, "fresh")
+	if f, err = Open(fresh, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Created() || f.Replacing() {
+		t.Fatalf("new file: created %v replacing %v", f.Created(), f.Replacing())
+	}
+	f.Abort()
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Abort left the file it created: %v", err)
+	}
+}
+
+// TestBlockDeviceRefused: AllowSpecial admits FIFOs and character devices,
+// never a block device.
+func TestBlockDeviceRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "loop")
+	if err := syscall.Mknod(p, syscall.S_IFBLK|0o600, 7<<8|200); err != nil {
+		t.Skipf("SKIP: cannot mknod a block device (needs root): %v", err)
+	}
+	_, err := Open(p, Options{AllowSpecial: true})
+	var ke *KindError
+	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "block device") {
+		t.Fatalf("Open(block device, AllowSpecial): %v, want a *KindError naming it", err)
 	}
 }

@@ -2,7 +2,6 @@ package repaint
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -190,7 +189,7 @@ func (p *painter) text(s string) (nonASCII bool) {
 		p.dst = append(p.dst, s[0])
 		return false
 	}
-	if printable(s) {
+	if attachwire.ValidCellContent(s) {
 		p.dst = append(p.dst, s...)
 	} else {
 		p.dst = append(p.dst, "\uFFFD"...)
@@ -300,21 +299,6 @@ func AppendSGRColor(dst []byte, c attachwire.Color, base int) []byte {
 		return strconv.AppendInt(dst, int64(b), 10)
 	}
 	return dst
-}
-
-// printable reports whether s is a cell content the repaint writes as it
-// is: valid UTF-8 without C0 or C1 controls (a valid Screen has only such
-// contents; attachwire's decoder enforces the same rule).
-func printable(s string) bool {
-	if s == "" || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7F && r <= 0x9F) {
-			return false
-		}
-	}
-	return true
 }
 
 // decscusr returns the DECSCUSR parameter of a shape (steady variants).
