@@ -77,7 +77,7 @@ func TestMirrorMatchesHostOnRecordings(t *testing.T) {
 }
 
 // sanitizerDivergences are the recordings whose screen the sanitizing
-// relay changes on purpose (SANITIZER.md): a mirror shows what the policy
+// relay changes on purpose (docs/sanitizer.md): a mirror shows what the policy
 // lets through, not the raw stream.
 var sanitizerDivergences = map[string]string{
 	"seq-decaln":       "DECALN (ESC # 8) never passes",
