@@ -426,8 +426,16 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 	eventually(t, "the POST half is gone with the SSE half", func() bool {
 		return postLane(t, s, "/input", tok, relay.ViewerBatch{BatchID: "c2"}).Status == http.StatusGone
 	})
-	v2 := openLaneViewer(t, s, tok, "")
-	expectSSE[attachwire.RoomState](t, v2)
+	// The jti is released as the SSE handler returns, a moment after.
+	eventually(t, "the same jti reconnects once its leg is gone", func() bool {
+		v2, _, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse"), tok)
+		if err != nil {
+			return false
+		}
+		defer v2.Close()
+		expectSSE[attachwire.RoomState](t, v2)
+		return true
+	})
 }
 
 // A browser trades its attach token for a ticket and opens the SSE leg
@@ -531,4 +539,72 @@ func TestLaneRefusals(t *testing.T) {
 	if code, _ := s.Get(t, "/v1/rooms/"+room+"/input"); code != http.StatusNotFound {
 		t.Errorf("GET …/input: %d", code)
 	}
+}
+
+// A planned restart reaches lane legs as it reaches WebSocket ones: the
+// host's stream ends with error relay-restarting, viewers get room_state
+// host-reconnecting, Shutdown joins the lane legs, and a new SSE GET gets
+// 503 with Retry-After.
+func TestLaneShutdown(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := openLaneHost(t, s, 1)
+	v := openLaneViewer(t, s, s.ViewerToken(t, room, "v"), "")
+	for expectSSE[attachwire.RoomState](t, v).State != attachwire.RoomDegraded {
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Relay.Shutdown(ctxT(t)) }()
+	if e := expectSSE[attachwire.ErrorControl](t, h.sse); e.Code != attachwire.CodeRelayRestarting || !e.Retryable {
+		t.Fatalf("host got %+v", e)
+	}
+	if st := expectSSE[attachwire.RoomState](t, v); st.State != attachwire.RoomHostReconnecting {
+		t.Fatalf("viewer got room_state %q", st.State)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if _, err := v.NextFrame(ctxT(t)); err == nil {
+		t.Fatal("the viewer's stream is still open after Shutdown")
+	}
+	_, resp, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse"), s.ViewerToken(t, room, "w"))
+	if err == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("GET while draining: %v %v, want 503 with Retry-After", err, resp)
+	}
+}
+
+// A WebSocket host of a newer epoch supersedes a lane host: the lane
+// stream ends with error epoch-stale, its POSTs get 410, the room is live.
+func TestLaneHostSuperseded(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	ws := dialViewer(t, s, s.ViewerToken(t, room, "w"), attachwire.RoleViewer, attachwire.Subscribe{})
+	h := openLaneHost(t, s, 1)
+	for relaytest.ExpectControl[attachwire.RoomState](t, ws).State != attachwire.RoomDegraded {
+	}
+	dialHost(t, s, 2)
+	if e := expectSSE[attachwire.ErrorControl](t, h.sse); e.Code != attachwire.CodeEpochStale {
+		t.Fatalf("lane host got %+v", e)
+	}
+	if st := relaytest.ExpectControl[attachwire.RoomState](t, ws); st.State != attachwire.RoomLive {
+		t.Fatalf("room_state %q with a WebSocket host, want live", st.State)
+	}
+	eventually(t, "the superseded lane host's POST is refused", func() bool {
+		return h.post(h.frames(h.output("stale"))).Status == http.StatusGone
+	})
+}
+
+// A ticket minted by the platform (its key, not the relay's) is accepted.
+func TestLanePlatformTicket(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	now := time.Now().Unix()
+	raw, err := token.MintSSETicket(s.Key, token.Ticket{SessionID: room, RoomID: room, UserID: "p",
+		Role: attachwire.RoleViewer, OrgID: relaytest.DefaultOrg, IssuedAt: now, ExpiresAt: now + 30,
+		Audience: token.TicketAudience, JTI: "platform-jti", TID: "platform-tid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse?ticket="+raw), "")
+	if err != nil {
+		t.Fatalf("platform ticket: %v", err)
+	}
+	defer v.Close()
+	expectSSE[attachwire.RoomState](t, v)
 }
