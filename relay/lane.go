@@ -373,7 +373,7 @@ func (rl *Relay) serveTicket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := rl.cfg.Now()
-	exp := min(now.Add(TicketTTL).Unix(), c.ExpiresAt+1)
+	exp := min(now.Add(TicketTTL).Unix(), c.ExpiresAt) // never outlives the token
 	if exp <= now.Unix() {
 		rl.refuse(w, http.StatusUnauthorized, "auth", "invalid token")
 		return

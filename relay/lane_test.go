@@ -110,12 +110,7 @@ func (h *laneHost) snapshot(text string) attachwire.Frame {
 	return h.snapshotFrame(text, h.seq, h.seq-1)
 }
 
-// nextSSE returns the next frame on an SSE leg.
-func nextSSE(t testing.TB, s *relaytest.SSE) attachwire.Frame {
-	t.Helper()
-	return nextSSECtx(t, ctxT(t), s)
-}
-
+// nextSSECtx returns the next frame on an SSE leg, failing at ctx's end.
 func nextSSECtx(t testing.TB, ctx context.Context, s *relaytest.SSE) attachwire.Frame {
 	t.Helper()
 	f, err := s.NextFrame(ctx)
