@@ -285,8 +285,8 @@ func (rl *Relay) headerClaims(w http.ResponseWriter, r *http.Request) (token.Cla
 	return c, true
 }
 
-// runLane drives an admitted lane leg until it ends: it registers the leg
-// for its POSTs, sends the 200 (the leg is bound), runs the heartbeat and
+// runLane drives an admitted lane leg until it ends, and owns its jti
+// from the call on (it releases it): it registers the leg for its POSTs, sends the 200 (the leg is bound), runs the heartbeat and
 // the writer (in this goroutine, which owns the leg), then takes the leg
 // out of its room with left and joins the heartbeat.
 func (rl *Relay) runLane(r *http.Request, ll *laneLeg, writer func(), left func()) {
@@ -295,7 +295,12 @@ func (rl *Relay) runLane(r *http.Request, ll *laneLeg, writer func(), left func(
 	rl.metrics.legs.WithLabelValues(role).Inc()
 	defer rl.metrics.legs.WithLabelValues(role).Dec()
 	rl.lane.add(ll)
-	defer rl.lane.remove(ll)
+	// The jti is released before the leg is unregistered: a client whose
+	// POST got 410 may reopen its SSE leg with the same token at once.
+	defer func() {
+		rl.releaseJTI(l.jti)
+		rl.lane.remove(ll)
+	}()
 	// The client going away ends the leg.
 	stop := context.AfterFunc(r.Context(), func() {
 		l.end(nil, 0, "")

@@ -46,7 +46,12 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
 		return
 	}
-	defer rl.releaseJTI(c.JTI)
+	ownJTI := true // until runLane takes it over
+	defer func() {
+		if ownJTI {
+			rl.releaseJTI(c.JTI)
+		}
+	}()
 	rl.legs.Add(1)
 	defer rl.legs.Done()
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "carrier", "lane")
@@ -78,6 +83,7 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 		}
 		break
 	}
+	ownJTI = false
 	rl.runLane(r, ll, l.hostWriter, func() { l.room.hostLeft(l) })
 }
 

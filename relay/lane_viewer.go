@@ -51,7 +51,12 @@ func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
 		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
 		return
 	}
-	defer rl.releaseJTI(c.JTI)
+	ownJTI := true // until runLane takes it over
+	defer func() {
+		if ownJTI {
+			rl.releaseJTI(c.JTI)
+		}
+	}()
 	rl.legs.Add(1)
 	defer rl.legs.Done()
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID, "carrier", "lane")
@@ -82,6 +87,7 @@ func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
 		}
 		break
 	}
+	ownJTI = false
 	rl.runLane(r, ll,
 		func() { l.viewerWriter(resumeRequest{after: after, epoch: epoch}) },
 		func() { l.room.removeViewer(l) })
