@@ -596,3 +596,16 @@ func TestLanePlatformTicket(t *testing.T) {
 	defer v.Close()
 	expectSSE[attachwire.RoomState](t, v)
 }
+
+// The dial rate covers lane GETs too: past DialsPerSecond, 429 with
+// Retry-After (a WebSocket dial and an SSE GET share the budget).
+func TestLaneDialRateLimited(t *testing.T) {
+	cfg := quiet()
+	cfg.DialsPerSecond = 1
+	s := relaytest.NewServer(t, cfg)
+	openLaneViewer(t, s, s.ViewerToken(t, room, "a"), "")
+	_, resp, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse"), s.ViewerToken(t, room, "b"))
+	if err == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("second GET: %v %v, want 429 with Retry-After", err, resp)
+	}
+}
