@@ -55,7 +55,8 @@ func (rl *Relay) refuse(w http.ResponseWriter, status int, reason, msg string) {
 
 // serveAttach runs the checks that come before the upgrade, in order:
 // draining (503 + Retry-After), the dial rate (429 + Retry-After), the path
-// (404; the degraded lane is not served), the subprotocol (400), the Origin
+// (404 for a sub-path no endpoint serves; the degraded lane's are
+// routed to lane.go before this), the subprotocol (400), the Origin
 // (403), the credential and the token (401). The rest happens on the
 // upgraded connection (see admit).
 func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {

@@ -64,8 +64,8 @@ func TestAdmissionHTTPRefusals(t *testing.T) {
 			&relaytest.DialOptions{Header: http.Header{"Origin": {"https://app.example"}}}, 101},
 		{"own origin", s.RoomURL(room), viewer,
 			&relaytest.DialOptions{Header: http.Header{"Origin": {s.HTTPURL}}}, 101},
-		{"degraded lane not served", s.RoomURL(room) + "/sse", viewer, nil, 404},
-		{"host degraded lane not served", s.RoomURL(room) + "/host/sse", viewer, nil, 404},
+		{"sub-path nothing serves", s.RoomURL(room) + "/ssx", viewer, nil, 404},
+		{"host sub-path nothing serves", s.RoomURL(room) + "/host/ws", viewer, nil, 404},
 		{"unknown path", s.URL + "/v2/rooms/" + room, viewer, nil, 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

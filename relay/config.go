@@ -73,6 +73,9 @@ type Config struct {
 	// SilenceTimeout closes a leg from which nothing (not even a pong) has
 	// arrived for this long. Zero: 25 s.
 	SilenceTimeout time.Duration
+	// SSEHeartbeat is the period of the ": heartbeat" comment on every
+	// degraded-lane SSE stream. Zero: 15 s.
+	SSEHeartbeat time.Duration
 	// SnapshotRetry is how long a viewer waiting for a snapshot waits before
 	// the relay asks the host again. Zero: 1 s.
 	SnapshotRetry time.Duration
@@ -151,6 +154,7 @@ func (c Config) withDefaults() Config {
 	def(&c.PingInterval, 10*time.Second)
 	def(&c.SilenceTimeout, 25*time.Second)
 	def(&c.SnapshotRetry, time.Second)
+	def(&c.SSEHeartbeat, 15*time.Second)
 	def(&c.PenCooldown, time.Second)
 	def(&c.PenGrace, 5*time.Second)
 	def(&c.HostGoneAfter, 5*time.Minute)

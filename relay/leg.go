@@ -56,6 +56,9 @@ type leg struct {
 	// when that writer has stopped taking them.
 	kills     []*killOrder
 	killsDone bool
+	// lane, when not nil, is the SSE stream of a degraded-lane leg: conn
+	// is then nil, and write and finish go to the stream (see lane.go).
+	lane *sseStream
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
@@ -163,6 +166,9 @@ func (l *leg) takeOut() ([][]byte, bool) {
 
 // write sends one message within the write timeout.
 func (l *leg) write(b []byte) error {
+	if l.lane != nil {
+		return l.laneWrite(b)
+	}
 	ctx, cancel := context.WithTimeout(l.ctx, l.relay.cfg.WriteTimeout)
 	defer cancel()
 	err := l.conn.Write(ctx, websocket.MessageBinary, b)
@@ -208,6 +214,10 @@ func (l *leg) finish() {
 	l.mu.Lock()
 	ctl, code, why := l.endErr, l.endCode, l.endWhy
 	l.mu.Unlock()
+	if l.lane != nil {
+		l.laneFinish(ctl)
+		return
+	}
 	if l.ctx.Err() != nil {
 		l.conn.CloseNow()
 		return

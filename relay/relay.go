@@ -17,8 +17,9 @@ import (
 
 // Relay is the reference relay: an http.Handler serving the attach
 // endpoint /v1/rooms/<roomId> (WebSocket, every role), /healthz, /readyz
-// and /metrics. The degraded lane's endpoints (…/sse, …/input, …/host/sse,
-// …/host/output) answer 404: the lane is not served.
+// and /metrics, and the degraded lane under each room (…/host/sse,
+// …/host/output, …/sse, …/input, and …/sse-ticket for browsers; see
+// lane.go).
 //
 // A Relay is safe for concurrent use. Its legs run in the goroutines of the
 // requests that opened them; Shutdown and Close end them and wait for them.
@@ -29,6 +30,7 @@ type Relay struct {
 	metrics  *metrics
 	limiter  *dialLimiter
 	mux      *http.ServeMux
+	lane     *laneState // the degraded lane's legs, tickets and tid store
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -81,6 +83,9 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}))
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
 	rl.routeViewer()
+	if err := rl.routeLane(); err != nil {
+		return nil, err
+	}
 	return rl, nil
 }
 

@@ -138,6 +138,9 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	// room_state goes to every viewer on every bind, even when the state
 	// does not change (a supersede keeps it live but forces a snapshot).
 	st := attachwire.RoomLive
+	if l.lane != nil {
+		st = attachwire.RoomDegraded // the host rides the SSE + POST lane
+	}
 	if rm.exitSeq != 0 {
 		st = attachwire.RoomEnded // a host back for its final-screen window
 	}

@@ -33,8 +33,10 @@ type VerifierOptions struct {
 type Verifier struct {
 	keys   jwt.VerificationKeySet
 	parser *jwt.Parser
-	leeway time.Duration
-	now    func() time.Time
+	// ticketParser is parser with the ticket's audience (VerifySSETicket).
+	ticketParser *jwt.Parser
+	leeway       time.Duration
+	now          func() time.Time
 }
 
 // NewVerifier returns a Verifier accepting a token signed by any of keys,
@@ -60,14 +62,17 @@ func NewVerifier(keys []ed25519.PublicKey, opts VerifierOptions) (*Verifier, err
 		}
 		v.keys.Keys = append(v.keys.Keys, slices.Clone(k))
 	}
-	v.parser = jwt.NewParser(
-		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
-		jwt.WithAudience(Audience),
-		jwt.WithExpirationRequired(),
-		jwt.WithLeeway(v.leeway),
-		jwt.WithTimeFunc(v.now),
-		jwt.WithStrictDecoding(),
-	)
+	parser := func(aud string) *jwt.Parser {
+		return jwt.NewParser(
+			jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
+			jwt.WithAudience(aud),
+			jwt.WithExpirationRequired(),
+			jwt.WithLeeway(v.leeway),
+			jwt.WithTimeFunc(v.now),
+			jwt.WithStrictDecoding(),
+		)
+	}
+	v.parser, v.ticketParser = parser(Audience), parser(TicketAudience)
 	return v, nil
 }
 

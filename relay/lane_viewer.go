@@ -1,0 +1,238 @@
+package relay
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+// serveViewerSSE is a driver's or viewer's SSE-down (GET …/sse). The
+// credential is the attach token in the Authorization header or, for a
+// browser, ?ticket= (see serveTicket): its signature and claims are
+// checked, then its tid is burned at once, before anything touches a room,
+// so a ticket refused later for any reason stays spent. Then, as for a
+// WebSocket viewer: the Origin (403), a driver or viewer token for this
+// room (403), the jti (401: one live leg per jti, whatever the carrier),
+// the room's limits (429) and ?resume_from=&epoch= (absent or "null" is
+// null ≡ 0; 400 when not a number). The leg joins as its token's role.
+func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
+	if !rl.laneGate(w, r) {
+		return
+	}
+	if !rl.originAllowed(r) {
+		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+		return
+	}
+	c, ok := rl.viewerCredential(w, r)
+	if !ok {
+		return
+	}
+	roomID := r.PathValue("room")
+	switch {
+	case c.Role == attachwire.RoleHost:
+		rl.refuse(w, http.StatusForbidden, "auth", "hosts use host/sse")
+		return
+	case c.RoomID != roomID:
+		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+		return
+	}
+	q := r.URL.Query()
+	after, ok1 := optionalSeq(q.Get("resume_from"))
+	epoch, ok2 := optionalSeq(q.Get("epoch"))
+	if !ok1 || !ok2 {
+		rl.refuse(w, http.StatusBadRequest, "resume", "resume_from and epoch are unsigned integers")
+		return
+	}
+	if a := rl.takeJTI(c); a != nil {
+		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
+		return
+	}
+	ownJTI := true // until runLane takes it over
+	defer func() {
+		if ownJTI {
+			rl.releaseJTI(c.JTI)
+		}
+	}()
+	rl.legs.Add(1)
+	defer rl.legs.Done()
+	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID, "carrier", "lane")
+	ll := rl.newLaneLeg(w, c, c.Role, log)
+	l := ll.leg
+	defer l.cancel()
+	key := roomKey{org: c.OrgID, session: c.SessionID}
+	for {
+		rm := rl.roomFor(key)
+		if rm == nil {
+			w.Header().Set("Retry-After", "1")
+			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "relay is at its room limit")
+			return
+		}
+		l.room = rm
+		err := rm.addViewer(l)
+		switch {
+		case errors.Is(err, errRoomClosed):
+			continue
+		case errors.Is(err, errDraining):
+			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
+			return
+		case errors.Is(err, errRoomFull):
+			w.Header().Set("Retry-After", "1")
+			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "room is full")
+			return
+		}
+		break
+	}
+	ownJTI = false
+	rl.runLane(r, ll,
+		func() { l.viewerWriter(resumeRequest{after: after, epoch: epoch}) },
+		func() { l.room.removeViewer(l) })
+}
+
+// viewerCredential returns the claims of a viewer SSE leg: from the
+// Authorization header if there is one, else from ?ticket=, whose tid it
+// burns. It reports false when it answered (401).
+func (rl *Relay) viewerCredential(w http.ResponseWriter, r *http.Request) (token.Claims, bool) {
+	if r.Header.Get("Authorization") != "" {
+		return rl.headerClaims(w, r)
+	}
+	raw := r.URL.Query().Get("ticket")
+	if raw == "" {
+		rl.refuse(w, http.StatusUnauthorized, "auth", "attach token or ticket required")
+		return token.Claims{}, false
+	}
+	t, err := rl.lane.ticketVerifier.VerifySSETicket(raw)
+	if err != nil {
+		rl.log.Info("relay: ticket refused", "path", r.URL.Path, "err", err)
+		rl.refuse(w, http.StatusUnauthorized, "auth", "invalid ticket")
+		return token.Claims{}, false
+	}
+	if !rl.lane.burnTID(t.TID, time.Unix(t.ExpiresAt, 0), rl.cfg.Now()) {
+		rl.refuse(w, http.StatusUnauthorized, "auth", "ticket already used")
+		return token.Claims{}, false
+	}
+	return t.Claims(), true
+}
+
+// optionalSeq parses an optional unsigned query value: "" and "null" are
+// nil.
+func optionalSeq(s string) (*uint64, bool) {
+	if s == "" || s == "null" {
+		return nil, true
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	return &v, true
+}
+
+// laneViewer returns the connection's last consumed inputSeq and whether
+// l is still in its room.
+func (rm *room) laneViewer(l *leg) (uint64, bool) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	_, in := rm.viewers[l]
+	return rm.acks[l.jti], in && !l.isEnding()
+}
+
+// serveViewerInput is a driver's or viewer's POST-up (POST …/input, a
+// ViewerBatch). The attach token (Authorization header, 401) must carry
+// the jti of a live viewer SSE leg in this room (410); a malformed batch
+// is 400 and nothing of it is applied. Then, under the leg's lock:
+//
+//   - a batchId answered before gets the same 200 again;
+//   - inputs starting past ack+1 are a gap: 409 {ackInputSeq}, nothing
+//     applied, the batchId not consumed;
+//   - the controls run in order (grab, release, resume_from, and Resize
+//     frames: the viewport), once per batchId;
+//   - each input past the ack is admitted as on WebSocket (the pen, the
+//     relay's stamp) and queued for the host; inputs at or below the ack
+//     are dropped (idempotency by (connection, inputSeq));
+//   - the host's input queue full: 429 with Retry-After; the inputs
+//     queued so far stay consumed, and a retry of the batch resumes after
+//     them;
+//   - 200 {ackInputSeq}.
+func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
+	c, ok := rl.headerClaims(w, r)
+	if !ok {
+		return
+	}
+	ll := rl.lane.find(c, r.PathValue("room"), false)
+	if ll == nil {
+		rl.errNoLaneLeg(w)
+		return
+	}
+	body, ok := readBatch(w, r, laneBodyLimit(rl.cfg.ViewerReadLimit))
+	if !ok {
+		return
+	}
+	p, err := parseViewerBatch(body)
+	if err != nil {
+		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
+		return
+	}
+	ll.mu.Lock()
+	defer ll.mu.Unlock()
+	if a, ok := ll.answers[p.BatchID]; ok {
+		writeJSON(w, http.StatusOK, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: a.ack})
+		return
+	}
+	l := ll.leg
+	rm := l.room
+	last, live := rm.laneViewer(l)
+	if !live {
+		rl.errNoLaneLeg(w)
+		return
+	}
+	if len(p.inputs) > 0 && *p.FirstInputSeq > last+1 {
+		rl.metrics.refusals.WithLabelValues("lane-gap").Inc()
+		writeJSON(w, http.StatusConflict, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
+		return
+	}
+	in := rl.metrics.framesIn.WithLabelValues(string(l.role))
+	if ll.ctlDone != p.BatchID {
+		for _, f := range p.controls {
+			in.Inc()
+			if !l.viewerFrame(f) {
+				rl.errNoLaneLeg(w) // a framing error ended the leg
+				return
+			}
+		}
+		ll.ctlDone = p.BatchID
+	}
+	for _, input := range p.inputs {
+		if input.InputSeq <= last {
+			continue
+		}
+		in.Inc()
+		v := rm.admitInput(l, input)
+		if v.forward != nil {
+			select {
+			case rm.inputs <- v.forward:
+				rl.metrics.inputsForwarded.Inc()
+			default:
+				rl.metrics.backpressure.Inc()
+				w.Header().Set("Retry-After", "1")
+				rl.refuse(w, http.StatusTooManyRequests, "backpressure", "host input queue full")
+				return
+			}
+		} else {
+			rl.metrics.inputsDropped.Inc()
+		}
+		if v.next {
+			rm.ackInput(l, v.ack)
+			last = v.ack
+		}
+		if v.revoked {
+			l.send(rm.penRevokedFor(l))
+		}
+	}
+	ll.ctlDone = ""
+	ll.remember(p.BatchID, batchAnswer{ack: last})
+	writeJSON(w, http.StatusOK, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
+}
