@@ -52,6 +52,14 @@ type leg struct {
 	viewport *attachwire.Viewport // the leg's latest advertised size
 	pacer    *rate.Limiter        // ViewerBytesPerSecond, or nil; used by the writer only
 	resume   *resumeRequest       // a resume_from waiting for the viewer writer
+
+	// Cluster (docs/relay.md): remote is set on a member standing in for a
+	// leg of another node (it has no socket: what it is sent goes to that
+	// node); cid is this node's leg's id while it is registered with
+	// another node's room; remoteAck is the last Input that room queued.
+	remote    *remoteRef
+	cid       string
+	remoteAck uint64
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
@@ -100,6 +108,10 @@ func (l *leg) signal() {
 
 // sendWire queues an encoded control for the writer.
 func (l *leg) sendWire(b []byte) {
+	if l.remote != nil {
+		l.sendRemote(b)
+		return
+	}
 	l.mu.Lock()
 	if l.ending {
 		l.mu.Unlock()
@@ -146,6 +158,9 @@ func (l *leg) end(ctl *attachwire.ErrorControl, code websocket.StatusCode, reaso
 	}
 	l.ending, l.endErr, l.endCode, l.endWhy = true, ctl, code, reason
 	close(l.closing)
+	if l.remote != nil {
+		l.endRemote(ctl, code, reason)
+	}
 }
 
 // takeOut returns the queued controls and whether the leg is ending.

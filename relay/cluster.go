@@ -1,0 +1,283 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The cluster's names in NATS (docs/relay.md, "Cluster").
+const (
+	clusterBucket = "ptyhost_relay_rooms"
+	subjectPrefix = "ptyhost.relay."
+)
+
+// clusterTimeout bounds every request one node makes of NATS or of another
+// node: a KV read or write, a liveness question, a join, a fetch. Past it the
+// other side counts as unavailable.
+const clusterTimeout = 2 * time.Second
+
+// ErrClusterUnavailable reports that the relay could not reach NATS (or its
+// key-value bucket) to register a room: the host is refused (rate-limited,
+// retryable) so that it dials another node; rooms already held keep running.
+var ErrClusterUnavailable = errors.New("relay: cluster unavailable")
+
+var nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ownerRecord is a room's ownership entry in the bucket, changed only by
+// compare-and-swap on the entry's revision.
+type ownerRecord struct {
+	Epoch uint64 `json:"epoch"`
+	Node  string `json:"node"`
+}
+
+// cluster is one relay node's part in a cluster: the ownership bucket, its
+// watcher, the node's own subjects, and the legs it stands in for or has
+// registered elsewhere. Safe for concurrent use.
+type cluster struct {
+	rl         *Relay
+	nc         *nats.Conn
+	node       string
+	kv         jetstream.KeyValue
+	maxPayload int
+
+	watch    jetstream.KeyWatcher
+	stop     chan struct{} // closed by close: the watcher returns
+	done     chan struct{} // closed when the watcher has returned
+	nodeSubs []*nats.Subscription
+
+	nextID atomic.Uint64
+
+	mu sync.Mutex // a leaf lock: taken under room.mu
+	// remotes are the members standing in, on this node, for legs of other
+	// nodes in rooms this node owns: "<node>/<leg id>" → member.
+	remotes map[string]*leg
+	// locals are this node's legs registered with another node's room.
+	locals map[string]*leg
+}
+
+// newCluster joins rl to the cluster its config names.
+func newCluster(rl *Relay) (*cluster, error) {
+	node := rl.cfg.Node
+	if node == "" {
+		var b [6]byte
+		rand.Read(b[:])
+		node = "n" + hex.EncodeToString(b[:])
+	}
+	if !nodeNameRE.MatchString(node) {
+		return nil, fmt.Errorf("relay: node name %q: want 1 to 64 of A-Z a-z 0-9 _ -", node)
+	}
+	c := &cluster{rl: rl, nc: rl.cfg.NATS, node: node, stop: make(chan struct{}), done: make(chan struct{}),
+		remotes: make(map[string]*leg), locals: make(map[string]*leg)}
+	c.maxPayload = int(max(c.nc.MaxPayload(), 4096))
+	js, err := jetstream.New(c.nc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*clusterTimeout)
+	defer cancel()
+	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: clusterBucket, History: 1})
+	if err != nil {
+		return nil, fmt.Errorf("%w: key-value bucket: %w", ErrClusterUnavailable, err)
+	}
+	c.watch, err = c.kv.WatchAll(context.Background(), jetstream.UpdatesOnly())
+	if err != nil {
+		return nil, fmt.Errorf("%w: watch: %w", ErrClusterUnavailable, err)
+	}
+	for sub, h := range map[string]nats.MsgHandler{
+		nodeSubject(node, "host"): c.answerHost,
+		nodeSubject(node, "legs"): c.deliver,
+	} {
+		s, err := c.nc.Subscribe(sub, h)
+		if err != nil {
+			close(c.done) // no watcher was started
+			c.close()
+			return nil, fmt.Errorf("%w: subscribe: %w", ErrClusterUnavailable, err)
+		}
+		c.nodeSubs = append(c.nodeSubs, s)
+	}
+	go c.watchOwners()
+	return c, nil
+}
+
+// close stops the watcher and the node's subscriptions; wait joins the
+// watcher. The NATS connection is the caller's.
+func (c *cluster) close() {
+	select {
+	case <-c.stop:
+		return
+	default:
+	}
+	close(c.stop)
+	c.watch.Stop()
+	for _, s := range c.nodeSubs {
+		s.Unsubscribe()
+	}
+}
+
+func (c *cluster) wait() { <-c.done }
+
+func nodeSubject(node, what string) string { return subjectPrefix + "node." + node + "." + what }
+
+func roomSubject(name, what string) string { return subjectPrefix + "room." + name + "." + what }
+
+// roomName is a room's name in NATS subjects and bucket keys: fixed length,
+// never a wildcard or separator, distinct per (orgId, sessionId).
+func roomName(k roomKey) string {
+	h := sha256.Sum256([]byte(k.org + "\x00" + k.session))
+	return "k" + hex.EncodeToString(h[:16])
+}
+
+// claim registers this node as the owner of the room for a host of epoch e,
+// by compare-and-swap (the table in docs/relay.md): absent → create; e
+// below the entry's epoch → stale; above → update; equal on this node → the
+// local CAS decides; equal on another node → taken over only if that node
+// says its host is not bound, or does not answer.
+func (c *cluster) claim(key roomKey, e uint64) error {
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
+	name := roomName(key)
+	val, _ := json.Marshal(ownerRecord{Epoch: e, Node: c.node})
+	for range 8 {
+		ent, err := c.kv.Get(ctx, name)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			if _, err = c.kv.Create(ctx, name, val); err == nil {
+				return nil
+			}
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
+		}
+		var o ownerRecord
+		if json.Unmarshal(ent.Value(), &o) != nil {
+			o = ownerRecord{}
+		}
+		switch {
+		case e < o.Epoch:
+			return &errEpochStale{epoch: e, current: o.Epoch}
+		case e == o.Epoch && o.Node == c.node:
+			return nil
+		case e == o.Epoch && c.hostBound(ctx, o.Node, name):
+			return &errEpochStale{epoch: e, current: o.Epoch, bound: true}
+		}
+		if _, err = c.kv.Update(ctx, name, val, ent.Revision()); err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
+		}
+		// Another node wrote first: read again.
+	}
+	return fmt.Errorf("%w: ownership of the room kept changing", ErrClusterUnavailable)
+}
+
+// owner returns the node the bucket names as the room's owner ("" if none).
+func (c *cluster) owner(key roomKey) (string, error) {
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
+	ent, err := c.kv.Get(ctx, roomName(key))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
+	}
+	var o ownerRecord
+	if err := json.Unmarshal(ent.Value(), &o); err != nil {
+		return "", nil
+	}
+	return o.Node, nil
+}
+
+// forgetRoom deletes the room's entry when it closes for good here (ended,
+// host gone): a later host starts a fresh room anywhere.
+func (c *cluster) forgetRoom(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	ent, err := c.kv.Get(ctx, name)
+	if err != nil {
+		return
+	}
+	var o ownerRecord
+	if json.Unmarshal(ent.Value(), &o) == nil && o.Node == c.node {
+		c.kv.Delete(ctx, name, jetstream.LastRevision(ent.Revision()))
+	}
+}
+
+// hostBound asks node whether its host leg for the room is bound. A node
+// that does not answer (no responder: it is gone; or too slow) counts as
+// not bound, so its host may be taken over.
+func (c *cluster) hostBound(ctx context.Context, node, name string) bool {
+	m, err := c.nc.RequestWithContext(ctx, nodeSubject(node, "host"), []byte(name))
+	return err == nil && string(m.Data) == "bound"
+}
+
+// answerHost tells another node whether this node's host leg of a room is
+// bound.
+func (c *cluster) answerHost(m *nats.Msg) {
+	ans := "vacant"
+	if rm := c.rl.roomNamed(string(m.Data)); rm != nil {
+		rm.mu.Lock()
+		if rm.host != nil && rm.cl != nil && rm.cl.owner {
+			ans = "bound"
+		}
+		rm.mu.Unlock()
+	}
+	m.Respond([]byte(ans))
+}
+
+// watchOwners follows the bucket: a room this node has (owned, or mirrored)
+// whose entry now names another node follows that node. It returns when the
+// cluster closes or the watch ends.
+func (c *cluster) watchOwners() {
+	defer close(c.done)
+	for {
+		select {
+		case <-c.stop:
+			return
+		case ent, ok := <-c.watch.Updates():
+			if !ok {
+				return
+			}
+			if ent == nil || ent.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var o ownerRecord
+			if json.Unmarshal(ent.Value(), &o) != nil || o.Node == c.node {
+				continue
+			}
+			if rm := c.rl.roomNamed(ent.Key()); rm != nil {
+				c.follow(rm, o)
+			}
+		}
+	}
+}
+
+// legID returns a new id for a leg of this node.
+func (c *cluster) legID() string { return fmt.Sprintf("l%d", c.nextID.Add(1)) }
+
+// roomNamed returns the room whose NATS name is name, or nil.
+func (rl *Relay) roomNamed(name string) *room {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	for k, rm := range rl.rooms {
+		if roomName(k) == name {
+			return rm
+		}
+	}
+	return nil
+}
