@@ -53,6 +53,7 @@ type cluster struct {
 	maxPayload int
 
 	watch    jetstream.KeyWatcher
+	unwatch  context.CancelFunc // ends the watch (and nats.go's goroutine waiting on it)
 	stop     chan struct{} // closed by close: the watcher returns
 	done     chan struct{} // closed when the watcher has returned
 	nodeSubs []*nats.Subscription
@@ -91,8 +92,11 @@ func newCluster(rl *Relay) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: key-value bucket: %w", ErrClusterUnavailable, err)
 	}
-	c.watch, err = c.kv.WatchAll(context.Background(), jetstream.UpdatesOnly())
+	wctx, unwatch := context.WithCancel(context.Background())
+	c.unwatch = unwatch
+	c.watch, err = c.kv.WatchAll(wctx, jetstream.UpdatesOnly())
 	if err != nil {
+		unwatch()
 		return nil, fmt.Errorf("%w: watch: %w", ErrClusterUnavailable, err)
 	}
 	for sub, h := range map[string]nats.MsgHandler{
@@ -121,6 +125,7 @@ func (c *cluster) close() {
 	}
 	close(c.stop)
 	c.watch.Stop()
+	c.unwatch()
 	for _, s := range c.nodeSubs {
 		s.Unsubscribe()
 	}

@@ -188,3 +188,138 @@ func TestClusterAcrossNodes(t *testing.T) {
 		t.Fatalf("late viewer on C: snapshot at %d %q, want the final one at %d", sn.AtSeq, text(scr), exitSeq)
 	}
 }
+
+// stream checks a viewer's stream against what the host sent: every Output
+// is the host's for its seq, and seqs are contiguous except where a
+// snapshot bridges (a Snapshot at seq s shows everything up to s-1).
+type stream struct {
+	t    testing.TB
+	sent map[uint64]string
+}
+
+// follow reads c until the frame of seq last, checking each frame, and
+// returns the number of snapshots it bridged with.
+func (s *stream) follow(c *relaytest.Conn, last uint64) (snapshots int) {
+	s.t.Helper()
+	var prev uint64
+	for prev < last {
+		f := relaytest.NextFrame(s.t, c)
+		switch f.Type {
+		case attachwire.TypeSnapshot:
+			snapshots++
+		case attachwire.TypeOutput:
+			if prev != 0 && f.Seq != prev+1 {
+				s.t.Fatalf("Output seq %d after %d with no snapshot between", f.Seq, prev)
+			}
+			if want, ok := s.sent[f.Seq]; !ok || string(f.Payload) != want {
+				s.t.Fatalf("Output seq %d is %q, the host sent %q", f.Seq, f.Payload, want)
+			}
+		default:
+			s.t.Fatalf("unexpected %s seq %d", f.Type, f.Seq)
+		}
+		prev = f.Seq
+	}
+	return snapshots
+}
+
+// burst sends n Output frames and a snapshot every 25, recording them.
+func (s *stream) burst(h *host, n int) {
+	for i := range n {
+		if i%25 == 0 {
+			h.snapshot("s")
+			continue
+		}
+		p := "line " + string(rune('a'+i%26)) + "\r\n"
+		s.sent[h.output(p)] = p
+	}
+}
+
+// TestClusterOwnerDies kills the owner mid-stream: the host re-binds on B
+// with the same epoch (a takeover: A does not answer), the viewers on B
+// and C go on, one from the dead node resumes on C, every stream is whole
+// with snapshots bridging; a stale host is refused after the takeover.
+func TestClusterOwnerDies(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	s := &stream{t: t, sent: map[uint64]string{}}
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	viewer := func(n *node, user string, sub attachwire.Subscribe) *relaytest.Conn {
+		sub.SessionID, sub.AsRole = room, attachwire.RoleViewer
+		return relaytest.MustDial(t, n.RoomURL(room), a.ViewerToken(t, room, user), sub)
+	}
+	vb, vc, va := viewer(b, "vb", attachwire.Subscribe{}), viewer(c, "vc", attachwire.Subscribe{}), viewer(a, "va", attachwire.Subscribe{})
+	s.burst(h, 100)
+	mid := h.seq
+	for _, v := range []*relaytest.Conn{vb, vc, va} {
+		s.follow(v, mid)
+	}
+
+	a.kill()
+	relaytest.ExpectClose(t, va) // a crash: no close handshake to expect
+	h2 := hostOn(t, a.Server, b.Server, 1)
+	h2.seq = h.seq
+	s.burst(h2, 100)
+	vr := viewer(c, "va", attachwire.Subscribe{ResumeFrom: u64(mid), ResumeEpoch: u64(1)})
+	for _, v := range []*relaytest.Conn{vb, vc, vr} {
+		s.follow(v, h2.seq)
+	}
+
+	stale := relaytest.MustDial(t, c.RoomURL(room), a.HostToken(t, room, 1),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, stale, 1008, attachwire.CodeEpochStale); cl.Err != nil && !cl.Err.Retryable {
+		t.Errorf("equal epoch while B's host is bound: %+v, want retryable", cl.Err)
+	}
+}
+
+// TestClusterSupersede: a host of a higher epoch on C takes the room from
+// B, whose host leg is closed epoch-stale; the old host redialling B is
+// refused as stale for good.
+func TestClusterSupersede(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "b", "c")
+	b, c := nodes[0], nodes[1]
+	h1 := hostOn(t, b.Server, b.Server, 1)
+	v := relaytest.MustDial(t, b.RoomURL(room), b.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.RoomState](t, v)
+	h2 := hostOn(t, b.Server, c.Server, 2)
+	expectClosed(t, h1.c, 1008, attachwire.CodeEpochStale)
+	h2.snapshot("two")
+	f := untilFrame(t, v, attachwire.TypeSnapshot)
+	if _, scr := snapshotOf(t, f); text(scr) != "two" {
+		t.Fatalf("viewer on B: snapshot %q, want epoch 2's", text(scr))
+	}
+	old := relaytest.MustDial(t, b.RoomURL(room), b.HostToken(t, room, 1),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, old, 1008, attachwire.CodeEpochStale); cl.Err != nil && cl.Err.Retryable {
+		t.Errorf("a lower epoch: %+v, want not retryable", cl.Err)
+	}
+}
+
+// TestClusterNATSOutage: a node that loses NATS refuses a host for a room
+// it cannot register (rate-limited, retryable: dial another node) and
+// keeps the room it holds running for its own viewers.
+func TestClusterNATSOutage(t *testing.T) {
+	ns := natsServer(t)
+	d := startCluster(t, ns, "d")[0]
+	h := hostOn(t, d.Server, d.Server, 1)
+	v := relaytest.MustDial(t, d.RoomURL(room), d.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("s")
+	untilFrame(t, v, attachwire.TypeSnapshot)
+
+	d.nc.Close()
+	other := "sess-2"
+	nh := relaytest.MustDial(t, d.RoomURL(other), d.HostToken(t, other, 1),
+		attachwire.Subscribe{SessionID: other, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, nh, 1013, attachwire.CodeRateLimited); cl.Err != nil && !cl.Err.Retryable {
+		t.Errorf("refusal %+v, want retryable", cl.Err)
+	}
+	seq := h.output("still here")
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != "still here" {
+		t.Fatalf("local viewer got %s seq %d %q, want the Output at %d", f.Type, f.Seq, f.Payload, seq)
+	}
+}
