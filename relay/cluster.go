@@ -54,8 +54,8 @@ type cluster struct {
 
 	watch    jetstream.KeyWatcher
 	unwatch  context.CancelFunc // ends the watch (and nats.go's goroutine waiting on it)
-	stop     chan struct{} // closed by close: the watcher returns
-	done     chan struct{} // closed when the watcher has returned
+	stop     chan struct{}      // closed by close: the watcher returns
+	done     chan struct{}      // closed when the watcher has returned
 	nodeSubs []*nats.Subscription
 
 	nextID atomic.Uint64
