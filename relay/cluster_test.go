@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"crypto/ed25519"
+	"strings"
 	"testing"
 	"time"
 
@@ -321,5 +322,40 @@ func TestClusterNATSOutage(t *testing.T) {
 	seq := h.output("still here")
 	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != "still here" {
 		t.Fatalf("local viewer got %s seq %d %q, want the Output at %d", f.Type, f.Seq, f.Payload, seq)
+	}
+}
+
+// TestClusterChunksLargeFrames: a frame larger than the NATS server's max
+// payload crosses nodes in parts and arrives whole.
+func TestClusterChunksLargeFrames(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoSigs: true, NoLog: true, MaxPayload: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(relaytest.Timeout) {
+		t.Fatal("nats server not ready")
+	}
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	h := hostOn(t, a.Server, a.Server, 1)
+	v := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("s")
+	untilFrame(t, v, attachwire.TypeSnapshot)
+	big := strings.Repeat("0123456789abcdef", 2000) // 32,000 bytes: four parts
+	seq := h.output(big)
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != big {
+		t.Fatalf("viewer on B got %s seq %d with %d bytes, want Output %d with %d", f.Type, f.Seq, len(f.Payload), seq, len(big))
+	}
+	seq = h.output("after")
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != "after" {
+		t.Fatalf("viewer on B got %s seq %d %q after the large frame", f.Type, f.Seq, f.Payload)
 	}
 }
