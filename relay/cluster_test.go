@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -51,6 +52,14 @@ func (n *node) kill() {
 // tokens for all of them.
 func startCluster(t testing.TB, ns *server.Server, names ...string) []*node {
 	t.Helper()
+	cfg := quiet()
+	cfg.SnapshotRetry = 200 * time.Millisecond
+	return startClusterWith(t, ns, cfg, names...)
+}
+
+// startClusterWith is startCluster with every node configured by cfg.
+func startClusterWith(t testing.TB, ns *server.Server, base relay.Config, names ...string) []*node {
+	t.Helper()
 	var nodes []*node
 	var key ed25519.PublicKey
 	for _, name := range names {
@@ -59,9 +68,8 @@ func startCluster(t testing.TB, ns *server.Server, names ...string) []*node {
 			t.Fatal(err)
 		}
 		t.Cleanup(nc.Close)
-		cfg := quiet()
+		cfg := base
 		cfg.NATS, cfg.Node = nc, name
-		cfg.SnapshotRetry = 200 * time.Millisecond
 		if key != nil {
 			cfg.PublicKeys = []ed25519.PublicKey{key}
 		}
