@@ -514,11 +514,24 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 	op.Ack = l.remoteAck
 	l.mu.Unlock()
 	b, _ := json.Marshal(op)
-	m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
-	if err != nil {
-		return "unreachable"
+	// A node that has just won the room subscribes to its input subject
+	// right after the bucket names it: no responder yet is worth a few
+	// more tries within the timeout.
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
+		if err == nil {
+			return string(m.Data)
+		}
+		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
+			return "unreachable"
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-c.stop:
+			return "unreachable"
+		}
 	}
-	return string(m.Data)
 }
 
 // join admits a driver or viewer leg: standalone, or in a room this node

@@ -367,3 +367,38 @@ func TestClusterChunksLargeFrames(t *testing.T) {
 		t.Fatalf("viewer on B got %s seq %d %q after the large frame", f.Type, f.Seq, f.Payload)
 	}
 }
+
+// TestClusterDriverAfterTakeover: a driver on C keeps typing across the
+// owner's death. After the takeover it is granted the pen by the new owner
+// and its inputSeq goes on where the old owner left it (it brings its last
+// queued inputSeq when it registers), so the next key reaches the host.
+func TestClusterDriverAfterTakeover(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	h := hostOn(t, a.Server, a.Server, 1)
+	d := relaytest.MustDial(t, c.RoomURL(room), a.DriverToken(t, room, "dan"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
+	gen := relaytest.ExpectControl[attachwire.PenGranted](t, d).PenGeneration
+	for i := uint64(1); i <= 2; i++ {
+		input(t, d, i, gen, "", "k")
+		if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != i {
+			t.Fatalf("ack %d, want %d", ack.AckInputSeq, i)
+		}
+		hostInput(t, h)
+	}
+
+	a.kill()
+	h2 := hostOn(t, a.Server, b.Server, 1)
+	if rs := relaytest.ExpectControl[attachwire.RoomState](t, d); rs.State != attachwire.RoomLive {
+		t.Fatalf("driver on C after the takeover: room_state %q, want live (from B)", rs.State)
+	}
+	g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+	input(t, d, 3, g.PenGeneration, "", "z")
+	if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
+		t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)
+	}
+	if in := hostInput(t, h2); string(in.Data) != "z" {
+		t.Fatalf("host on B got %q, want z", in.Data)
+	}
+}
