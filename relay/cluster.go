@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/ptyhost/ptyhost/attachwire"
 )
 
 // The cluster's names in NATS (docs/relay.md, "Cluster").
@@ -66,7 +67,17 @@ type cluster struct {
 	remotes map[string]*leg
 	// locals are this node's legs registered with another node's room.
 	locals map[string]*leg
+	// beats holds when each node was last heard beating.
+	beats map[string]time.Time
 }
+
+// beatEvery is how often a node says it is alive; a node unheard for
+// ownerSilence is taken for dead by the mirrors of its rooms, which tell
+// their viewers host-reconnecting until a node takes the room over.
+const (
+	beatEvery    = 500 * time.Millisecond
+	ownerSilence = 2 * time.Second
+)
 
 // newCluster joins rl to the cluster its config names.
 func newCluster(rl *Relay) (*cluster, error) {
@@ -80,7 +91,7 @@ func newCluster(rl *Relay) (*cluster, error) {
 		return nil, fmt.Errorf("relay: node name %q: want 1 to 64 of A-Z a-z 0-9 _ -", node)
 	}
 	c := &cluster{rl: rl, nc: rl.cfg.NATS, node: node, stop: make(chan struct{}), done: make(chan struct{}),
-		remotes: make(map[string]*leg), locals: make(map[string]*leg)}
+		remotes: make(map[string]*leg), locals: make(map[string]*leg), beats: make(map[string]time.Time)}
 	c.maxPayload = int(max(c.nc.MaxPayload(), 4096))
 	js, err := jetstream.New(c.nc)
 	if err != nil {
@@ -102,6 +113,7 @@ func newCluster(rl *Relay) (*cluster, error) {
 	for sub, h := range map[string]nats.MsgHandler{
 		nodeSubject(node, "host"): c.answerHost,
 		nodeSubject(node, "legs"): c.deliver,
+		subjectPrefix + "beat":    c.heard,
 	} {
 		s, err := c.nc.Subscribe(sub, h)
 		if err != nil {
@@ -250,10 +262,15 @@ func (c *cluster) answerHost(m *nats.Msg) {
 // cluster closes or the watch ends.
 func (c *cluster) watchOwners() {
 	defer close(c.done)
+	beat := time.NewTicker(beatEvery)
+	defer beat.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
+		case <-beat.C:
+			c.nc.Publish(subjectPrefix+"beat", []byte(c.node))
+			c.checkOwners()
 		case ent, ok := <-c.watch.Updates():
 			if !ok {
 				return
@@ -285,4 +302,42 @@ func (rl *Relay) roomNamed(name string) *room {
 		}
 	}
 	return nil
+}
+
+// heard records another node's beat.
+func (c *cluster) heard(m *nats.Msg) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.beats[string(m.Data)] = time.Now()
+}
+
+// checkOwners tells the viewers of every mirror whose owner has gone
+// silent that the host is away (host-reconnecting), once; the node that
+// takes the room over sends live and a snapshot.
+func (c *cluster) checkOwners() {
+	c.rl.mu.Lock()
+	rooms := make([]*room, 0, len(c.rl.rooms))
+	for _, rm := range c.rl.rooms {
+		rooms = append(rooms, rm)
+	}
+	c.rl.mu.Unlock()
+	now := time.Now()
+	for _, rm := range rooms {
+		rm.mu.Lock()
+		cl := rm.cl
+		if cl != nil && cl.ownerNode != "" && !cl.owner && !cl.ownerLost {
+			c.mu.Lock()
+			last, ok := c.beats[cl.ownerNode]
+			c.mu.Unlock()
+			if !ok || last.Before(cl.since) {
+				last = cl.since
+			}
+			if now.Sub(last) > ownerSilence {
+				cl.ownerLost = true
+				rm.ring.setHostLost(now)
+				rm.broadcastLocked(attachwire.RoomState{State: attachwire.RoomHostReconnecting})
+			}
+		}
+		rm.mu.Unlock()
+	}
 }

@@ -38,6 +38,8 @@ type roomCluster struct {
 	ownerNode string             // a mirror: the node whose room this one follows
 	inSub     *nats.Subscription // the owner's: the room's input subject
 	outSub    *nats.Subscription // a mirror's: the room's output subject
+	since     time.Time          // a mirror's: when it began following ownerNode
+	ownerLost bool               // a mirror's: its viewers were told the owner is silent
 
 	prep  sync.Mutex // held while the first joiner looks up the owner
 	known bool       // the owner was looked up (guarded by prep)
@@ -201,7 +203,8 @@ func (rm *room) serveIn(m *nats.Msg) {
 	}
 	c := rm.cl.c
 	if op.Op == "join" {
-		m.Respond([]byte(rm.joinRemote(op)))
+		b, _ := json.Marshal(rm.joinRemote(op))
+		m.Respond(b)
 		return
 	}
 	if op.Op == "fetch" {
@@ -246,9 +249,17 @@ func (rm *room) serveIn(m *nats.Msg) {
 	}
 }
 
+// joinReply answers a join: the status, and the controls the joiner is
+// sent on admission (room_state, presence, the pen), carried in the reply
+// so that its node queues them before the leg's first frame.
+type joinReply struct {
+	Status string   `json:"status"` // ok, full, closed
+	Wires  [][]byte `json:"wires,omitempty"`
+}
+
 // joinRemote admits a leg of another node as a member standing in for it
-// here; what the room sends it goes to that node's legs subject.
-func (rm *room) joinRemote(op clusterOp) string {
+// here; what the room sends it later goes to that node's legs subject.
+func (rm *room) joinRemote(op clusterOp) joinReply {
 	c := rm.cl.c
 	l := newLeg(rm.relay, nil, op.Role, op.User, op.JTI, rm.relay.log.With("org", rm.key.org, "room", rm.key.session,
 		"role", string(op.Role), "user", op.User, "node", op.Node))
@@ -263,15 +274,23 @@ func (rm *room) joinRemote(op clusterOp) string {
 	}
 	rm.mu.Unlock()
 	c.addRemote(l)
-	switch err := rm.addViewer(l); {
+	l.mu.Lock()
+	l.joining = true
+	l.mu.Unlock()
+	err := rm.addViewer(l)
+	l.mu.Lock()
+	wires := l.joined
+	l.joining, l.joined = false, nil
+	l.mu.Unlock()
+	switch {
 	case err == nil:
-		return "ok"
+		return joinReply{Status: "ok", Wires: wires}
 	case errors.Is(err, errRoomFull):
 		c.dropRemote(l)
-		return "full"
+		return joinReply{Status: "full"}
 	default:
 		c.dropRemote(l)
-		return "closed"
+		return joinReply{Status: "closed"}
 	}
 }
 
@@ -479,7 +498,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 			}
 		}
 	}
-	cl.ownerNode = o.Node
+	cl.ownerNode, cl.since, cl.ownerLost = o.Node, time.Now(), false
 	rm.hasEpoch = false // the stream is the owner's now
 	rm.pen.grace.stop()
 	rm.pen = pen{}
@@ -521,7 +540,14 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 	for {
 		m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
 		if err == nil {
-			return string(m.Data)
+			var r joinReply
+			if json.Unmarshal(m.Data, &r) != nil {
+				return "unreachable"
+			}
+			for _, w := range r.Wires {
+				l.sendWire(w)
+			}
+			return r.Status
 		}
 		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
 			return "unreachable"
@@ -601,8 +627,16 @@ func (rm *room) leaveMirrorLocked(l *leg) (closeNow bool) {
 // remoteRef names the leg of another node a member stands in for.
 type remoteRef struct{ node, id string }
 
-// sendRemote sends a member's control to its leg's node.
+// sendRemote sends a member's control to its leg's node, or keeps it for
+// the join's reply while the member is being admitted.
 func (l *leg) sendRemote(wire []byte) {
+	l.mu.Lock()
+	if l.joining {
+		l.joined = append(l.joined, wire)
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
 	c := l.relay.cluster
 	b, _ := json.Marshal(legMsg{Leg: l.remote.id, Wire: wire})
 	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)

@@ -243,9 +243,10 @@ func (s *stream) burst(h *host, n int) {
 	}
 }
 
-// TestClusterOwnerDies kills the owner mid-stream: the host re-binds on B
-// with the same epoch (a takeover: A does not answer), the viewers on B
-// and C go on, one from the dead node resumes on C, every stream is whole
+// TestClusterOwnerDies kills the owner mid-stream: the viewers on B and
+// C are told host-reconnecting once A is silent; the host re-binds on B
+// with the same epoch (a takeover: A does not answer), they are told live
+// and go on, one from the dead node resumes on C, every stream is whole
 // with snapshots bridging; a stale host is refused after the takeover.
 func TestClusterOwnerDies(t *testing.T) {
 	ns := natsServer(t)
@@ -267,7 +268,14 @@ func TestClusterOwnerDies(t *testing.T) {
 
 	a.kill()
 	relaytest.ExpectClose(t, va) // a crash: no close handshake to expect
+	// B and C notice that A has gone silent and say so.
+	for _, v := range []*relaytest.Conn{vb, vc} {
+		untilState(t, v, attachwire.RoomHostReconnecting)
+	}
 	h2 := hostOn(t, a.Server, b.Server, 1)
+	for _, v := range []*relaytest.Conn{vb, vc} {
+		untilState(t, v, attachwire.RoomLive)
+	}
 	h2.seq = h.seq
 	s.burst(h2, 100)
 	vr := viewer(c, "va", attachwire.Subscribe{ResumeFrom: u64(mid), ResumeEpoch: u64(1)})
@@ -400,5 +408,15 @@ func TestClusterDriverAfterTakeover(t *testing.T) {
 	}
 	if in := hostInput(t, h2); string(in.Data) != "z" {
 		t.Fatalf("host on B got %q, want z", in.Data)
+	}
+}
+
+// untilState skips frames and controls until a room_state of state st.
+func untilState(t testing.TB, c *relaytest.Conn, st attachwire.RoomStatus) {
+	t.Helper()
+	for {
+		if relaytest.ExpectControl[attachwire.RoomState](t, c).State == st {
+			return
+		}
 	}
 }

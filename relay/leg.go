@@ -57,9 +57,12 @@ type leg struct {
 	// leg of another node (it has no socket: what it is sent goes to that
 	// node); cid is this node's leg's id while it is registered with
 	// another node's room; remoteAck is the last Input that room queued.
+	// joining and joined keep a member's controls for its join's reply.
 	remote    *remoteRef
 	cid       string
 	remoteAck uint64
+	joining   bool
+	joined    [][]byte
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
