@@ -130,3 +130,85 @@ func BenchmarkClusterEcho(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClusterRooms runs 100 rooms of an interactive program at once
+// over three nodes: each room's host on one node, its driver on the next
+// and four viewers spread over all three. Every round, each driver types a
+// key that its host echoes; it reports the echo latency over every room and
+// round, and the process heap (three nodes, NATS and every client).
+func BenchmarkClusterRooms(b *testing.B) {
+	const rooms, viewers = 100, 4
+	ns := natsServer(b)
+	cfg := relay.Config{Logger: discardLogger(), DialsPerSecond: 1e6}
+	nodes := startClusterWith(b, ns, cfg, "a", "b", "c")
+	mint := nodes[0]
+	type roomLegs struct {
+		h   *host
+		d   *relaytest.Conn
+		gen uint64
+		vs  []*relaytest.Conn
+	}
+	all := make([]roomLegs, rooms)
+	for i := range all {
+		id := fmt.Sprint("room-", i)
+		hn, dn := nodes[i%3], nodes[(i+1)%3]
+		hc := relaytest.MustDial(b, hn.RoomURL(id), mint.HostToken(b, id, 1),
+			attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+		h := &host{t: b, c: hc, epoch: 1}
+		relaytest.ExpectControl[attachwire.SnapshotRequest](b, hc)
+		h.snapshot("")
+		d := relaytest.MustDial(b, dn.RoomURL(id), mint.DriverToken(b, id, "dan"),
+			attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleDriver})
+		gen := relaytest.ExpectControl[attachwire.PenGranted](b, d).PenGeneration
+		rl := roomLegs{h: h, d: d, gen: gen}
+		for j := range viewers {
+			v := relaytest.MustDial(b, nodes[j%3].RoomURL(id), mint.ViewerToken(b, id, fmt.Sprint("v", j)),
+				attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleViewer})
+			untilFrame(b, v, attachwire.TypeSnapshot)
+			rl.vs = append(rl.vs, v)
+		}
+		all[i] = rl
+	}
+	lats := make([][]time.Duration, rooms)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range all {
+		r := &all[i]
+		last := r.h.seq + uint64(b.N)
+		for _, v := range r.vs {
+			wg.Go(func() {
+				for {
+					f, err := v.Next(ctxT(b))
+					if err != nil || f.Seq >= last {
+						return
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			<-start
+			for n := range b.N {
+				t0 := time.Now()
+				input(b, r.d, uint64(n+1), r.gen, "", "k")
+				in := hostInput(b, r.h)
+				r.h.output(string(in.Data))
+				untilFrame(b, r.d, attachwire.TypeOutput)
+				lats[i] = append(lats[i], time.Since(t0))
+			}
+		})
+	}
+	b.ResetTimer()
+	close(start)
+	wg.Wait()
+	b.StopTimer()
+	var lat []time.Duration
+	for _, l := range lats {
+		lat = append(lat, l...)
+	}
+	slices.Sort(lat)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB(process)")
+}
