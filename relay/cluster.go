@@ -41,6 +41,7 @@ var nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 type ownerRecord struct {
 	Epoch uint64 `json:"epoch"`
 	Node  string `json:"node"`
+	rev   uint64 // the entry's revision (not stored: the bucket's own)
 }
 
 // cluster is one relay node's part in a cluster: the ownership bucket, its
@@ -202,22 +203,23 @@ func (c *cluster) claim(key roomKey, e uint64) error {
 	return fmt.Errorf("%w: ownership of the room kept changing", ErrClusterUnavailable)
 }
 
-// owner returns the node the bucket names as the room's owner ("" if none).
-func (c *cluster) owner(key roomKey) (string, error) {
+// owner returns the room's entry (a zero record if none).
+func (c *cluster) owner(key roomKey) (ownerRecord, error) {
 	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
 	defer cancel()
 	ent, err := c.kv.Get(ctx, roomName(key))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return "", nil
+		return ownerRecord{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
+		return ownerRecord{}, fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
 	}
 	var o ownerRecord
 	if err := json.Unmarshal(ent.Value(), &o); err != nil {
-		return "", nil
+		return ownerRecord{}, nil
 	}
-	return o.Node, nil
+	o.rev = ent.Revision()
+	return o, nil
 }
 
 // forgetRoom deletes the room's entry when it closes for good here (ended,
@@ -282,6 +284,7 @@ func (c *cluster) watchOwners() {
 			if json.Unmarshal(ent.Value(), &o) != nil || o.Node == c.node {
 				continue
 			}
+			o.rev = ent.Revision()
 			if rm := c.rl.roomNamed(ent.Key()); rm != nil {
 				c.follow(rm, o)
 			}

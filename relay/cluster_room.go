@@ -38,6 +38,7 @@ type roomCluster struct {
 	ownerNode string             // a mirror: the node whose room this one follows
 	inSub     *nats.Subscription // the owner's: the room's input subject
 	outSub    *nats.Subscription // a mirror's: the room's output subject
+	rev       uint64             // the bucket revision of the entry followed last
 	since     time.Time          // a mirror's: when it began following ownerNode
 	ownerLost bool               // a mirror's: its viewers were told the owner is silent
 
@@ -261,6 +262,12 @@ type joinReply struct {
 // here; what the room sends it later goes to that node's legs subject.
 func (rm *room) joinRemote(op clusterOp) joinReply {
 	c := rm.cl.c
+	if old := c.remote(op.Node, op.Leg); old != nil {
+		// The same leg registering again: its node lost track of this
+		// room's answer. The new member replaces the old.
+		c.dropRemote(old)
+		rm.removeViewer(old)
+	}
 	l := newLeg(rm.relay, nil, op.Role, op.User, op.JTI, rm.relay.log.With("org", rm.key.org, "room", rm.key.session,
 		"role", string(op.Role), "user", op.User, "node", op.Node))
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
@@ -451,10 +458,10 @@ func (c *cluster) mirrorOf(rm *room) string {
 	cl.prep.Lock()
 	if !cl.known {
 		cl.known = true
-		node, err := c.owner(rm.key)
+		o, err := c.owner(rm.key)
 		cl.prep.Unlock()
-		if err == nil && node != "" && node != c.node {
-			c.follow(rm, ownerRecord{Node: node})
+		if err == nil && o.Node != "" && o.Node != c.node {
+			c.follow(rm, o)
 		}
 	} else {
 		cl.prep.Unlock()
@@ -474,10 +481,13 @@ func (c *cluster) mirrorOf(rm *room) string {
 func (c *cluster) follow(rm *room, o ownerRecord) {
 	cl := rm.cl
 	rm.mu.Lock()
-	if rm.closed {
+	if rm.closed || (!cl.owner && o.rev <= cl.rev) {
+		// Closed, or an entry this room already follows (the first
+		// joiner's lookup and the watch may both report it).
 		rm.mu.Unlock()
 		return
 	}
+	cl.rev = o.rev
 	if cl.owner {
 		cl.owner = false
 		if rm.host != nil {
