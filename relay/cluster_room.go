@@ -652,9 +652,15 @@ func (l *leg) sendRemote(wire []byte) {
 	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)
 }
 
-// endRemote tells a member's leg to end with ctl, code and reason.
+// endRemote tells a member's leg to end with ctl, code and reason; a
+// relay closing (or restarting) ends its members without a word, so their
+// legs stay on their nodes and follow the room to the next owner.
 func (l *leg) endRemote(ctl *attachwire.ErrorControl, code websocket.StatusCode, reason string) {
 	c := l.relay.cluster
+	if l.relay.ctx.Err() != nil {
+		c.dropRemote(l)
+		return
+	}
 	msg := legMsg{Leg: l.remote.id, End: true, Code: int(code), Why: reason}
 	if ctl != nil {
 		msg.Wire, _ = controlWire(*ctl)

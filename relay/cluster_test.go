@@ -420,3 +420,32 @@ func untilState(t testing.TB, c *relaytest.Conn, st attachwire.RoomStatus) {
 		}
 	}
 }
+
+// TestClusterPlannedRestart: the owner node drains (Shutdown) and closes.
+// Its host is told to redial and lands on B; the viewer on C is told
+// host-reconnecting but stays connected, then sees live and goes on.
+func TestClusterPlannedRestart(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	v := relaytest.MustDial(t, c.RoomURL(room), a.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	untilFrame(t, v, attachwire.TypeSnapshot)
+
+	if err := a.Relay.Shutdown(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	expectClosed(t, h.c, 1012, attachwire.CodeRelayRestarting)
+	a.Close()
+	untilState(t, v, attachwire.RoomHostReconnecting)
+	h2 := hostOn(t, a.Server, b.Server, 1)
+	h2.seq = h.seq
+	untilState(t, v, attachwire.RoomLive)
+	h2.snapshot("s2")
+	seq := h2.output("after")
+	if f := untilFrame(t, v, attachwire.TypeOutput); f.Seq != seq || string(f.Payload) != "after" {
+		t.Fatalf("viewer on C got Output seq %d %q, want %d after", f.Seq, f.Payload, seq)
+	}
+}

@@ -485,7 +485,11 @@ func (rm *room) announceRestart(secs int) {
 	st, _ := controlWire(attachwire.RoomState{State: attachwire.RoomHostReconnecting})
 	for v := range rm.viewers {
 		v.sendWire(st)
-		v.end(nil, websocket.StatusServiceRestart, reason)
+		if v.remote == nil {
+			// A member for another node's leg is not ended: that leg
+			// stays where it is and follows the node its host redials.
+			v.end(nil, websocket.StatusServiceRestart, reason)
+		}
 	}
 }
 
