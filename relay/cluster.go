@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
@@ -70,6 +71,11 @@ type cluster struct {
 	locals map[string]*leg
 	// beats holds when each node was last heard beating.
 	beats map[string]time.Time
+
+	published prometheus.Counter // output messages (or parts) an owner published
+	applied   prometheus.Counter // output messages (or parts) a mirror received
+	gaps      prometheus.Counter // gaps a mirror saw on an output subject
+	takeovers prometheus.Counter // entries this node took from another node
 }
 
 // beatEvery is how often a node says it is alive; a node unheard for
@@ -94,6 +100,18 @@ func newCluster(rl *Relay) (*cluster, error) {
 	c := &cluster{rl: rl, nc: rl.cfg.NATS, node: node, stop: make(chan struct{}), done: make(chan struct{}),
 		remotes: make(map[string]*leg), locals: make(map[string]*leg), beats: make(map[string]time.Time)}
 	c.maxPayload = int(max(c.nc.MaxPayload(), 4096))
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: "ptyhost_relay_cluster_" + name, Help: help})
+	}
+	c.published = counter("published_total", "Output messages (or parts of one) this node published as a room's owner.")
+	c.applied = counter("received_total", "Output messages (or parts of one) this node received as a room's mirror.")
+	c.gaps = counter("gaps_total", "Gaps this node saw on a room's output subject (cut and resynced).")
+	c.takeovers = counter("takeovers_total", "Rooms this node took over from another node.")
+	for _, m := range []prometheus.Collector{c.published, c.applied, c.gaps, c.takeovers} {
+		if err := rl.cfg.Metrics.Register(m); err != nil {
+			return nil, fmt.Errorf("relay: register metrics: %w", err)
+		}
+	}
 	js, err := jetstream.New(c.nc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
@@ -193,6 +211,9 @@ func (c *cluster) claim(key roomKey, e uint64) error {
 			return &errEpochStale{epoch: e, current: o.Epoch, bound: true}
 		}
 		if _, err = c.kv.Update(ctx, name, val, ent.Revision()); err == nil {
+			if o.Node != c.node {
+				c.takeovers.Inc()
+			}
 			return nil
 		}
 		if ctx.Err() != nil {

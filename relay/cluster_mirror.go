@@ -15,6 +15,7 @@ import (
 // mirrorMsg applies one message of the owner's output subject.
 func (rm *room) mirrorMsg(m *nats.Msg) {
 	cl := rm.cl
+	cl.c.applied.Inc()
 	cl.gate.Lock()
 	defer cl.gate.Unlock()
 	rm.applyOut(m.Data, &cl.parts)
@@ -70,6 +71,7 @@ func (rm *room) applyOut(data []byte, parts *[]byte) bool {
 		case head != 0 && f.Seq > head+1:
 			rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
 			r.truncate()
+			rm.cl.c.gaps.Inc()
 			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(attachwire.SnapshotResync)})
 		}
 		r.append(f.Seq, f.Type, arg, body)

@@ -86,6 +86,7 @@ func (c *cluster) publishOut(subject string, kind byte, epoch, arg uint64, body 
 		binary.BigEndian.PutUint64(msg[2:], epoch)
 		binary.BigEndian.PutUint64(msg[10:], arg)
 		msg = append(msg, body[:n]...)
+		c.published.Inc()
 		if err := c.nc.Publish(subject, msg); err != nil {
 			c.rl.log.Info("relay: cluster publish failed", "subject", subject, "err", err)
 			return

@@ -132,6 +132,9 @@ func TestClusterAcrossNodes(t *testing.T) {
 	if f := relaytest.NextFrame(t, v); f.Type != attachwire.TypeOutput || f.Seq != seq || string(f.Payload) != "two" {
 		t.Fatalf("viewer on B got %s seq %d %q, want Output %d two", f.Type, f.Seq, f.Payload, seq)
 	}
+	if p, r := metric(t, a.Server, "ptyhost_relay_cluster_published_total"), metric(t, b.Server, "ptyhost_relay_cluster_received_total"); p < 3 || r < 2 {
+		t.Errorf("published on A %v, received on B %v: want the frames counted", p, r)
+	}
 
 	d := relaytest.MustDial(t, c.RoomURL(room), a.DriverToken(t, room, "dan"),
 		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver,
