@@ -89,7 +89,14 @@ func (l *leg) inputRemote(in attachwire.Input) bool {
 		l.heard()
 	}()
 	for {
-		b, _ := json.Marshal(clusterOp{Op: "input", Node: c.node, Leg: l.clusterID(), Wire: wire})
+		id := l.clusterID()
+		if id == "" {
+			// The room became this node's own while the Input waited:
+			// it is consumed here now.
+			l.holding.Store(false)
+			return l.input(in)
+		}
+		b, _ := json.Marshal(clusterOp{Op: "input", Node: c.node, Leg: id, Wire: wire})
 		ctx, cancel := context.WithTimeout(l.ctx, clusterTimeout)
 		m, err := c.nc.RequestWithContext(ctx, roomSubject(l.room.cl.name, "in"), b)
 		cancel()

@@ -135,6 +135,12 @@ func (rm *room) ownedLocked() {
 		for v := range rm.viewers {
 			if v.setClusterID("") != "" {
 				cl.c.unregister(v)
+				// Its Input order goes on here from where the old owner
+				// left it.
+				v.mu.Lock()
+				ack := v.remoteAck
+				v.mu.Unlock()
+				rm.acks[v.jti] = max(rm.acks[v.jti], ack)
 			}
 			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
 			rm.penJoinLocked(v)

@@ -379,38 +379,45 @@ func TestClusterChunksLargeFrames(t *testing.T) {
 	}
 }
 
-// TestClusterDriverAfterTakeover: a driver on C keeps typing across the
-// owner's death. After the takeover it is granted the pen by the new owner
-// and its inputSeq goes on where the old owner left it (it brings its last
-// queued inputSeq when it registers), so the next key reaches the host.
+// TestClusterDriverAfterTakeover: a driver keeps typing across the
+// owner's death, on a third node and on the node that takes the room
+// over. After the takeover it is granted the pen by the new owner and its
+// inputSeq goes on where the old owner left it (it brings its last queued
+// inputSeq when it registers, or keeps it when its own node becomes the
+// owner), so the next key reaches the host.
 func TestClusterDriverAfterTakeover(t *testing.T) {
-	ns := natsServer(t)
-	nodes := startCluster(t, ns, "a", "b", "c")
-	a, b, c := nodes[0], nodes[1], nodes[2]
-	h := hostOn(t, a.Server, a.Server, 1)
-	d := relaytest.MustDial(t, c.RoomURL(room), a.DriverToken(t, room, "dan"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
-	gen := relaytest.ExpectControl[attachwire.PenGranted](t, d).PenGeneration
-	for i := uint64(1); i <= 2; i++ {
-		input(t, d, i, gen, "", "k")
-		if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != i {
-			t.Fatalf("ack %d, want %d", ack.AckInputSeq, i)
-		}
-		hostInput(t, h)
-	}
+	for _, tc := range []struct {
+		name   string
+		driver int // index of the driver's node: 1 is b, which takes over
+	}{{"driver on a third node", 2}, {"driver on the new owner", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := natsServer(t)
+			nodes := startCluster(t, ns, "a", "b", "c")
+			a, b := nodes[0], nodes[1]
+			h := hostOn(t, a.Server, a.Server, 1)
+			d := relaytest.MustDial(t, nodes[tc.driver].RoomURL(room), a.DriverToken(t, room, "dan"),
+				attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
+			gen := relaytest.ExpectControl[attachwire.PenGranted](t, d).PenGeneration
+			for i := uint64(1); i <= 2; i++ {
+				input(t, d, i, gen, "", "k")
+				if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != i {
+					t.Fatalf("ack %d, want %d", ack.AckInputSeq, i)
+				}
+				hostInput(t, h)
+			}
 
-	a.kill()
-	h2 := hostOn(t, a.Server, b.Server, 1)
-	if rs := relaytest.ExpectControl[attachwire.RoomState](t, d); rs.State != attachwire.RoomLive {
-		t.Fatalf("driver on C after the takeover: room_state %q, want live (from B)", rs.State)
-	}
-	g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
-	input(t, d, 3, g.PenGeneration, "", "z")
-	if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
-		t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)
-	}
-	if in := hostInput(t, h2); string(in.Data) != "z" {
-		t.Fatalf("host on B got %q, want z", in.Data)
+			a.kill()
+			h2 := hostOn(t, a.Server, b.Server, 1)
+			untilState(t, d, attachwire.RoomLive)
+			g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+			input(t, d, 3, g.PenGeneration, "", "z")
+			if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
+				t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)
+			}
+			if in := hostInput(t, h2); string(in.Data) != "z" {
+				t.Fatalf("host on B got %q, want z", in.Data)
+			}
+		})
 	}
 }
 

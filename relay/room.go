@@ -137,7 +137,6 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
-	rm.ownedLocked()
 	rm.ring.setHostLost(time.Time{})
 	rm.goneTimer.stop()
 	// room_state goes to every viewer on every bind, even when the state
@@ -147,6 +146,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		st = attachwire.RoomEnded // a host back for its final-screen window
 	}
 	rm.setStateLocked(st, true)
+	rm.ownedLocked() // a cluster's: after room_state, before the holder's size
 	rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	rm.pushHolderSizeLocked()
 	return nil
