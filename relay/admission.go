@@ -229,9 +229,11 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 		l.room = rm
 		var err error
 		if sub.AsRole == attachwire.RoleHost {
-			err = rm.bindHost(l, *c.Epoch)
+			if err = rm.claimHost(*c.Epoch); err == nil {
+				err = rm.bindHost(l, *c.Epoch)
+			}
 		} else {
-			err = rm.addViewer(l)
+			err = rm.join(l)
 		}
 		var stale *errEpochStale
 		switch {
@@ -246,6 +248,10 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 		case errors.As(err, &stale):
 			rl.reject(conn, log, legRefusal(attachwire.CodeEpochStale, "epoch "+strconv.FormatUint(stale.epoch, 10)+
 				" is stale", stale.bound && stale.epoch == stale.current, websocket.StatusPolicyViolation))
+			return
+		case errors.Is(err, ErrClusterUnavailable):
+			log.Info("relay: host refused, cluster unavailable", "err", err)
+			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "relay node cannot register the room", true, websocket.StatusTryAgainLater))
 			return
 		case errors.Is(err, errRoomFull):
 			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -99,6 +100,15 @@ type Config struct {
 	// Now is the clock tokens (exp, iat), the jti store and the pen
 	// cooldown are measured against. Nil: time.Now.
 	Now func() time.Time
+
+	// NATS joins the relay to a cluster of relay nodes meeting through this
+	// connection (docs/relay.md, "Cluster"): rooms are owned by the node
+	// holding their host and followed by the nodes holding their viewers.
+	// The relay does not close it. Nil: a standalone relay.
+	NATS *nats.Conn
+	// Node names this relay among the cluster's nodes (A-Z a-z 0-9 _ -, at
+	// most 64); each node needs its own. Empty: a random name.
+	Node string
 
 	// Viewer serves the browser viewer's page (web.PagePattern) and files
 	// (web.AssetPattern). Nil: web.Handler(), the page built into the

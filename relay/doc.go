@@ -22,6 +22,16 @@
 // limits and the planned restart (Shutdown) are described on the types and
 // in docs/relay.md, with every policy choice the protocol leaves open.
 //
+// # Cluster
+//
+// With Config.NATS set the relay is one node of a cluster meeting through
+// NATS (docs/relay.md, "Cluster"): the node holding a room's host owns the
+// room (a JetStream key-value entry changed only by compare-and-swap, so
+// the epoch CAS holds across nodes), publishes each sanitized frame once,
+// and decides pen, presence and room_state; a node with viewers of a room
+// it does not own follows it with its own ring and registers its legs with
+// the owner. Without it the relay is standalone.
+//
 // # Concurrency
 //
 // A Relay is safe for concurrent use. Each leg runs in its request's

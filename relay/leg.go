@@ -59,6 +59,17 @@ type leg struct {
 	// lane, when not nil, is the SSE stream of a degraded-lane leg: conn
 	// is then nil, and write and finish go to the stream (see lane.go).
 	lane *sseStream
+
+	// Cluster (docs/relay.md): remote is set on a member standing in for a
+	// leg of another node (it has no socket: what it is sent goes to that
+	// node); cid is this node's leg's id while it is registered with
+	// another node's room; remoteAck is the last Input that room queued.
+	// joining and joined keep a member's controls for its join's reply.
+	remote    *remoteRef
+	cid       string
+	remoteAck uint64
+	joining   bool
+	joined    [][]byte
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
@@ -107,6 +118,10 @@ func (l *leg) signal() {
 
 // sendWire queues an encoded control for the writer.
 func (l *leg) sendWire(b []byte) {
+	if l.remote != nil {
+		l.sendRemote(b)
+		return
+	}
 	l.mu.Lock()
 	if l.ending {
 		l.mu.Unlock()
@@ -153,6 +168,9 @@ func (l *leg) end(ctl *attachwire.ErrorControl, code websocket.StatusCode, reaso
 	}
 	l.ending, l.endErr, l.endCode, l.endWhy = true, ctl, code, reason
 	close(l.closing)
+	if l.remote != nil {
+		l.endRemote(ctl, code, reason)
+	}
 }
 
 // takeOut returns the queued controls and whether the leg is ending.

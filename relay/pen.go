@@ -63,6 +63,9 @@ func (rm *room) penLeaveLocked(l *leg) {
 
 // grab is a leg's request for the pen.
 func (rm *room) grab(l *leg) {
+	if l.forwardRemote(clusterOp{Op: "grab"}) {
+		return
+	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	p := &rm.pen
@@ -80,6 +83,9 @@ func (rm *room) grab(l *leg) {
 
 // release gives the pen back if l holds it.
 func (rm *room) release(l *leg) {
+	if l.forwardRemote(clusterOp{Op: "release"}) {
+		return
+	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.pen.holder == l {

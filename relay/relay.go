@@ -31,6 +31,7 @@ type Relay struct {
 	limiter  *dialLimiter
 	mux      *http.ServeMux
 	lane     *laneState // the degraded lane's legs, tickets and tid store
+	cluster  *cluster   // nil: standalone
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -77,6 +78,12 @@ func New(cfg Config) (*Relay, error) {
 		pending:  make(map[*timer]struct{}),
 	}
 	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	if cfg.NATS != nil {
+		if rl.cluster, err = newCluster(rl); err != nil {
+			rl.cancel()
+			return nil, err
+		}
+	}
 	rl.mux = http.NewServeMux()
 	rl.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io200(w, "ok") })
 	rl.mux.HandleFunc("GET /readyz", rl.readyz)
@@ -156,10 +163,16 @@ func (rl *Relay) Close() error {
 	}
 	rl.mu.Unlock()
 	rl.cancel()
+	if rl.cluster != nil {
+		rl.cluster.close()
+	}
 	for _, rm := range rooms {
 		rm.close(1001, "relay closing")
 	}
 	rl.legs.Wait()
+	if rl.cluster != nil {
+		rl.cluster.wait()
+	}
 	rl.stopTimers()
 	rl.timers.Wait()
 	return nil

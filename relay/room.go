@@ -52,6 +52,7 @@ type room struct {
 	acks       map[string]uint64 // jti → last consumed inputSeq; survives a same-jti reconnect
 	goneTimer  *timer
 	endTimer   *timer
+	cl         *roomCluster // nil: standalone
 }
 
 func newRoom(rl *Relay, key roomKey) *room {
@@ -65,6 +66,9 @@ func newRoom(rl *Relay, key roomKey) *room {
 		viewers:  make(map[*leg]struct{}),
 		san:      newRoomSanitizer(),
 		acks:     make(map[string]uint64),
+	}
+	if rl.cluster != nil {
+		rm.cl = &roomCluster{c: rl.cluster, name: roomName(key)}
 	}
 	rm.goneTimer = rl.afterFunc(rl.cfg.HostGoneAfter, rm.hostGone)
 	return rm
@@ -145,6 +149,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		st = attachwire.RoomEnded // a host back for its final-screen window
 	}
 	rm.setStateLocked(st, true)
+	rm.ownedLocked() // a cluster's: after room_state, before the holder's size
 	rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	rm.pushHolderSizeLocked()
 	return nil
@@ -184,6 +189,7 @@ func (rm *room) hostLeft(l *leg) {
 	rm.host = nil
 	if rm.exitSeq == 0 && !rm.closed {
 		rm.ring.setHostLost(time.Now())
+		rm.publishedLocked(outHostLost, uint64(time.Now().UnixNano()), nil)
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
 		rm.goneTimer.stop()
 		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)
@@ -194,7 +200,7 @@ func (rm *room) hostLeft(l *leg) {
 // the room reports host-gone and closes if nobody is left in it.
 func (rm *room) hostGone() {
 	rm.mu.Lock()
-	if rm.host != nil || rm.exitSeq != 0 || rm.closed {
+	if rm.host != nil || rm.exitSeq != 0 || rm.closed || (rm.cl != nil && rm.cl.ownerNode != "") {
 		rm.mu.Unlock()
 		return
 	}
@@ -240,6 +246,9 @@ func (rm *room) broadcastLocked(c attachwire.Control) {
 // the next bind asks anyway.
 func (rm *room) requestSnapshotLocked(reason attachwire.SnapshotReason) {
 	if rm.host == nil {
+		if rm.cl != nil && rm.cl.ownerNode != "" {
+			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(reason)})
+		}
 		return
 	}
 	rm.snapReason = reason
@@ -335,6 +344,7 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 		return err
 	}
 	rm.ring.append(f.Seq, typ, atSeq, wire)
+	rm.publishedLocked(outFrame, atSeq, wire)
 	if typ == attachwire.TypeExit {
 		rm.exitSeq = f.Seq
 		rm.setStateLocked(attachwire.RoomEnded, false)
@@ -362,6 +372,7 @@ func (rm *room) ingestOutOfSeqLocked(f attachwire.Frame) error {
 		return err
 	}
 	rm.ring.setFinal(wire)
+	rm.publishedLocked(outFinal, 0, wire)
 	return nil
 }
 
@@ -421,9 +432,14 @@ func (rm *room) removeViewer(l *leg) {
 		return
 	}
 	delete(rm.viewers, l)
-	rm.broadcastLocked(attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{l.member(false)}})
-	rm.penLeaveLocked(l)
-	closeNow := rm.state == attachwire.RoomHostGone && len(rm.viewers) == 0 && rm.host == nil
+	var closeNow bool
+	if l.clusterID() != "" {
+		closeNow = rm.leaveMirrorLocked(l)
+	} else {
+		rm.broadcastLocked(attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{l.member(false)}})
+		rm.penLeaveLocked(l)
+		closeNow = rm.state == attachwire.RoomHostGone && len(rm.viewers) == 0 && rm.host == nil
+	}
 	rm.mu.Unlock()
 	if closeNow {
 		rm.close(websocket.StatusNormalClosure, "host gone")
@@ -453,6 +469,7 @@ func (rm *room) close(code websocket.StatusCode, reason string) {
 	for _, l := range legs {
 		l.end(nil, code, reason)
 	}
+	rm.closedCluster()
 	rm.relay.forget(rm)
 }
 
@@ -471,13 +488,23 @@ func (rm *room) announceRestart(secs int) {
 	st, _ := controlWire(attachwire.RoomState{State: attachwire.RoomHostReconnecting})
 	for v := range rm.viewers {
 		v.sendWire(st)
-		v.end(nil, websocket.StatusServiceRestart, reason)
+		if v.remote == nil {
+			// A member for another node's leg is not ended: that leg
+			// stays where it is and follows the node its host redials.
+			v.end(nil, websocket.StatusServiceRestart, reason)
+		}
 	}
 }
 
 // resizeFrom records a leg's viewport; the pen holder's is sent to the host,
 // clamped to the relay's limits.
 func (rm *room) resizeFrom(l *leg, rs attachwire.Resize) {
+	if l.forwardRemote(clusterOp{Op: "resize", Cols: rs.Cols, Rows: rs.Rows}) {
+		l.mu.Lock()
+		l.viewport = &attachwire.Viewport{Cols: rs.Cols, Rows: rs.Rows}
+		l.mu.Unlock()
+		return
+	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	l.mu.Lock()

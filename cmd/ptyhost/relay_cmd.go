@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -43,6 +44,14 @@ Flags:
   --host-gone-after D      host absence before a room reports host-gone
                            (default 5m)
   --ended-for D            how long a room stays ended after Exit (default 10m)
+  --nats URL|embedded      join a cluster of relay nodes through NATS
+                           (nats://HOST:PORT), or run its server in this
+                           process (embedded); see docs/relay.md, "Cluster"
+  --node NAME              this node's name in the cluster (default: random)
+  --nats-listen ADDR       where --nats embedded listens (default
+                           127.0.0.1:4222)
+  --nats-store DIR         --nats embedded's JetStream store (default: a
+                           temporary directory)
 `
 
 // stringsFlag collects a repeatable flag's values.
@@ -70,6 +79,11 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "")
 	fs.DurationVar(&cfg.HostGoneAfter, "host-gone-after", 0, "")
 	fs.DurationVar(&cfg.EndedFor, "ended-for", 0, "")
+	var natsURL, natsListen, natsStore string
+	fs.StringVar(&natsURL, "nats", "", "")
+	fs.StringVar(&cfg.Node, "node", "", "")
+	fs.StringVar(&natsListen, "nats-listen", "127.0.0.1:4222", "")
+	fs.StringVar(&natsStore, "nats-store", "", "")
 	if err := parseFlags("relay", fs, args); err != nil {
 		return err
 	}
@@ -94,6 +108,14 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	}
 	cfg.AllowedOrigins = origins
 	cfg.Logger = slog.New(slog.NewTextHandler(stdout, nil))
+	if natsURL != "" {
+		nc, stop, err := joinNATS(natsURL, natsListen, natsStore, stdout)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		cfg.NATS = nc
+	}
 	opts.Ready = func(addr net.Addr, tls bool) {
 		scheme := "ws"
 		if tls {
@@ -118,4 +140,32 @@ func checkRelayLimits(fs *flag.FlagSet, cfg relay.Config) error {
 		return usagef("relay", "--%s must not be negative", bad)
 	}
 	return nil
+}
+
+// joinNATS connects to the cluster's NATS server at url, or with
+// "embedded" first starts one in this process on listen; stop closes the
+// connection and then the embedded server.
+func joinNATS(url, listen, store string, stdout io.Writer) (*nats.Conn, func(), error) {
+	var emb *relay.EmbeddedNATS
+	if url == "embedded" {
+		var err error
+		if emb, err = relay.StartNATS(listen, store); err != nil {
+			return nil, nil, err
+		}
+		url = emb.ClientURL()
+		fmt.Fprintf(stdout, "ptyhost relay: embedded NATS at %s\n", url)
+	}
+	nc, err := nats.Connect(url, nats.Name("ptyhost relay"), nats.MaxReconnects(-1))
+	if err != nil {
+		if emb != nil {
+			emb.Close()
+		}
+		return nil, nil, fmt.Errorf("relay: nats %s: %w", url, err)
+	}
+	return nc, func() {
+		nc.Close()
+		if emb != nil {
+			emb.Close()
+		}
+	}, nil
 }

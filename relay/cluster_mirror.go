@@ -1,0 +1,305 @@
+package relay
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// mirrorMsg applies one message of the owner's output subject.
+func (rm *room) mirrorMsg(m *nats.Msg) {
+	cl := rm.cl
+	cl.c.applied.Inc()
+	cl.gate.Lock()
+	defer cl.gate.Unlock()
+	rm.applyOut(m.Data, &cl.parts)
+}
+
+// applyOut applies one output message (or part of one) to a mirror's ring:
+// a frame past head+1 is a gap, cut and resynced like a host's; a frame at
+// or below the head is a duplicate. It reports the end of a fetch answer.
+func (rm *room) applyOut(data []byte, parts *[]byte) bool {
+	if len(data) < outHeader {
+		return false
+	}
+	kind, more := data[0], data[1] == 1
+	epoch := binary.BigEndian.Uint64(data[2:])
+	arg := binary.BigEndian.Uint64(data[10:])
+	body := data[outHeader:]
+	if more {
+		if int64(len(*parts)+len(body)) > rm.relay.cfg.HostReadLimit+4096 {
+			*parts = nil // a message beyond any frame's size: drop it, the gap resyncs
+			return false
+		}
+		*parts = append(*parts, body...)
+		return false
+	}
+	if len(*parts) > 0 {
+		body = append(*parts, body...)
+		*parts = nil
+	}
+	r := rm.ring
+	switch kind {
+	case outGen:
+		r.adopt(epoch)
+	case outHostLost:
+		t := time.Time{}
+		if arg != 0 {
+			t = time.Unix(0, int64(arg))
+		}
+		r.setHostLost(t)
+	case outFinal:
+		r.setFinal(body)
+	case outEnd:
+		return true
+	case outFrame:
+		f, err := attachwire.DecodeFrame(body)
+		if err != nil {
+			return false
+		}
+		r.adopt(epoch)
+		head := r.headSeq()
+		switch {
+		case head != 0 && f.Seq <= head:
+			return false
+		case head != 0 && f.Seq > head+1:
+			rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
+			r.truncate()
+			rm.cl.c.gaps.Inc()
+			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(attachwire.SnapshotResync)})
+		}
+		r.append(f.Seq, f.Type, arg, body)
+	}
+	return false
+}
+
+// adopt starts the ring afresh if epoch is not its stream's.
+func (r *ring) adopt(epoch uint64) {
+	r.mu.Lock()
+	same := r.hasEpoch && r.epoch == epoch
+	r.mu.Unlock()
+	if !same {
+		r.reset(epoch)
+	}
+}
+
+// askOwner sends the owner an op that needs no answer.
+func (rm *room) askOwner(op clusterOp) {
+	b, _ := json.Marshal(op)
+	rm.cl.c.nc.Publish(roomSubject(rm.cl.name, "in"), b)
+}
+
+// fetch fills a mirror's ring from the owner (answerFetch), holding the
+// gate so the subscription's messages apply after it.
+func (c *cluster) fetch(rm *room) {
+	cl := rm.cl
+	cl.gate.Lock()
+	defer cl.gate.Unlock()
+	inbox := c.nc.NewInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return
+	}
+	defer sub.Unsubscribe()
+	b, _ := json.Marshal(clusterOp{Op: "fetch", Node: c.node})
+	if err := c.nc.PublishRequest(roomSubject(cl.name, "in"), inbox, b); err != nil {
+		return
+	}
+	var parts []byte
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		m, err := sub.NextMsg(time.Until(deadline))
+		if err != nil || rm.applyOut(m.Data, &parts) {
+			return
+		}
+	}
+}
+
+// mirrorOf returns the node a room follows, or "" when this node owns it
+// or nobody does, looking the owner up for the room's first joiner.
+func (c *cluster) mirrorOf(rm *room) string {
+	cl := rm.cl
+	cl.prep.Lock()
+	if !cl.known {
+		cl.known = true
+		o, err := c.owner(rm.key)
+		cl.prep.Unlock()
+		if err == nil && o.Node != "" && o.Node != c.node {
+			c.follow(rm, o)
+		}
+	} else {
+		cl.prep.Unlock()
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if cl.owner {
+		return ""
+	}
+	return cl.ownerNode
+}
+
+// follow makes the room a mirror of o.Node: an owner superseded there
+// closes its stale host leg and lets the members standing for other nodes'
+// legs go; the room's own legs register with the new owner. A room left
+// with no leg closes.
+func (c *cluster) follow(rm *room, o ownerRecord) {
+	cl := rm.cl
+	rm.mu.Lock()
+	if rm.closed || (!cl.owner && o.rev <= cl.rev) {
+		// Closed, or an entry this room already follows (the first
+		// joiner's lookup and the watch may both report it).
+		rm.mu.Unlock()
+		return
+	}
+	cl.rev = o.rev
+	if cl.owner {
+		cl.owner = false
+		if rm.host != nil {
+			old := rm.host
+			rm.host = nil
+			old.end(&attachwire.ErrorControl{Code: attachwire.CodeEpochStale,
+				Message: fmt.Sprintf("superseded by epoch %d on another relay node", o.Epoch)},
+				websocket.StatusPolicyViolation, "epoch-stale")
+		}
+		if cl.inSub != nil {
+			cl.inSub.Unsubscribe()
+			cl.inSub = nil
+		}
+		for v := range rm.viewers {
+			if v.remote != nil {
+				delete(rm.viewers, v)
+				c.dropRemote(v)
+			}
+		}
+	}
+	cl.ownerNode, cl.since, cl.ownerLost = o.Node, time.Now(), false
+	rm.hasEpoch = false // the stream is the owner's now
+	rm.pen.grace.stop()
+	rm.pen = pen{}
+	legs := make([]*leg, 0, len(rm.viewers))
+	for v := range rm.viewers {
+		legs = append(legs, v)
+	}
+	if cl.outSub == nil {
+		sub, err := c.nc.Subscribe(roomSubject(cl.name, "out"), rm.mirrorMsg)
+		if err != nil {
+			rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+		}
+		cl.outSub = sub
+	}
+	rm.mu.Unlock()
+	c.fetch(rm)
+	for _, l := range legs {
+		if l.clusterID() == "" {
+			c.register(l, c.legID())
+		}
+		c.joinOwner(rm, l)
+	}
+}
+
+// joinOwner registers one of this node's legs with the owner's room.
+func (c *cluster) joinOwner(rm *room, l *leg) string {
+	op := clusterOp{Op: "join", Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
+	l.mu.Lock()
+	if l.viewport != nil {
+		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
+	}
+	op.Ack = l.remoteAck
+	l.mu.Unlock()
+	b, _ := json.Marshal(op)
+	// A node that has just won the room subscribes to its input subject
+	// right after the bucket names it: no responder yet is worth a few
+	// more tries within the timeout.
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
+		if err == nil {
+			var r joinReply
+			if json.Unmarshal(m.Data, &r) != nil {
+				return "unreachable"
+			}
+			for _, w := range r.Wires {
+				l.sendWire(w)
+			}
+			return r.Status
+		}
+		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
+			return "unreachable"
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-c.stop:
+			return "unreachable"
+		}
+	}
+}
+
+// join admits a driver or viewer leg: standalone, or in a room this node
+// owns or nobody owns, as on one node; in a mirror, registered with the
+// owner, which sends it room_state, presence and the pen. An owner that
+// cannot be reached leaves the leg here, waiting as for a host.
+func (rm *room) join(l *leg) error {
+	if rm.cl == nil {
+		return rm.addViewer(l)
+	}
+	c := rm.cl.c
+	if c.mirrorOf(rm) == "" {
+		return rm.addViewer(l)
+	}
+	rm.mu.Lock()
+	switch {
+	case rm.closed:
+		rm.mu.Unlock()
+		return errRoomClosed
+	case rm.relay.draining.Load():
+		rm.mu.Unlock()
+		return errDraining
+	case len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom:
+		rm.mu.Unlock()
+		return errRoomFull
+	}
+	rm.viewers[l] = struct{}{}
+	c.register(l, c.legID())
+	rm.mu.Unlock()
+	switch c.joinOwner(rm, l) {
+	case "ok":
+		return nil
+	case "full":
+		rm.dropMirrorLeg(l)
+		return errRoomFull
+	default:
+		// The owner is gone or closing: wait here as for a host; a node
+		// that takes the room over is followed (watchOwners) and the leg
+		// registers there.
+		rm.mu.Lock()
+		delete(rm.viewers, l)
+		c.unregister(l)
+		l.setClusterID("")
+		rm.mu.Unlock()
+		return rm.addViewer(l)
+	}
+}
+
+// dropMirrorLeg takes a mirror's leg out of the room without telling the
+// owner (it was never admitted there).
+func (rm *room) dropMirrorLeg(l *leg) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	delete(rm.viewers, l)
+	rm.cl.c.unregister(l)
+}
+
+// leaveMirrorLocked is removeViewer for a leg registered with another
+// node's room: the owner is told, and a mirror left with no leg closes.
+func (rm *room) leaveMirrorLocked(l *leg) (closeNow bool) {
+	c := rm.cl.c
+	rm.askOwner(clusterOp{Op: "leave", Node: c.node, Leg: l.clusterID()})
+	c.unregister(l)
+	return len(rm.viewers) == 0 && !rm.cl.owner && rm.host == nil
+}

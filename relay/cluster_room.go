@@ -1,0 +1,349 @@
+package relay
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// The kinds of message on a room's output subject (and in a fetch answer).
+const (
+	outFrame    byte = iota + 1 // a ring entry: arg is a Snapshot's atSeq
+	outFinal                    // the post-Exit snapshot
+	outGen                      // the stream of epoch starts (mirrors reset on a new one)
+	outHostLost                 // arg: the loss instant in unix nanoseconds; 0: a host is bound
+	outEnd                      // the end of a fetch answer
+)
+
+// outHeader is kind, more, epoch and arg: what precedes the body.
+const outHeader = 1 + 1 + 8 + 8
+
+// roomCluster is a room's part in the cluster. owner, ownerNode, inSub and
+// outSub are guarded by room.mu; gate serialises what fills the ring of a
+// mirror (the subscription and a fetch); parts belongs to the
+// subscription's goroutine.
+type roomCluster struct {
+	c    *cluster
+	name string
+
+	owner     bool               // this node holds the room's host (the bucket names it)
+	ownerNode string             // a mirror: the node whose room this one follows
+	inSub     *nats.Subscription // the owner's: the room's input subject
+	outSub    *nats.Subscription // a mirror's: the room's output subject
+	rev       uint64             // the bucket revision of the entry followed last
+	since     time.Time          // a mirror's: when it began following ownerNode
+	ownerLost bool               // a mirror's: its viewers were told the owner is silent
+
+	prep  sync.Mutex // held while the first joiner looks up the owner
+	known bool       // the owner was looked up (guarded by prep)
+	gate  sync.Mutex
+	parts []byte
+}
+
+// clusterOp is what a mirror asks of a room's owner on its input subject.
+type clusterOp struct {
+	Op     string          `json:"op"` // join, leave, input, resize, grab, release, snapshot, fetch
+	Node   string          `json:"node,omitempty"`
+	Leg    string          `json:"leg,omitempty"`
+	Role   attachwire.Role `json:"role,omitempty"`
+	User   string          `json:"user,omitempty"`
+	JTI    string          `json:"jti,omitempty"`
+	Cols   uint32          `json:"cols,omitempty"`
+	Rows   uint32          `json:"rows,omitempty"`
+	Ack    uint64          `json:"ack,omitempty"` // join: the last inputSeq the leg's owner acknowledged
+	Reason string          `json:"reason,omitempty"`
+	Wire   []byte          `json:"wire,omitempty"`
+}
+
+// legMsg is what an owner sends one of a mirror's legs on the mirror node's
+// legs subject: a control to queue, or the leg's end.
+type legMsg struct {
+	Leg  string `json:"leg"`
+	End  bool   `json:"end,omitempty"`
+	Wire []byte `json:"wire,omitempty"` // a control frame; with End, the error to send first
+	Code int    `json:"code,omitempty"`
+	Why  string `json:"why,omitempty"`
+}
+
+// publishOut sends one output message, split into parts flagged "more"
+// when it exceeds the connection's max payload. NATS keeps one
+// publisher's order on one subject, so the parts never interleave.
+func (c *cluster) publishOut(subject string, kind byte, epoch, arg uint64, body []byte) {
+	chunk := c.maxPayload - outHeader - 512 // room for the protocol's own headers
+	for {
+		n := min(len(body), chunk)
+		more := n < len(body)
+		msg := make([]byte, outHeader, outHeader+n)
+		msg[0] = kind
+		if more {
+			msg[1] = 1
+		}
+		binary.BigEndian.PutUint64(msg[2:], epoch)
+		binary.BigEndian.PutUint64(msg[10:], arg)
+		msg = append(msg, body[:n]...)
+		c.published.Inc()
+		if err := c.nc.Publish(subject, msg); err != nil {
+			c.rl.log.Info("relay: cluster publish failed", "subject", subject, "err", err)
+			return
+		}
+		body = body[n:]
+		if !more {
+			return
+		}
+	}
+}
+
+// publishedLocked is the owner's hook on every change of its stream: each
+// ring entry, the final snapshot, a new generation, the host's loss, once on
+// the room's output subject. Standalone, and on a mirror, it does nothing.
+func (rm *room) publishedLocked(kind byte, arg uint64, wire []byte) {
+	if rm.cl == nil || !rm.cl.owner {
+		return
+	}
+	rm.cl.c.publishOut(roomSubject(rm.cl.name, "out"), kind, rm.epoch, arg, wire)
+}
+
+// ownedLocked runs when a host binds here: the room is this node's. A room
+// that was a mirror stops following; its legs become this node's own (they
+// get the presence list and the pen's state from here, and a driver takes a
+// free pen).
+func (rm *room) ownedLocked() {
+	cl := rm.cl
+	if cl == nil {
+		return
+	}
+	if !cl.owner {
+		cl.owner, cl.ownerNode = true, ""
+		if cl.outSub != nil {
+			cl.outSub.Unsubscribe()
+			cl.outSub = nil
+		}
+		sub, err := cl.c.nc.Subscribe(roomSubject(cl.name, "in"), rm.serveIn)
+		if err != nil {
+			rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+		}
+		cl.inSub = sub
+		members := make([]attachwire.Member, 0, len(rm.viewers))
+		for v := range rm.viewers {
+			members = append(members, v.member(false))
+		}
+		for v := range rm.viewers {
+			if v.setClusterID("") != "" {
+				cl.c.unregister(v)
+				// Its Input order goes on here from where the old owner
+				// left it.
+				v.mu.Lock()
+				ack := v.remoteAck
+				v.mu.Unlock()
+				rm.acks[v.jti] = max(rm.acks[v.jti], ack)
+			}
+			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
+			rm.penJoinLocked(v)
+		}
+	}
+	rm.publishedLocked(outGen, 0, nil)
+	rm.publishedLocked(outHostLost, 0, nil)
+}
+
+// adoptMirrorEpochLocked lets a mirror that a host of its stream's epoch
+// binds to resume that stream instead of starting a new generation.
+func (rm *room) adoptMirrorEpochLocked() {
+	if rm.cl == nil || rm.cl.owner || rm.hasEpoch {
+		return
+	}
+	r := rm.ring
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hasEpoch {
+		rm.hasEpoch, rm.epoch, rm.exitSeq = true, r.epoch, r.exitSeq
+	}
+}
+
+// claimHost registers this node as the room's owner before a host of
+// epoch e binds (standalone: nothing to do).
+func (rm *room) claimHost(e uint64) error {
+	if rm.cl == nil {
+		return nil
+	}
+	if err := rm.cl.c.claim(rm.key, e); err != nil {
+		return err
+	}
+	rm.mu.Lock()
+	rm.adoptMirrorEpochLocked()
+	rm.mu.Unlock()
+	return nil
+}
+
+// closedCluster is the room's cluster teardown: subscriptions end, and an
+// owner whose room ends for good (not the relay closing) deletes its entry.
+func (rm *room) closedCluster() {
+	cl := rm.cl
+	if cl == nil {
+		return
+	}
+	rm.mu.Lock()
+	owner := cl.owner
+	for _, s := range []*nats.Subscription{cl.inSub, cl.outSub} {
+		if s != nil {
+			s.Unsubscribe()
+		}
+	}
+	cl.inSub, cl.outSub = nil, nil
+	rm.mu.Unlock()
+	if owner && rm.relay.ctx.Err() == nil {
+		cl.c.forgetRoom(cl.name)
+	}
+}
+
+// serveIn answers what a mirror asks of this owner's room.
+func (rm *room) serveIn(m *nats.Msg) {
+	var op clusterOp
+	if err := json.Unmarshal(m.Data, &op); err != nil {
+		return
+	}
+	c := rm.cl.c
+	if op.Op == "join" {
+		b, _ := json.Marshal(rm.joinRemote(op))
+		m.Respond(b)
+		return
+	}
+	if op.Op == "fetch" {
+		rm.answerFetch(m.Reply)
+		return
+	}
+	if op.Op == "snapshot" {
+		rm.requestSnapshot(attachwire.SnapshotReason(op.Reason))
+		return
+	}
+	l := c.remote(op.Node, op.Leg)
+	if l == nil {
+		if m.Reply != "" {
+			m.Respond([]byte("gone"))
+		}
+		return
+	}
+	switch op.Op {
+	case "leave":
+		c.dropRemote(l)
+		rm.removeViewer(l)
+	case "input":
+		f, err := attachwire.DecodeFrame(op.Wire)
+		if err != nil {
+			return
+		}
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			return
+		}
+		if !l.input(in) {
+			m.Respond([]byte("gone"))
+			return
+		}
+		m.Respond([]byte("ok"))
+	case "resize":
+		rm.resizeFrom(l, attachwire.Resize{Cols: op.Cols, Rows: op.Rows})
+	case "grab":
+		rm.grab(l)
+	case "release":
+		rm.release(l)
+	}
+}
+
+// joinReply answers a join: the status, and the controls the joiner is
+// sent on admission (room_state, presence, the pen), carried in the reply
+// so that its node queues them before the leg's first frame.
+type joinReply struct {
+	Status string   `json:"status"` // ok, full, closed
+	Wires  [][]byte `json:"wires,omitempty"`
+}
+
+// joinRemote admits a leg of another node as a member standing in for it
+// here; what the room sends it later goes to that node's legs subject.
+func (rm *room) joinRemote(op clusterOp) joinReply {
+	c := rm.cl.c
+	if old := c.remote(op.Node, op.Leg); old != nil {
+		// The same leg registering again: its node lost track of this
+		// room's answer. The new member replaces the old.
+		c.dropRemote(old)
+		rm.removeViewer(old)
+	}
+	l := newLeg(rm.relay, nil, op.Role, op.User, op.JTI, rm.relay.log.With("org", rm.key.org, "room", rm.key.session,
+		"role", string(op.Role), "user", op.User, "node", op.Node))
+	l.remote = &remoteRef{node: op.Node, id: op.Leg}
+	l.room = rm
+	if op.Cols != 0 && op.Rows != 0 {
+		l.viewport = &attachwire.Viewport{Cols: op.Cols, Rows: op.Rows}
+	}
+	rm.mu.Lock()
+	if op.Ack > rm.acks[op.JTI] {
+		rm.acks[op.JTI] = op.Ack
+	}
+	rm.mu.Unlock()
+	c.addRemote(l)
+	l.mu.Lock()
+	l.joining = true
+	l.mu.Unlock()
+	err := rm.addViewer(l)
+	l.mu.Lock()
+	wires := l.joined
+	l.joining, l.joined = false, nil
+	l.mu.Unlock()
+	switch {
+	case err == nil:
+		return joinReply{Status: "ok", Wires: wires}
+	case errors.Is(err, errRoomFull):
+		c.dropRemote(l)
+		return joinReply{Status: "full"}
+	default:
+		c.dropRemote(l)
+		return joinReply{Status: "closed"}
+	}
+}
+
+// answerFetch sends a new mirror what it needs to start: the stream's
+// epoch, the host's state, the newest snapshot whose tail fits a viewer's
+// headroom and that tail, the final snapshot, then the end mark.
+func (rm *room) answerFetch(reply string) {
+	if reply == "" {
+		return
+	}
+	type item struct {
+		kind  byte
+		arg   uint64
+		wire  []byte
+		epoch uint64
+	}
+	var items []item
+	rm.mu.Lock()
+	r := rm.ring
+	r.mu.Lock()
+	if r.hasEpoch {
+		items = append(items, item{kind: outGen, epoch: r.epoch})
+		lost := uint64(0)
+		if !r.hostLostAt.IsZero() {
+			lost = uint64(r.hostLostAt.UnixNano())
+		}
+		items = append(items, item{kind: outHostLost, arg: lost, epoch: r.epoch})
+		if e := r.newestSnapshotLocked(rm.relay.cfg.ViewerQueueBytes); e != nil {
+			for s := e.seq; s <= r.head; s++ {
+				x, _ := r.atLocked(s)
+				items = append(items, item{kind: outFrame, arg: x.atSeq, wire: x.wire, epoch: r.epoch})
+			}
+		}
+		if r.final != nil {
+			items = append(items, item{kind: outFinal, wire: r.final, epoch: r.epoch})
+		}
+	}
+	r.mu.Unlock()
+	rm.mu.Unlock()
+	c := rm.cl.c
+	for _, it := range items {
+		c.publishOut(reply, it.kind, it.epoch, it.arg, it.wire)
+	}
+	c.publishOut(reply, outEnd, 0, 0, nil)
+}

@@ -1,0 +1,461 @@
+package relay_test
+
+import (
+	"crypto/ed25519"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/relaytest"
+)
+
+// natsServer starts an embedded NATS server with JetStream on a loopback
+// ephemeral port, stored in a temporary directory, and stops it when the
+// test ends.
+func natsServer(t testing.TB) *server.Server {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(relaytest.Timeout) {
+		t.Fatal("nats server not ready")
+	}
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	return ns
+}
+
+// node is one relay of a test cluster with its own NATS connection.
+type node struct {
+	*relaytest.Server
+	nc *nats.Conn
+}
+
+// kill stops the node as a crash would: its NATS connection goes first,
+// so it tells the cluster nothing, then the relay.
+func (n *node) kill() {
+	n.nc.Close()
+	n.Close()
+}
+
+// cluster starts len(names) relay nodes joined through ns. Every node
+// accepts the first node's key, so the first node's token helpers mint
+// tokens for all of them.
+func startCluster(t testing.TB, ns *server.Server, names ...string) []*node {
+	t.Helper()
+	cfg := quiet()
+	cfg.SnapshotRetry = 200 * time.Millisecond
+	return startClusterWith(t, ns, cfg, names...)
+}
+
+// startClusterWith is startCluster with every node configured by cfg.
+func startClusterWith(t testing.TB, ns *server.Server, base relay.Config, names ...string) []*node {
+	t.Helper()
+	var nodes []*node
+	var key ed25519.PublicKey
+	for _, name := range names {
+		nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		cfg := base
+		cfg.NATS, cfg.Node = nc, name
+		if key != nil {
+			cfg.PublicKeys = []ed25519.PublicKey{key}
+		}
+		s := relaytest.NewServer(t, cfg)
+		if key == nil {
+			key = s.Key.Public().(ed25519.PublicKey)
+		}
+		nodes = append(nodes, &node{Server: s, nc: nc})
+	}
+	return nodes
+}
+
+// hostOn binds a host leg of epoch on node n with a token from minter.
+func hostOn(t testing.TB, minter, n *relaytest.Server, epoch uint64) *host {
+	t.Helper()
+	c := relaytest.MustDial(t, n.RoomURL(room), minter.HostToken(t, room, epoch),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
+	h := &host{t: t, c: c, epoch: epoch}
+	if r := relaytest.ExpectControl[attachwire.SnapshotRequest](t, c); r.Reason != attachwire.SnapshotResync {
+		t.Fatalf("first snapshot_request reason %q, want resync", r.Reason)
+	}
+	return h
+}
+
+// untilFrame skips frames until one of type typ arrives.
+func untilFrame(t testing.TB, c *relaytest.Conn, typ attachwire.FrameType) attachwire.Frame {
+	t.Helper()
+	for {
+		if f := relaytest.NextFrame(t, c); f.Type == typ {
+			return f
+		}
+	}
+}
+
+// TestClusterAcrossNodes: host on A, a viewer on B, a driver on C. Output,
+// the snapshot a joiner needs, presence, the pen, Input, Resize, Exit and
+// the post-Exit snapshot all cross nodes.
+func TestClusterAcrossNodes(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.output("one")
+
+	v := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "vic"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	if rs := relaytest.ExpectControl[attachwire.RoomState](t, v); rs.State != attachwire.RoomLive {
+		t.Fatalf("viewer on B: room_state %q, want live (decided on A)", rs.State)
+	}
+	// B asks A for a snapshot; A asks its host.
+	if r := relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c); r.Reason == "" {
+		t.Fatal("empty snapshot reason")
+	}
+	snapSeq := h.snapshot("hi")
+	f := relaytest.NextFrame(t, v)
+	if _, scr := snapshotOf(t, f); f.Seq != snapSeq || text(scr) != "hi" {
+		t.Fatalf("viewer on B got %s seq %d, want the snapshot at %d", f.Type, f.Seq, snapSeq)
+	}
+	seq := h.output("two")
+	if f := relaytest.NextFrame(t, v); f.Type != attachwire.TypeOutput || f.Seq != seq || string(f.Payload) != "two" {
+		t.Fatalf("viewer on B got %s seq %d %q, want Output %d two", f.Type, f.Seq, f.Payload, seq)
+	}
+	if p, r := metric(t, a.Server, "ptyhost_relay_cluster_published_total"), metric(t, b.Server, "ptyhost_relay_cluster_received_total"); p < 3 || r < 2 {
+		t.Errorf("published on A %v, received on B %v: want the frames counted", p, r)
+	}
+
+	d := relaytest.MustDial(t, c.RoomURL(room), a.DriverToken(t, room, "dan"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver,
+			Viewport: &attachwire.Viewport{Cols: 100, Rows: 30}})
+	g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+	if g.UserID != "dan" {
+		t.Fatalf("pen granted to %q, want dan", g.UserID)
+	}
+	if p := relaytest.ExpectControl[attachwire.Presence](t, v); p.Op != attachwire.PresenceJoin || p.Members[0].UserID != "dan" {
+		t.Fatalf("viewer on B: presence %+v, want dan's join", p)
+	}
+	if pg := relaytest.ExpectControl[attachwire.PenGranted](t, v); pg.UserID != "dan" || pg.PenGeneration != g.PenGeneration {
+		t.Fatalf("viewer on B: pen_granted %+v, want dan's", pg)
+	}
+	if rs := untilFrame(t, h.c, attachwire.TypeResize); true {
+		r, err := attachwire.DecodeResize(rs.Payload)
+		if err != nil || r.Cols != 100 || r.Rows != 30 {
+			t.Fatalf("host got resize %+v %v, want the driver's 100x30", r, err)
+		}
+	}
+
+	in := attachwire.Input{InputSeq: 1, PenGeneration: g.PenGeneration, Data: []byte("ls\r")}
+	if err := d.Send(ctxT(t), in.Frame(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 1 {
+		t.Fatalf("driver on C: ack %d, want 1", ack.AckInputSeq)
+	}
+	got := untilFrame(t, h.c, attachwire.TypeInput)
+	gin, err := attachwire.DecodeInput(got.Payload)
+	if err != nil || string(gin.Data) != "ls\r" || gin.UserID != "dan" {
+		t.Fatalf("host got Input %+v %v, want dan's ls", gin, err)
+	}
+	rsz, _ := attachwire.Resize{Cols: 90, Rows: 20}.Frame(0, 0)
+	if err := d.Send(ctxT(t), rsz); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := attachwire.DecodeResize(untilFrame(t, h.c, attachwire.TypeResize).Payload); r.Cols != 90 || r.Rows != 20 {
+		t.Fatalf("host got resize %+v, want 90x20", r)
+	}
+
+	exitSeq := h.exit(0)
+	if f := untilFrame(t, v, attachwire.TypeExit); f.Seq != exitSeq {
+		t.Fatalf("viewer on B: Exit seq %d, want %d", f.Seq, exitSeq)
+	}
+	if f := untilFrame(t, d, attachwire.TypeExit); f.Seq != exitSeq {
+		t.Fatalf("driver on C: Exit seq %d, want %d", f.Seq, exitSeq)
+	}
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	sn, err := attachwire.NewSnapshot(exitSeq, screen(1, "bye"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, err := sn.Frame(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(sf)
+	late := relaytest.MustDial(t, c.RoomURL(room), a.ViewerToken(t, room, "lee"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	f = untilFrame(t, late, attachwire.TypeSnapshot)
+	if sn, scr := snapshotOf(t, f); sn.AtSeq != exitSeq || text(scr) != "bye" {
+		t.Fatalf("late viewer on C: snapshot at %d %q, want the final one at %d", sn.AtSeq, text(scr), exitSeq)
+	}
+}
+
+// stream checks a viewer's stream against what the host sent: every Output
+// is the host's for its seq, and seqs are contiguous except where a
+// snapshot bridges (a Snapshot at seq s shows everything up to s-1).
+type stream struct {
+	t    testing.TB
+	sent map[uint64]string
+}
+
+// follow reads c until the frame of seq last, checking each frame, and
+// returns the number of snapshots it bridged with.
+func (s *stream) follow(c *relaytest.Conn, last uint64) (snapshots int) {
+	s.t.Helper()
+	var prev uint64
+	for prev < last {
+		f := relaytest.NextFrame(s.t, c)
+		switch f.Type {
+		case attachwire.TypeSnapshot:
+			snapshots++
+		case attachwire.TypeOutput:
+			if prev != 0 && f.Seq != prev+1 {
+				s.t.Fatalf("Output seq %d after %d with no snapshot between", f.Seq, prev)
+			}
+			if want, ok := s.sent[f.Seq]; !ok || string(f.Payload) != want {
+				s.t.Fatalf("Output seq %d is %q, the host sent %q", f.Seq, f.Payload, want)
+			}
+		default:
+			s.t.Fatalf("unexpected %s seq %d", f.Type, f.Seq)
+		}
+		prev = f.Seq
+	}
+	return snapshots
+}
+
+// burst sends n Output frames and a snapshot every 25, recording them.
+func (s *stream) burst(h *host, n int) {
+	for i := range n {
+		if i%25 == 0 {
+			h.snapshot("s")
+			continue
+		}
+		p := "line " + string(rune('a'+i%26)) + "\r\n"
+		s.sent[h.output(p)] = p
+	}
+}
+
+// TestClusterOwnerDies kills the owner mid-stream: the viewers on B and
+// C are told host-reconnecting once A is silent; the host re-binds on B
+// with the same epoch (a takeover: A does not answer), they are told live
+// and go on, one from the dead node resumes on C, every stream is whole
+// with snapshots bridging; a stale host is refused after the takeover.
+func TestClusterOwnerDies(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	s := &stream{t: t, sent: map[uint64]string{}}
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	viewer := func(n *node, user string, sub attachwire.Subscribe) *relaytest.Conn {
+		sub.SessionID, sub.AsRole = room, attachwire.RoleViewer
+		return relaytest.MustDial(t, n.RoomURL(room), a.ViewerToken(t, room, user), sub)
+	}
+	vb, vc, va := viewer(b, "vb", attachwire.Subscribe{}), viewer(c, "vc", attachwire.Subscribe{}), viewer(a, "va", attachwire.Subscribe{})
+	s.burst(h, 100)
+	mid := h.seq
+	for _, v := range []*relaytest.Conn{vb, vc, va} {
+		s.follow(v, mid)
+	}
+
+	a.kill()
+	relaytest.ExpectClose(t, va) // a crash: no close handshake to expect
+	// B and C notice that A has gone silent and say so.
+	for _, v := range []*relaytest.Conn{vb, vc} {
+		untilState(t, v, attachwire.RoomHostReconnecting)
+	}
+	h2 := hostOn(t, a.Server, b.Server, 1)
+	for _, v := range []*relaytest.Conn{vb, vc} {
+		untilState(t, v, attachwire.RoomLive)
+	}
+	h2.seq = h.seq
+	s.burst(h2, 100)
+	vr := viewer(c, "va", attachwire.Subscribe{ResumeFrom: u64(mid), ResumeEpoch: u64(1)})
+	for _, v := range []*relaytest.Conn{vb, vc, vr} {
+		s.follow(v, h2.seq)
+	}
+
+	stale := relaytest.MustDial(t, c.RoomURL(room), a.HostToken(t, room, 1),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, stale, 1008, attachwire.CodeEpochStale); cl.Err != nil && !cl.Err.Retryable {
+		t.Errorf("equal epoch while B's host is bound: %+v, want retryable", cl.Err)
+	}
+}
+
+// TestClusterSupersede: a host of a higher epoch on C takes the room from
+// B, whose host leg is closed epoch-stale; the old host redialling B is
+// refused as stale for good.
+func TestClusterSupersede(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "b", "c")
+	b, c := nodes[0], nodes[1]
+	h1 := hostOn(t, b.Server, b.Server, 1)
+	v := relaytest.MustDial(t, b.RoomURL(room), b.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.RoomState](t, v)
+	h2 := hostOn(t, b.Server, c.Server, 2)
+	expectClosed(t, h1.c, 1008, attachwire.CodeEpochStale)
+	h2.snapshot("two")
+	f := untilFrame(t, v, attachwire.TypeSnapshot)
+	if _, scr := snapshotOf(t, f); text(scr) != "two" {
+		t.Fatalf("viewer on B: snapshot %q, want epoch 2's", text(scr))
+	}
+	old := relaytest.MustDial(t, b.RoomURL(room), b.HostToken(t, room, 1),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, old, 1008, attachwire.CodeEpochStale); cl.Err != nil && cl.Err.Retryable {
+		t.Errorf("a lower epoch: %+v, want not retryable", cl.Err)
+	}
+}
+
+// TestClusterNATSOutage: a node that loses NATS refuses a host for a room
+// it cannot register (rate-limited, retryable: dial another node) and
+// keeps the room it holds running for its own viewers.
+func TestClusterNATSOutage(t *testing.T) {
+	ns := natsServer(t)
+	d := startCluster(t, ns, "d")[0]
+	h := hostOn(t, d.Server, d.Server, 1)
+	v := relaytest.MustDial(t, d.RoomURL(room), d.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("s")
+	untilFrame(t, v, attachwire.TypeSnapshot)
+
+	d.nc.Close()
+	other := "sess-2"
+	nh := relaytest.MustDial(t, d.RoomURL(other), d.HostToken(t, other, 1),
+		attachwire.Subscribe{SessionID: other, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	if cl := expectClosed(t, nh, 1013, attachwire.CodeRateLimited); cl.Err != nil && !cl.Err.Retryable {
+		t.Errorf("refusal %+v, want retryable", cl.Err)
+	}
+	seq := h.output("still here")
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != "still here" {
+		t.Fatalf("local viewer got %s seq %d %q, want the Output at %d", f.Type, f.Seq, f.Payload, seq)
+	}
+}
+
+// TestClusterChunksLargeFrames: a frame larger than the NATS server's max
+// payload crosses nodes in parts and arrives whole.
+func TestClusterChunksLargeFrames(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoSigs: true, NoLog: true, MaxPayload: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(relaytest.Timeout) {
+		t.Fatal("nats server not ready")
+	}
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	h := hostOn(t, a.Server, a.Server, 1)
+	v := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("s")
+	untilFrame(t, v, attachwire.TypeSnapshot)
+	big := strings.Repeat("0123456789abcdef", 2000) // 32,000 bytes: four parts
+	seq := h.output(big)
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != big {
+		t.Fatalf("viewer on B got %s seq %d with %d bytes, want Output %d with %d", f.Type, f.Seq, len(f.Payload), seq, len(big))
+	}
+	seq = h.output("after")
+	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != "after" {
+		t.Fatalf("viewer on B got %s seq %d %q after the large frame", f.Type, f.Seq, f.Payload)
+	}
+}
+
+// TestClusterDriverAfterTakeover: a driver keeps typing across the
+// owner's death, on a third node and on the node that takes the room
+// over. After the takeover it is granted the pen by the new owner and its
+// inputSeq goes on where the old owner left it (it brings its last queued
+// inputSeq when it registers, or keeps it when its own node becomes the
+// owner), so the next key reaches the host.
+func TestClusterDriverAfterTakeover(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		driver int // index of the driver's node: 1 is b, which takes over
+	}{{"driver on a third node", 2}, {"driver on the new owner", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := natsServer(t)
+			nodes := startCluster(t, ns, "a", "b", "c")
+			a, b := nodes[0], nodes[1]
+			h := hostOn(t, a.Server, a.Server, 1)
+			d := relaytest.MustDial(t, nodes[tc.driver].RoomURL(room), a.DriverToken(t, room, "dan"),
+				attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
+			gen := relaytest.ExpectControl[attachwire.PenGranted](t, d).PenGeneration
+			for i := uint64(1); i <= 2; i++ {
+				input(t, d, i, gen, "", "k")
+				if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != i {
+					t.Fatalf("ack %d, want %d", ack.AckInputSeq, i)
+				}
+				hostInput(t, h)
+			}
+
+			a.kill()
+			h2 := hostOn(t, a.Server, b.Server, 1)
+			untilState(t, d, attachwire.RoomLive)
+			g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+			input(t, d, 3, g.PenGeneration, "", "z")
+			if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
+				t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)
+			}
+			if in := hostInput(t, h2); string(in.Data) != "z" {
+				t.Fatalf("host on B got %q, want z", in.Data)
+			}
+		})
+	}
+}
+
+// untilState skips frames and controls until a room_state of state st.
+func untilState(t testing.TB, c *relaytest.Conn, st attachwire.RoomStatus) {
+	t.Helper()
+	for {
+		if relaytest.ExpectControl[attachwire.RoomState](t, c).State == st {
+			return
+		}
+	}
+}
+
+// TestClusterPlannedRestart: the owner node drains (Shutdown) and closes.
+// Its host is told to redial and lands on B; the viewer on C is told
+// host-reconnecting but stays connected, then sees live and goes on.
+func TestClusterPlannedRestart(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b", "c")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	v := relaytest.MustDial(t, c.RoomURL(room), a.ViewerToken(t, room, "v"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	untilFrame(t, v, attachwire.TypeSnapshot)
+
+	if err := a.Relay.Shutdown(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	expectClosed(t, h.c, 1012, attachwire.CodeRelayRestarting)
+	a.Close()
+	untilState(t, v, attachwire.RoomHostReconnecting)
+	h2 := hostOn(t, a.Server, b.Server, 1)
+	h2.seq = h.seq
+	untilState(t, v, attachwire.RoomLive)
+	h2.snapshot("s2")
+	seq := h2.output("after")
+	if f := untilFrame(t, v, attachwire.TypeOutput); f.Seq != seq || string(f.Payload) != "after" {
+		t.Fatalf("viewer on C got Output seq %d %q, want %d after", f.Seq, f.Payload, seq)
+	}
+}
