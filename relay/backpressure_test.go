@@ -33,18 +33,18 @@ type autoHost struct {
 	mu sync.Mutex
 }
 
-func newAutoHost(t *testing.T, s *relaytest.Server, epoch uint64) *autoHost {
+func newAutoHost(t testing.TB, s *relaytest.Server, epoch uint64) *autoHost {
 	return startAutoHost(t, s, epoch, false)
 }
 
 // newAnsweringHost returns an autoHost that answers every snapshot_request
 // from its reader goroutine. Its frames go through its own output and
 // snapshot methods.
-func newAnsweringHost(t *testing.T, s *relaytest.Server, epoch uint64) *autoHost {
+func newAnsweringHost(t testing.TB, s *relaytest.Server, epoch uint64) *autoHost {
 	return startAutoHost(t, s, epoch, true)
 }
 
-func startAutoHost(t *testing.T, s *relaytest.Server, epoch uint64, answering bool) *autoHost {
+func startAutoHost(t testing.TB, s *relaytest.Server, epoch uint64, answering bool) *autoHost {
 	h := &autoHost{host: dialHost(t, s, epoch), requests: make(chan struct{}, 1)}
 	h.wg.Go(func() {
 		for {
@@ -242,12 +242,19 @@ func TestBackpressureStuckViewerClosed(t *testing.T) {
 	cfg.SnapshotRetry = 20 * time.Millisecond
 	cfg.RingBytes = 1 << 20
 	cfg.ViewerQueueBytes = 64 << 10
+	// The stuck client cannot answer pings: without this it would be
+	// closed as silent (not counted as backpressure) on a slow machine.
+	cfg.PingInterval = time.Hour
+	cfg.SilenceTimeout = 2 * time.Hour
 	s := relaytest.NewServer(t, cfg)
 	h := newAutoHost(t, s, 1)
 	h.snapshot("start")
 	dialViewer(t, s, s.ViewerToken(t, room, "stuck"), attachwire.RoleViewer, attachwire.Subscribe{})
 	chunk := strings.Repeat("z", 60000)
-	deadline := time.Now().Add(relaytest.Timeout)
+	// Every round adds 3.7 MiB the stuck socket must take; the close comes
+	// once its buffers are full. The watchdog is generous because on a
+	// loaded machine the host's sends alone can run below 1 MiB/s.
+	deadline := time.Now().Add(2 * time.Minute)
 	for metric(t, s, "ptyhost_relay_backpressure_closes_total") < 1 {
 		if time.Now().After(deadline) {
 			_, body := s.Get(t, "/metrics")
