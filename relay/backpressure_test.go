@@ -297,8 +297,9 @@ func TestSanitizeOnIngestSplitAtEveryByte(t *testing.T) {
 }
 
 // Real programs' recorded output (the sanitizer's stream corpus), pushed
-// through a host leg in seeded random chunks, reaches a viewer as exactly
-// one Driver-profile pass over each whole stream.
+// through a host leg one byte per frame (so split at every interior byte)
+// and in seeded random chunks, reaches a viewer as exactly one
+// Driver-profile pass over each whole stream.
 func TestSanitizeOnIngestRecordedStreams(t *testing.T) {
 	files, err := filepath.Glob("../attachwire/sanitize/testdata/streams/*.raw")
 	if err != nil || len(files) == 0 {
@@ -308,36 +309,43 @@ func TestSanitizeOnIngestRecordedStreams(t *testing.T) {
 	cfg.RingBytes = 64 << 20
 	cfg.ViewerQueueBytes = 64 << 20
 	s := relaytest.NewServer(t, cfg)
+	epoch := uint64(100)
 	for i, name := range files {
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			stream, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := sanitize.New(sanitize.Options{Profile: sanitize.Driver}).Append(nil, stream)
-			h := dialHost(t, s, uint64(100+i))
-			h.snapshot("")
-			v := dialViewer(t, s, s.ViewerToken(t, room, "v"), attachwire.RoleViewer, attachwire.Subscribe{})
-			snapshotOf(t, relaytest.NextFrame(t, v))
-			rnd := rand.New(rand.NewPCG(uint64(i), 7))
-			n := 0
-			for p := stream; len(p) > 0; n++ {
-				k := min(1+rnd.IntN(4096), len(p))
-				h.output(string(p[:k]))
-				p = p[k:]
-			}
-			var got []byte
-			for range n {
-				got = append(got, outputOf(t, relaytest.NextFrame(t, v))...)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("viewer got %d bytes, one pass gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
-			}
-			v.Close()
-			h.c.Close()
-			waitHostGone(t, s)
-			waitLegs(t, s, attachwire.RoleViewer, 0)
-		})
+		for _, mode := range []string{"bytes", "chunks"} {
+			epoch++
+			t.Run(filepath.Base(name)+"/"+mode, func(t *testing.T) {
+				stream, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := sanitize.New(sanitize.Options{Profile: sanitize.Driver}).Append(nil, stream)
+				h := dialHost(t, s, epoch)
+				h.snapshot("")
+				v := dialViewer(t, s, s.ViewerToken(t, room, "v"), attachwire.RoleViewer, attachwire.Subscribe{})
+				snapshotOf(t, relaytest.NextFrame(t, v))
+				rnd := rand.New(rand.NewPCG(uint64(i), 7))
+				n := 0
+				for p := stream; len(p) > 0; n++ {
+					k := 1
+					if mode == "chunks" {
+						k = min(1+rnd.IntN(4096), len(p))
+					}
+					h.output(string(p[:k]))
+					p = p[k:]
+				}
+				var got []byte
+				for range n {
+					got = append(got, outputOf(t, relaytest.NextFrame(t, v))...)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("viewer got %d bytes, one pass gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+				}
+				v.Close()
+				h.c.Close()
+				waitHostGone(t, s)
+				waitLegs(t, s, attachwire.RoleViewer, 0)
+			})
+		}
 	}
 }
 

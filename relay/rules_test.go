@@ -1,0 +1,101 @@
+package relay_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/relaytest"
+)
+
+// A new generation (a higher epoch, on a vacant room or superseding a live
+// host) discards the ring and forces every viewer to a snapshot of the new
+// epoch after a room_state: none of them is served another frame of the
+// old stream, and a resume against the old epoch is a miss.
+func TestNewGenerationSnapshotToEveryViewer(t *testing.T) {
+	for _, supersede := range []bool{false, true} {
+		t.Run(fmt.Sprintf("supersede=%v", supersede), func(t *testing.T) {
+			s := relaytest.NewServer(t, quiet())
+			h := dialHost(t, s, 5)
+			h.snapshot("old")
+			h.output("x")
+			viewers := make([]*relaytest.Conn, 3)
+			for i := range viewers {
+				viewers[i] = dialViewer(t, s, s.ViewerToken(t, room, fmt.Sprint("v", i)), attachwire.RoleViewer, attachwire.Subscribe{})
+				snapshotOf(t, relaytest.NextFrame(t, viewers[i]))
+				if got := outputOf(t, relaytest.NextFrame(t, viewers[i])); got != "x" {
+					t.Fatalf("viewer %d: %q", i, got)
+				}
+			}
+			if !supersede {
+				h.c.Close()
+				waitHostGone(t, s)
+			}
+			h2 := dialHost(t, s, 6)
+			h2.snapshot("new")
+			h2.output("y")
+			for i, v := range viewers {
+				var st attachwire.RoomState
+				for st.State != attachwire.RoomLive {
+					st = relaytest.ExpectControl[attachwire.RoomState](t, v)
+				}
+				_, scr := snapshotOf(t, relaytest.NextFrame(t, v))
+				if scr.Epoch != 6 || text(scr) != "new" {
+					t.Fatalf("viewer %d: snapshot of epoch %d %q, want epoch 6 \"new\"", i, scr.Epoch, text(scr))
+				}
+				if got := outputOf(t, relaytest.NextFrame(t, v)); got != "y" {
+					t.Fatalf("viewer %d: then %q, want y", i, got)
+				}
+			}
+			late := dialViewer(t, s, s.ViewerToken(t, room, "late"), attachwire.RoleViewer,
+				attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(5)})
+			if _, scr := snapshotOf(t, relaytest.NextFrame(t, late)); scr.Epoch != 6 {
+				t.Fatalf("a resume against the old epoch got a snapshot of epoch %d", scr.Epoch)
+			}
+		})
+	}
+}
+
+// Browsers' Origin must be the relay's own or an allowed one, whichever
+// way the token travels; native clients send none. A refusal is 403
+// before the upgrade and counted.
+func TestAdmissionOriginRefused(t *testing.T) {
+	s := relaytest.NewServer(t, relay.Config{Logger: discardLogger(), DialsPerSecond: 1e6,
+		AllowedOrigins: []string{"https://app.example"}})
+	viewer := s.ViewerToken(t, room, "ann")
+	origin := func(o string, bearer bool) *relaytest.DialOptions {
+		return &relaytest.DialOptions{BearerSubprotocol: bearer, Header: http.Header{"Origin": {o}}}
+	}
+	refused := 0
+	for _, tc := range []struct {
+		name   string
+		opts   *relaytest.DialOptions
+		status int
+	}{
+		{"foreign origin", origin("https://evil.example", false), 403},
+		{"foreign origin, bearer subprotocol", origin("https://evil.example", true), 403},
+		{"opaque origin null", origin("null", true), 403},
+		{"own host on another port", origin("http://127.0.0.1:1", true), 403},
+		{"allowed origin as a prefix", origin("https://app.example.evil", true), 403},
+		{"allowed origin with a path", origin("https://app.example/x", true), 403},
+		{"allowed origin", origin("https://app.example", true), 101},
+		{"own origin", origin(s.HTTPURL, true), 101},
+		{"no origin (native client)", nil, 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if resp := dialStatus(t, s.RoomURL(room), viewer, tc.opts); resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			// The accepted dials reuse one token: let each leg end before the next.
+			waitLegs(t, s, attachwire.RoleViewer, 0)
+		})
+		if tc.status == 403 {
+			refused++
+		}
+	}
+	if got := metric(t, s, `ptyhost_relay_refusals_total{reason="origin"}`); got != float64(refused) {
+		t.Fatalf("origin refusals counted %v, want %d", got, refused)
+	}
+}
