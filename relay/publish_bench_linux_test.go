@@ -28,8 +28,8 @@ import (
 func BenchmarkFanoutPublish(b *testing.B) {
 	for _, n := range []int{1, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("viewers=%d", n), func(b *testing.B) {
-			cfg := relay.Config{Logger: discardLogger(), DialsPerSecond: 1e6, MaxViewersPerRoom: 2000,
-				RingBytes: 256 << 20, ViewerQueueBytes: 128 << 20}
+			cfg := benchConfig()
+			cfg.RingBytes, cfg.ViewerQueueBytes = 256<<20, 128<<20
 			s := relaytest.NewServer(b, cfg)
 			h := newAutoHost(b, s, 1)
 			h.snapshot("")

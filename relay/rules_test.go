@@ -1,13 +1,17 @@
 package relay_test
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
+	"github.com/ptyhost/ptyhost/token"
 )
 
 // A new generation (a higher epoch, on a vacant room or superseding a live
@@ -98,4 +102,85 @@ func TestAdmissionOriginRefused(t *testing.T) {
 	if got := metric(t, s, `ptyhost_relay_refusals_total{reason="origin"}`); got != float64(refused) {
 		t.Fatalf("origin refusals counted %v, want %d", got, refused)
 	}
+}
+
+// The relay holds several public keys (rotation): a token signed by any of
+// them is admitted, one signed by a key it does not hold is not.
+func TestAdmissionKeyRotation(t *testing.T) {
+	newPub, newPriv, err := token.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, strangerPriv, err := token.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quiet()
+	cfg.PublicKeys = []ed25519.PublicKey{newPub}
+	s := relaytest.NewServer(t, cfg) // holds its own key and newPub
+	mint := func(key ed25519.PrivateKey, user string) string {
+		now := time.Now().Unix()
+		jti, err := token.NewJTI()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := token.Mint(key, token.Claims{SessionID: room, RoomID: room, UserID: user, Role: attachwire.RoleViewer,
+			OrgID: relaytest.DefaultOrg, IssuedAt: now, ExpiresAt: now + 60, Audience: "relay", JTI: jti})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	for _, tc := range []struct {
+		name   string
+		tok    string
+		status int
+	}{
+		{"first key", s.ViewerToken(t, room, "ann"), 101},
+		{"second key", mint(newPriv, "ben"), 101},
+		{"unknown key", mint(strangerPriv, "eve"), 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if resp := dialStatus(t, s.RoomURL(room), tc.tok, nil); resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+}
+
+// A room left host-gone closes (1000) as soon as its last viewer leaves,
+// and the relay forgets it.
+func TestRoomHostGoneClosesWhenEmpty(t *testing.T) {
+	cfg := quiet()
+	cfg.HostGoneAfter = 50 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	relaytest.ExpectControl[attachwire.PenState](t, v) // joined
+	h.c.Close()
+	for st := (attachwire.RoomState{}); st.State != attachwire.RoomHostGone; {
+		st = relaytest.ExpectControl[attachwire.RoomState](t, v)
+	}
+	if got := metric(t, s, "ptyhost_relay_rooms"); got != 1 {
+		t.Fatalf("%v rooms while a viewer is in the host-gone room, want 1", got)
+	}
+	v.Close()
+	eventually(t, "the empty host-gone room closed", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
+}
+
+// An ended room closes EndedFor after Exit: its viewers get 1000 "room
+// ended" and the relay forgets it.
+func TestRoomEndedClosesAfterEndedFor(t *testing.T) {
+	cfg := quiet()
+	cfg.EndedFor = 50 * time.Millisecond
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
+	relaytest.ExpectControl[attachwire.PenState](t, v)
+	h.exit(0)
+	cl := expectClosed(t, v, websocket.StatusNormalClosure, "")
+	if cl.Reason != "room ended" {
+		t.Fatalf("close reason %q, want room ended", cl.Reason)
+	}
+	eventually(t, "the ended room forgotten", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
 }
