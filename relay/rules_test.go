@@ -184,3 +184,22 @@ func TestRoomEndedClosesAfterEndedFor(t *testing.T) {
 	}
 	eventually(t, "the ended room forgotten", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
 }
+
+// Input queued while no host is bound waits for the same epoch's return,
+// but a new generation drops it: it was meant for a process that is gone.
+func TestNewGenerationDropsQueuedInput(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	d, gen := driverWithPen(t, s, "alice")
+	h.c.Close()
+	waitHostGone(t, s)
+	input(t, d, 1, gen, "", "old")
+	if a := relaytest.ExpectControl[attachwire.InputAck](t, d); a.AckInputSeq != 1 {
+		t.Fatalf("ack %d, want 1", a.AckInputSeq)
+	}
+	h2 := dialHost(t, s, 2)
+	input(t, d, 2, gen, "", "new")
+	if in := hostInput(t, h2); string(in.Data) != "new" {
+		t.Fatalf("the new process got %q first, want only the input sent after it bound", in.Data)
+	}
+}
