@@ -168,6 +168,7 @@ func TestHostDuplicateSeqsDropped(t *testing.T) {
 	h.snapshot("s")
 	h.output("a")
 	h.output("b")
+	waitIngested(t, s, h)
 	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer,
 		attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(1)})
 	h.seq = 1 // replay 2 and 3, then go on
@@ -192,6 +193,7 @@ func TestHostBadSnapshotBecomesEmptyOutput(t *testing.T) {
 	s := relaytest.NewServer(t, quiet())
 	h := dialHost(t, s, 1)
 	h.snapshot("ok")
+	waitIngested(t, s, h)
 	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer,
 		attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(1)})
 	h.seq++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
@@ -91,4 +92,43 @@ func TestKillBadArguments(t *testing.T) {
 	if ok || !errors.Is(err, relay.ErrClosed) {
 		t.Fatalf("Kill after Close = %v, %v; want ErrClosed", ok, err)
 	}
+}
+
+// Kill's answer is exact whenever ctx ends: a kill reported delivered
+// reached the host, and one withdrawn (not delivered, ctx's error) never
+// does. The calls' contexts expire after 0 to 245 µs, so some end before
+// the host writer takes the kill and some while it writes it; whichever
+// happens, the counts must agree. A final kill with a live ctx marks the
+// end.
+func TestKillDeliveredMeansReceived(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	delivered := 0
+	for i := range 50 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i)*5*time.Microsecond)
+		ok, err := s.Relay.Kill(ctx, relaytest.DefaultOrg, room, attachwire.KillStopped, "SIGTERM")
+		cancel()
+		switch {
+		case ok && err == nil:
+			delivered++
+		case !ok && errors.Is(err, context.DeadlineExceeded):
+		default:
+			t.Fatalf("Kill = %v, %v", ok, err)
+		}
+	}
+	if ok, err := s.Relay.Kill(ctxT(t), relaytest.DefaultOrg, room, attachwire.KillStopped, "SIGUSR1"); !ok || err != nil {
+		t.Fatalf("final Kill = %v, %v", ok, err)
+	}
+	received := 0
+	for {
+		k := relaytest.ExpectControl[attachwire.Kill](t, h.c)
+		if k.Signal == "SIGUSR1" {
+			break
+		}
+		received++
+	}
+	if received != delivered {
+		t.Fatalf("the host received %d kills, %d were reported delivered", received, delivered)
+	}
+	t.Logf("%d of 50 delivered", delivered)
 }

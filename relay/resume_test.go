@@ -20,13 +20,18 @@ func resumeRoom(t *testing.T, cfg relay.Config) (*relaytest.Server, *host) {
 	for _, p := range []string{"a", "b", "c", "d", "e"} {
 		h.output(p)
 	}
-	// A viewer that saw everything proves the ring holds it all.
-	v := dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer,
-		attachwire.Subscribe{ResumeFrom: u64(1), ResumeEpoch: u64(3)})
-	for range 5 {
-		relaytest.NextFrame(t, v)
-	}
+	waitIngested(t, s, h)
 	return s, h
+}
+
+// waitIngested returns once the relay has taken every frame h sent. A
+// viewer dialled right after the host's sends may otherwise reach the
+// relay before those frames do, and its resume would be "ahead": a miss.
+func waitIngested(t testing.TB, s *relaytest.Server, h *host) {
+	t.Helper()
+	eventually(t, "the host's frames ingested", func() bool {
+		return relay.HeadSeq(s.Relay, relaytest.DefaultOrg, room) >= h.seq
+	})
 }
 
 func resumeSub(from, epoch *uint64) attachwire.Subscribe {
@@ -98,6 +103,7 @@ func TestResumeEvictedServesFreshSnapshot(t *testing.T) {
 	for i := range 50 {
 		h.output(fmt.Sprintf("%03d%s", i, strings.Repeat(".", 60)))
 	}
+	waitIngested(t, s, h) // s1 evicted: the viewer has to ask
 	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, resumeSub(u64(2), u64(3)))
 	if r := relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c); r.Reason != attachwire.SnapshotRingMiss {
 		t.Fatalf("snapshot_request reason %q, want ring-miss", r.Reason)

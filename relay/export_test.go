@@ -1,0 +1,41 @@
+package relay
+
+import (
+	"errors"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// IngestAsHost returns a function that takes a frame into room (orgID,
+// sessionID) exactly as the reader of its bound host leg does: sanitize,
+// encode, append to the ring, wake the viewers. Benchmarks use it to time
+// the publish path beside real viewer sockets without the host's socket in
+// the measurement.
+func IngestAsHost(rl *Relay, orgID, sessionID string) func(attachwire.Frame) error {
+	rl.mu.Lock()
+	rm := rl.rooms[roomKey{org: orgID, session: sessionID}]
+	rl.mu.Unlock()
+	if rm == nil {
+		return func(attachwire.Frame) error { return errors.New("relay: no such room") }
+	}
+	rm.mu.Lock()
+	h := rm.host
+	rm.mu.Unlock()
+	if h == nil {
+		return func(attachwire.Frame) error { return errors.New("relay: no host leg bound") }
+	}
+	return func(f attachwire.Frame) error { return rm.ingest(h, f) }
+}
+
+// HeadSeq returns the newest seq room (orgID, sessionID) has taken from
+// its host, 0 if none or no such room: tests wait on it instead of
+// guessing when frames in flight have arrived.
+func HeadSeq(rl *Relay, orgID, sessionID string) uint64 {
+	rl.mu.Lock()
+	rm := rl.rooms[roomKey{org: orgID, session: sessionID}]
+	rl.mu.Unlock()
+	if rm == nil {
+		return 0
+	}
+	return rm.ring.headSeq()
+}
