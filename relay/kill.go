@@ -28,7 +28,7 @@ type killOrder struct {
 }
 
 // Kill asks the host of session sessionID in organisation orgID to end the
-// session's process (notes §6.2): a kill control {reason, signal} goes to
+// session's process (docs/relay.md, "Kill"): a kill control {reason, signal} goes to
 // the room's bound host leg ahead of any Input queued for it. signal is a
 // name such as "SIGTERM", or empty to leave the choice to the host; the
 // host treats it as a request, and its Exit follows as usual.

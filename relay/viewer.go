@@ -279,7 +279,7 @@ const hostLessThrottle = 30 * time.Second
 
 // hostLessResumeLocked serves a viewer that needs a snapshot while the room
 // has no host to ask for one, and the newest snapshot's tail is over the
-// viewer's headroom (notes §2.7): the newest snapshot, then only the newest
+// viewer's headroom (docs/relay.md, "Host-less resume"): the newest snapshot, then only the newest
 // frames that fit the headroom, then error host-lost "<loss instant>
 // <truncated bytes>" (host-still-absent, same message, for a repeat inside
 // hostLessThrottle with nothing changed). It returns nil when the ring holds

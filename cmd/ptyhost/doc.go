@@ -9,6 +9,10 @@
 //	ptyhost share [--relay URL --key FILE | --port N] [--room ID] [--ttl DURATION]
 //	              [--final-screen DURATION] [run's flags] -- CMD [ARGS...]
 //	ptyhost play [--speed X] [--idle-limit DURATION] [--screen] [--format text|ansi|json] FILE.cast
+//	ptyhost attach [--drive] [--token-file FILE] URL
+//	ptyhost relay --public-key FILE [--listen ADDR] [--tls-cert F --tls-key F] [--allow-origin O] [--nats URL|embedded]
+//	ptyhost keygen --out NAME
+//	ptyhost token --key FILE --room ID --role host|driver|viewer [--user U] [--epoch N] [--org O] [--ttl D]
 //	ptyhost version
 //	ptyhost help [COMMAND]
 //
@@ -23,7 +27,9 @@
 // a timeout or an interrupt, and prints the screen as text, an ANSI
 // screenshot (safe to cat) or JSON. play replays
 // an asciinema v2 cast through a Viewer sanitizer, or prints its final
-// screen.
+// screen. attach watches (or, with --drive, drives) a session shared
+// through a relay; relay serves rooms to hosts and viewers; keygen and
+// token make the keys and attach tokens a relay checks.
 //
 // # Exit status
 //
