@@ -21,6 +21,16 @@
 // queue (never lossy: a full queue stops reading the driver), keepalive,
 // limits and the planned restart (Shutdown) are described on the types and
 // in docs/relay.md, with every policy choice the protocol leaves open.
+// Kill is the operator's way to end a room's session: it reports delivered
+// only once a live host leg took the kill control.
+//
+// # Degraded lane
+//
+// Where WebSocket is broken by a proxy, a leg may ride Server-Sent Events
+// down and batched POSTs up instead (…/sse and …/input for viewers,
+// …/host/sse and …/host/output for hosts; docs/relay.md, "The degraded
+// lane"). Such a leg is the same room leg with another carrier; viewers see
+// room_state degraded while the host rides it.
 //
 // # Cluster
 //
