@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,8 @@ type gate struct {
 	lane404  atomic.Bool
 	lose     atomic.Int64 // POST answers still to lose
 	busy     atomic.Int64 // POSTs still to answer 429
+	gone     atomic.Int64 // POSTs still to answer 410
+	conflict atomic.Int64 // POSTs still to answer 409 (the batch refused whole)
 	refused  atomic.Int64 // upgrades refused
 	upgrades atomic.Int64 // upgrades let through
 	laneGETs atomic.Int64
@@ -70,6 +73,23 @@ func newGate(t testing.TB, s *relaytest.Server) *gate {
 				g.busy.Add(-1)
 				w.Header().Set("Retry-After", "1")
 				http.Error(w, "busy", http.StatusTooManyRequests)
+				return
+			}
+			if g.gone.Load() > 0 {
+				g.gone.Add(-1)
+				http.Error(w, "no sse leg", http.StatusGone)
+				return
+			}
+			if g.conflict.Load() > 0 {
+				g.conflict.Add(-1)
+				var b struct{ FirstInputSeq *uint64 }
+				json.NewDecoder(r.Body).Decode(&b)
+				ack := uint64(0)
+				if b.FirstInputSeq != nil {
+					ack = *b.FirstInputSeq - 1
+				}
+				w.WriteHeader(http.StatusConflict)
+				fmt.Fprintf(w, `{"batchId":"x","ackInputSeq":%d}`, ack)
 				return
 			}
 			g.posts.Add(1)
@@ -291,4 +311,46 @@ func TestLanePostRetries(t *testing.T) {
 	if g.busy.Load() != 0 {
 		t.Fatal("the 429 was not served")
 	}
+}
+
+// A 409 (the batch refused whole) makes the Client resend its inputs
+// from the ack and its controls again; a 410 (no live SSE half) reopens
+// the SSE at once and resends what was not acknowledged.
+func TestLaneConflictAndGone(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := newHost(t, s, 1, 80, 24)
+	g := newGate(t, s)
+	g.blockWS.Store(-1)
+	c, _ := laneDial(t, g.URL, s.DriverToken(t, room, "ann"))
+	h.output([]byte("x\r\n"))
+	waitMirror(t, c, h)
+	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	g.conflict.Store(1)
+	if err := c.Resize(90, 20); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Input([]byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	h.expectInput("one")
+	eventually(t, "the resize at the host", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.resized.Cols == 90 && h.resized.Rows == 20
+	})
+	if g.conflict.Load() != 0 {
+		t.Fatal("the 409 was not served")
+	}
+	gets := g.laneGETs.Load()
+	g.gone.Store(1)
+	if err := c.Input([]byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	h.expectInput("two")
+	h.noInput()
+	if g.gone.Load() != 0 || g.laneGETs.Load() <= gets {
+		t.Fatalf("410 left %d, SSE GETs %d → %d: the SSE was not reopened", g.gone.Load(), gets, g.laneGETs.Load())
+	}
+	h.output([]byte("still here\r\n"))
+	waitMirror(t, c, h)
 }
