@@ -129,7 +129,7 @@ func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		cancel()
-		return nil, classifyLane(resp)
+		return nil, c.classifyLane(resp)
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		resp.Body.Close()
@@ -144,12 +144,20 @@ func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 	return l, nil
 }
 
-// classifyLane turns a refused lane GET into a final refusal (401, 403),
-// a hinted retry (429, 503), a lane the relay does not serve (404, 400,
-// 405, 501: back to WebSocket) or a transient failure.
-func classifyLane(resp *http.Response) error {
+// classifyLane turns a refused lane GET into a final refusal (403, or
+// 401 for an expired token), a hinted retry (429, 503), a lane the relay
+// does not serve (404, 400, 405, 501: back to WebSocket) or a transient
+// failure. A 401 for a token still valid is transient: the relay answers
+// it too while the jti still holds the previous leg (a reopen right after
+// a drop or a 410), and a bad signature is told apart on WebSocket, where
+// the Client goes after FallbackAfter of them.
+func (c *Client) classifyLane(resp *http.Response) error {
 	switch resp.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusUnauthorized:
+		if c.claims.Exp != 0 && time.Now().Unix() > c.claims.Exp {
+			return &RefusedError{Status: resp.StatusCode}
+		}
+	case http.StatusForbidden:
 		return &RefusedError{Status: resp.StatusCode}
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return &retryAfterError{status: resp.StatusCode, after: retryAfter(resp, 0)}

@@ -353,4 +353,22 @@ func TestLaneConflictAndGone(t *testing.T) {
 	}
 	h.output([]byte("still here\r\n"))
 	waitMirror(t, c, h)
+
+	// A read-only viewer on the lane too, then the Exit over it.
+	v, _ := laneDial(t, g.URL, s.ViewerToken(t, room, "vic"))
+	waitMirror(t, v, h)
+	if !v.Lane() || v.Pen().Mine {
+		t.Fatalf("viewer on the lane %v, holding the pen %v", v.Lane(), v.Pen().Mine)
+	}
+	h.exit(7)
+	for _, cl := range []*viewer.Client{c, v} {
+		select {
+		case <-cl.Done():
+		case <-time.After(relaytest.Timeout):
+			t.Fatal("the Exit over the lane did not end the Client")
+		}
+		if ex, ok := cl.Exit(); !ok || ex.Code != 7 || cl.Err() != nil {
+			t.Fatalf("exit %+v %v, err %v", ex, ok, cl.Err())
+		}
+	}
 }
