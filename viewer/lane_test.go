@@ -37,6 +37,7 @@ type gate struct {
 	upgrades atomic.Int64 // upgrades let through
 	laneGETs atomic.Int64
 	notFound atomic.Int64 // lane requests answered 404
+	lastGET  atomic.Value // the last lane GET's query string
 	posts    atomic.Int64 // POSTs forwarded
 }
 
@@ -68,6 +69,7 @@ func newGate(t testing.TB, s *relaytest.Server) *gate {
 			return
 		case r.Method == http.MethodGet && lane:
 			g.laneGETs.Add(1)
+			g.lastGET.Store(r.URL.RawQuery)
 		case r.Method == http.MethodPost && lane:
 			if g.busy.Load() > 0 {
 				g.busy.Add(-1)
@@ -321,7 +323,7 @@ func TestLaneConflictAndGone(t *testing.T) {
 	h := newHost(t, s, 1, 80, 24)
 	g := newGate(t, s)
 	g.blockWS.Store(-1)
-	c, _ := laneDial(t, g.URL, s.DriverToken(t, room, "ann"))
+	c, rec := laneDial(t, g.URL, s.DriverToken(t, room, "ann"))
 	h.output([]byte("x\r\n"))
 	waitMirror(t, c, h)
 	eventually(t, "the pen", func() bool { return c.Pen().Mine })
@@ -341,7 +343,7 @@ func TestLaneConflictAndGone(t *testing.T) {
 	if g.conflict.Load() != 0 {
 		t.Fatal("the 409 was not served")
 	}
-	gets := g.laneGETs.Load()
+	gets, snaps := g.laneGETs.Load(), rec.count(viewer.EventSnapshot)
 	g.gone.Store(1)
 	if err := c.Input([]byte("two")); err != nil {
 		t.Fatal(err)
@@ -353,6 +355,12 @@ func TestLaneConflictAndGone(t *testing.T) {
 	}
 	h.output([]byte("still here\r\n"))
 	waitMirror(t, c, h)
+	if n := rec.count(viewer.EventSnapshot); n != snaps {
+		t.Fatalf("%d Snapshots after the SSE reopened, want none: the reopen did not resume", n-snaps)
+	}
+	if q, _ := g.lastGET.Load().(string); !strings.Contains(q, "resume_from=") || !strings.Contains(q, "epoch=1") {
+		t.Fatalf("the reopened SSE asked %q, want a resume", q)
+	}
 
 	// A read-only viewer on the lane too, then the Exit over it.
 	v, _ := laneDial(t, g.URL, s.ViewerToken(t, room, "vic"))
