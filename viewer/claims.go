@@ -21,6 +21,7 @@ type tokenClaims struct {
 	UserID    string          `json:"userId"`
 	Role      attachwire.Role `json:"role"`
 	JTI       string          `json:"jti"`
+	Exp       int64           `json:"exp"`
 }
 
 // peekClaims decodes the payload of a compact JWS. It checks the shape

@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -49,6 +50,7 @@ type Client struct {
 	// subscribed as a viewer).
 	legCancel context.CancelFunc
 	regrab    bool
+	onLane    bool // the next leg rides the degraded lane
 
 	// Owned by the connection loop.
 	san        *sanitize.Sanitizer
@@ -56,6 +58,8 @@ type Client struct {
 	resyncing  bool // a gap was seen; frames wait for the resume's Snapshot
 	closeLeg   bool // the session ended: close the leg and stop
 	progressed bool // the current leg delivered a frame
+	wsFails    int  // WebSocket dials failed in a row
+	laneFails  int  // lane dials failed in a row
 }
 
 // Dial connects to the room cfg.URL names and subscribes, then keeps the
@@ -73,12 +77,24 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c.mirror.scrollback = max(cfg.Scrollback, 0)
 	c.viewport = cfg.Viewport
 	c.san = sanitize.New(sanitize.Options{})
-	ws, err := c.dial(ctx)
+	cr, err := c.connect(ctx)
+	// Failed dials are tried again until the fallback to the lane has
+	// had its chance: FallbackAfter WebSocket dials, then the lane once.
+	var de *dialError
+	for attempt := 0; err != nil && errors.As(err, &de) && c.wsFails > 0 && ctx.Err() == nil; attempt++ {
+		t := time.NewTimer(backoff(c.cfg.BackoffMin, c.cfg.BackoffMax, attempt, 0))
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			cr, err = c.connect(ctx)
+		}
+		t.Stop()
+	}
 	if err != nil {
 		c.cancel()
 		return nil, err
 	}
-	go c.loop(ws)
+	go c.loop(cr)
 	return c, nil
 }
 
@@ -185,6 +201,14 @@ func (c *Client) Room() attachwire.RoomStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.room
+}
+
+// Lane reports whether the Client rides (or is about to ride) the
+// degraded lane rather than a WebSocket.
+func (c *Client) Lane() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.onLane
 }
 
 // Role returns the role this Client subscribes with.

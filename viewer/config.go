@@ -18,6 +18,8 @@ const (
 	DefaultReadLimit       = 16 << 20
 	DefaultMaxPendingInput = 1 << 20
 	DefaultPingInterval    = 10 * time.Second
+	DefaultFallbackAfter   = 3
+	DefaultProbeInterval   = 30 * time.Second
 )
 
 // maxInputChunk is the most data one Input frame carries, far under the
@@ -65,8 +67,20 @@ type Config struct {
 	// MaxPendingInput bounds the Input bytes sent but not yet
 	// acknowledged. Zero: DefaultMaxPendingInput.
 	MaxPendingInput int
-	// HTTPClient dials the WebSocket. Nil: http.DefaultClient.
+	// HTTPClient dials the WebSocket and carries the degraded lane's
+	// requests. Nil: http.DefaultClient.
 	HTTPClient *http.Client
+	// FallbackAfter is how many WebSocket dials in a row must fail (no
+	// answer, or not a WebSocket answer; refusals, 429 and 503 do not
+	// count) before the Client rides the degraded lane: SSE down
+	// (…/sse) and POST up (…/input). A relay answering the lane 404
+	// sends it back to WebSocket dials. Zero: DefaultFallbackAfter;
+	// negative: never.
+	FallbackAfter int
+	// ProbeInterval is how often a Client on the lane tries a WebSocket
+	// handshake; the first that succeeds moves it back to WebSocket,
+	// resuming. Zero: DefaultProbeInterval.
+	ProbeInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -85,6 +99,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadLimit <= 0 {
 		c.ReadLimit = DefaultReadLimit
+	}
+	if c.FallbackAfter == 0 {
+		c.FallbackAfter = DefaultFallbackAfter
+	}
+	if c.ProbeInterval <= 0 {
+		c.ProbeInterval = DefaultProbeInterval
 	}
 	if c.MaxPendingInput <= 0 {
 		c.MaxPendingInput = DefaultMaxPendingInput

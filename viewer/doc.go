@@ -30,16 +30,42 @@
 // resends everything after the last ack. Reconnection waits with equal
 // jitter between Config.BackoffMin and BackoffMax (doubling, reset once a
 // leg delivers a frame), or the relay's Retry-After or restart hint when
-// longer. The Client ends after the Exit frame (or a room that reports
+// longer.
+//
+// # The degraded lane
+//
+// After Config.FallbackAfter (3) WebSocket dials in a row fail (no answer,
+// or an answer that is not a WebSocket: what a proxy that breaks WebSocket
+// does; refusals, 429 and 503 do not count) the Client rides the degraded
+// lane (attach-v1 §14): an SSE stream down (GET …/sse with the attach
+// token, resuming with ?resume_from=&epoch=) and batched POSTs up
+// (…/input). Both halves carry the token's jti, so the relay keeps the
+// same input_ack for the Client on either carrier: inputSeq is one space
+// across carriers, and what a carrier left unacknowledged is resent on
+// the next. A POST's 200 acknowledges like input_ack; 409 resends from
+// its ack (the batch's controls too: it was refused whole); 429 waits
+// for Retry-After; network errors and 5xx retry the same batchId (the
+// relay dedups it); 410 (the relay lost the SSE half) reopens the SSE at
+// once. A lane answering 404 (or failing FallbackAfter times) sends the
+// Client back to WebSocket dials, so it never strands. While on the lane
+// the Client tries a WebSocket handshake every Config.ProbeInterval
+// (30 s); the first that succeeds ends the lane leg and the Client
+// resumes on WebSocket from its mirror's position. Frames are applied by
+// seq only once, whichever carrier brings them. On the lane a leg joins
+// with its token's role (there is no subscribe to ask for another) and
+// the viewport goes in the first batch as a Resize.
+//
+// The Client ends after the Exit frame (or a room that reports
 // "ended" once the mirror holds its last frame), on a refusal
 // (*RefusedError), or on Close.
 //
 // # Concurrency
 //
-// A Client is safe for concurrent use. It owns two goroutines: the
-// connection loop (dial, subscribe, read, apply, call OnEvent) and, per
-// leg, a writer (Input, controls, Resize, keepalive pings). Close cancels
-// both and returns after they have exited. OnEvent is called from the
+// A Client is safe for concurrent use. It owns the connection loop (dial,
+// subscribe, read, apply, call OnEvent) and, per leg, a writer (Input,
+// controls, Resize, keepalive pings or, on the lane, the POSTs and the
+// heartbeat watch) and, on the lane, the upgrade probe. Close cancels
+// them all and returns after they have exited. OnEvent is called from the
 // connection loop only, one event at a time, in stream order, without the
 // Client's lock held: it may call any method except Close (which waits for
 // that loop). While OnEvent runs the Client reads nothing more, so a slow

@@ -50,7 +50,10 @@ type Event struct {
 	Members   []attachwire.Member
 	Room      attachwire.RoomStatus
 	Connected bool
-	Err       error
+	// Lane is set with Connected when the leg rides the degraded lane
+	// (SSE down, POST up) rather than a WebSocket.
+	Lane bool
+	Err  error
 }
 
 // Pen is who holds the pen, as last reported by the relay. It is a plain

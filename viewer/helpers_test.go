@@ -42,6 +42,7 @@ type testHost struct {
 	seq uint64
 
 	input     chan []byte
+	resized   attachwire.Resize // the last authoritative Resize; under mu
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -82,6 +83,12 @@ func (h *testHost) read(ctx context.Context) {
 			in, err := attachwire.DecodeInput(f.Payload)
 			if err == nil {
 				h.input <- append([]byte(nil), in.Data...)
+			}
+		case attachwire.TypeResize:
+			if rs, err := attachwire.DecodeResize(f.Payload); err == nil {
+				h.mu.Lock()
+				h.resized = rs
+				h.mu.Unlock()
 			}
 		case attachwire.TypeControl:
 			ctl, err := attachwire.DecodeControl(f.Payload)

@@ -81,3 +81,10 @@ func (q *inputQueue) due(dst []attachwire.Frame, penGen, hostSeq uint64) []attac
 	}
 	return dst
 }
+
+// rewind makes everything after ackSeq due again: the relay refused a
+// batch whole (a lane 409) and holds ackSeq.
+func (q *inputQueue) rewind(ackSeq uint64) {
+	q.ack(ackSeq)
+	q.sent = q.acked
+}

@@ -6,19 +6,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// loop is the connection loop: it serves ws, then redials with backoff
-// until the session ends, a refusal, or Close.
-func (c *Client) loop(ws *websocket.Conn) {
+// loop is the connection loop: it serves cr, then reconnects with
+// backoff (on WebSocket, or on the lane after FallbackAfter failed
+// WebSocket dials) until the session ends, a refusal, or Close.
+func (c *Client) loop(cr carrier) {
 	defer close(c.done)
 	defer c.finish()
 	attempt := 0
 	for {
 		c.progressed = false
-		err := c.serve(ws)
+		err := c.serve(cr)
 		if c.ctx.Err() != nil || c.closeLeg {
 			return
 		}
@@ -30,6 +30,16 @@ func (c *Client) loop(ws *websocket.Conn) {
 		c.mu.Lock()
 		now := c.regrab // a deliberate re-subscribe: no wait
 		c.mu.Unlock()
+		var unavailable *laneUnavailableError
+		switch {
+		case errors.Is(err, errUpgraded):
+			c.setLane(false)
+			now = true
+		case errors.Is(err, errLaneGone):
+			now = true
+		case errors.As(err, &unavailable):
+			c.setLane(false)
+		}
 		if !now {
 			c.emit(Event{Kind: EventConnection, Err: err})
 		}
@@ -50,7 +60,7 @@ func (c *Client) loop(ws *websocket.Conn) {
 				return
 			case <-t.C:
 			}
-			ws, err = c.dial(c.ctx)
+			cr, err = c.connect(c.ctx)
 			if err == nil {
 				break
 			}
@@ -70,6 +80,55 @@ func (c *Client) loop(ws *websocket.Conn) {
 	}
 }
 
+// connect opens the next leg on the carrier the Client rides: WebSocket
+// until FallbackAfter dials in a row failed (then the lane at once), the
+// lane until it works, or it is refused as unavailable or fails
+// FallbackAfter times in a row (then WebSocket again: the Client never
+// strands on a lane the relay does not serve). Owned by the connection
+// loop (and Dial before the loop starts).
+func (c *Client) connect(ctx context.Context) (carrier, error) {
+	if c.Lane() {
+		l, err := c.dialLane(ctx)
+		if err == nil {
+			c.laneFails = 0
+			return l, nil
+		}
+		var unavailable *laneUnavailableError
+		var de *dialError
+		if errors.As(err, &unavailable) {
+			c.setLane(false)
+		} else if errors.As(err, &de) {
+			if c.laneFails++; c.laneFails >= c.cfg.FallbackAfter {
+				c.setLane(false)
+			}
+		}
+		return nil, err
+	}
+	ws, err := c.dial(ctx)
+	if err == nil {
+		c.wsFails = 0
+		return wsCarrier{ws}, nil
+	}
+	var de *dialError
+	if !errors.As(err, &de) || c.cfg.FallbackAfter < 0 || ctx.Err() != nil {
+		return nil, err
+	}
+	if c.wsFails++; c.wsFails < c.cfg.FallbackAfter {
+		return nil, err
+	}
+	c.setLane(true)
+	return c.connect(ctx)
+}
+
+// setLane switches the carrier the next leg rides, resetting the failure
+// counts.
+func (c *Client) setLane(on bool) {
+	c.wsFails, c.laneFails = 0, 0
+	c.mu.Lock()
+	c.onLane = on
+	c.mu.Unlock()
+}
+
 // fail ends the Client with err.
 func (c *Client) fail(err error) {
 	c.mu.Lock()
@@ -87,68 +146,64 @@ func (c *Client) finish() {
 	c.mu.Unlock()
 }
 
-// serve runs one leg: a writer goroutine, and this goroutine reading and
-// applying frames, until the leg drops (its error), the session ends or
-// Close.
-func (c *Client) serve(ws *websocket.Conn) error {
-	ctx, cancel := context.WithCancel(c.ctx)
+// serve runs one leg: a writer goroutine (and on the lane an upgrade
+// probe), and this goroutine reading and applying frames, until the leg
+// drops (its error, or the cause a helper ended it with), the session
+// ends or Close.
+func (c *Client) serve(cr carrier) error {
+	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.mu.Lock()
 	c.in.newLeg()
-	c.legCancel = cancel
+	c.legCancel = func() { cancel(nil) }
 	if c.regrab {
 		c.regrab = false
 		c.controls = append(c.controls, attachwire.Grab{})
 	}
 	c.mu.Unlock()
 	c.resyncing = false
+	stop := context.AfterFunc(ctx, cr.abort)
+	defer stop()
 	var wg sync.WaitGroup
-	wg.Go(func() { c.writer(ctx, ws, cancel) })
+	wg.Go(func() { c.writer(ctx, cr, cancel) })
+	if cr.lane() {
+		wg.Go(func() { c.probe(ctx, cancel) })
+	}
 	defer wg.Wait()
-	defer cancel()
-	c.emit(Event{Kind: EventConnection, Connected: true})
+	defer cancel(nil)
+	c.emit(Event{Kind: EventConnection, Connected: true, Lane: cr.lane()})
 	for {
-		typ, b, err := ws.Read(ctx)
+		f, err := cr.next(ctx)
 		if err != nil {
-			ws.CloseNow()
-			return err
-		}
-		if typ != websocket.MessageBinary {
-			ws.Close(websocket.StatusUnsupportedData, "binary frames only")
-			return errors.New("viewer: the relay sent a text message")
-		}
-		f, err := attachwire.DecodeFrame(b)
-		if err != nil {
-			ws.Close(websocket.StatusProtocolError, "framing error")
+			cr.finish(false, "")
+			if cause := context.Cause(ctx); ctx.Err() != nil && c.ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+				return cause
+			}
 			return err
 		}
 		c.progressed = true
 		if err := c.apply(f); err != nil {
-			ws.Close(websocket.StatusNormalClosure, "")
+			cr.finish(true, "")
 			return err
 		}
 		if c.closeLeg {
-			ws.Close(websocket.StatusNormalClosure, "session ended")
+			cr.finish(true, "session ended")
 			return nil
 		}
 	}
 }
 
 // writer sends what the Client queued (controls, the viewport, Input) and
-// pings the relay, until ctx ends. A failed write or an unanswered ping
-// drops the leg (cancel), which ends the reader too.
-func (c *Client) writer(ctx context.Context, ws *websocket.Conn, cancel context.CancelFunc) {
-	defer cancel()
+// keeps the carrier alive, until ctx ends. A failed send or keepalive
+// drops the leg (cancel, with the error as its cause), which ends the
+// reader too.
+func (c *Client) writer(ctx context.Context, cr carrier, cancel context.CancelCauseFunc) {
 	ping := time.NewTicker(c.cfg.PingInterval)
 	defer ping.Stop()
 	var frames []attachwire.Frame
 	for {
-		frames = c.due(frames[:0])
-		for _, f := range frames {
-			b, err := f.MarshalBinary()
-			if err != nil {
-				continue
-			}
-			if err := ws.Write(ctx, websocket.MessageBinary, b); err != nil {
+		if frames = c.due(frames[:0]); len(frames) > 0 {
+			if err := cr.send(ctx, frames); err != nil {
+				cancel(err)
 				return
 			}
 		}
@@ -158,9 +213,10 @@ func (c *Client) writer(ctx context.Context, ws *websocket.Conn, cancel context.
 		case <-c.wake:
 		case <-ping.C:
 			pctx, pcancel := context.WithTimeout(ctx, c.cfg.PingInterval)
-			err := ws.Ping(pctx)
+			err := cr.ping(pctx)
 			pcancel()
 			if err != nil {
+				cancel(err)
 				return
 			}
 		}

@@ -1,7 +1,14 @@
 // Package web is the browser viewer the relay serves: a page at
 // /v1/rooms/<roomId>/view that reads an attach token from the URL
 // fragment (#token=…), dials the room's WebSocket with the token in the
-// bearer. subprotocol, and shows the session in xterm.js.
+// bearer. subprotocol, and shows the session in xterm.js. After three
+// WebSocket dials in a row fail to open (a proxy that breaks WebSocket)
+// it rides the degraded lane: it trades the attach token for a ticket
+// (POST …/sse-ticket), opens an EventSource on …/sse?ticket= (resuming
+// from the last seq it applied), and POSTs batches to …/input with the
+// token; a 404 sends it back to WebSocket, and a WebSocket handshake tried
+// every 30 s (#probe=<ms>) moves it back once one opens. #nows=1 is the
+// tests' switch that makes every WebSocket dial fail.
 //
 // The page decodes frames, snapshots and controls, and sanitizes output,
 // with the project's own Go code (package web/engine, compiled to

@@ -406,6 +406,8 @@ type viewerStatus struct {
 	InputsSent     int       `json:"inputsSent"`
 	RepliesDropped int       `json:"repliesDropped"`
 	Latencies      []float64 `json:"latencies"`
+	Carrier        string    `json:"carrier"`
+	LaneConnects   int       `json:"laneConnects"`
 	Members        []struct {
 		UserID  string `json:"userId"`
 		Driving bool   `json:"driving"`

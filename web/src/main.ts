@@ -1,4 +1,7 @@
-// The browser viewer: one WebSocket leg to a room, rendered by xterm.js.
+// The browser viewer: one leg to a room, rendered by xterm.js. The leg
+// rides a WebSocket or, after three failed WebSocket dials, the degraded
+// lane: an EventSource on …/sse?ticket= (a ticket fetched from
+// …/sse-ticket with the attach token) down, batched POSTs to …/input up.
 // The protocol (frames, snapshots, controls, the sanitizer, the pen and
 // input sequencing) runs in Go compiled to WebAssembly (web/engine); this
 // file owns the socket, the terminal, the widgets and reconnection.
@@ -20,11 +23,17 @@ interface Engine {
   grab(): Uint8Array;
   release(): Uint8Array;
   holding(): boolean;
+  applied(): { seq: number; epoch: number; ok: boolean };
+  inputSeq(msg: Uint8Array): number;
+  ack(ackInputSeq: number): Ev[] | string;
 }
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean }): Engine | string;
 
 const SUBPROTOCOL = 'interactive-attach-v1';
 const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
+// The lane: WebSocket dials failed in a row before it, the upgrade probe's
+// period (#probe=<ms> overrides it), and the POST retry bounds.
+const FALLBACK_AFTER = 3, PROBE_MS = 30000, POST_RETRIES = 8;
 
 // Events a person causes. Terminal data produced while one of these is
 // being dispatched (and trusted) was typed, pasted, clicked or focused;
@@ -41,10 +50,29 @@ const PERSON_EVENTS = new Set([
 interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
-  latencies: number[];
+  latencies: number[]; carrier: string; laneConnects: number;
 }
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
+
+function b64(bytes: Uint8Array): string {
+  let bin = '';
+  bytes.forEach((b) => { bin += String.fromCharCode(b); });
+  return btoa(bin);
+}
+
+function fromB64(s: string): Uint8Array {
+  const bin = atob(s);
+  return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+}
+
+function randomID(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function b64url(s: string): string {
   const bytes = new TextEncoder().encode(s);
@@ -101,8 +129,13 @@ function main(): void {
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
-    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [],
+    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0,
   };
+  // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
+  // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
+  let blockWS = params.get('nows') === '1';
+  const probeMs = Number(params.get('probe')) || PROBE_MS;
+  const laneBase = location.origin + path;
 
   let eng: Engine | null = null;
   let ws: WebSocket | null = null;
@@ -119,7 +152,10 @@ function main(): void {
   term.open($('term'));
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
-  const hooks = { term, status, drop: () => { ws?.close(4000, 'dropped'); } };
+  const hooks = {
+    term, status, drop: () => { ws?.close(4000, 'dropped'); },
+    blockWebSocket: (on: boolean) => { blockWS = on; },
+  };
   (window as any).ptyhostViewer = hooks;
 
   if (!tok) {
@@ -142,7 +178,13 @@ function main(): void {
     el.className = 'chip ' + s;
   }
   function send(m: Uint8Array | null): void {
-    if (m && ws && ws.readyState === WebSocket.OPEN) ws.send(m);
+    if (!m) return;
+    if (lane) {
+      laneQueue.push(m);
+      void flushLane();
+      return;
+    }
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(m);
   }
   function showPen(): void {
     const el = $('pen');
@@ -265,16 +307,230 @@ function main(): void {
     }
   }
 
+  const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
+
+  // The lane's state: the open EventSource, the messages waiting for a
+  // POST, whether one is in flight, and the dial counts that move the
+  // page between carriers.
+  let lane: EventSource | null = null;
+  let onLane = false;
+  let laneQueue: Uint8Array[] = [];
+  let posting = false;
+  let wsFails = 0, laneFails = 0;
+  let probeTimer = 0;
+
+  // retry schedules the next dial after a lost or failed leg.
+  function retry(why: string): void {
+    status.connected = false;
+    if (stopped) {
+      if (status.room !== 'ended') setRoom('stopped');
+      return;
+    }
+    if (status.room !== 'ended') setRoom('offline');
+    const wait = backoff / 2 + Math.random() * (backoff / 2);
+    backoff = Math.min(backoff * 2, BACKOFF_MAX);
+    // The relay refuses an expired token before the upgrade, which a
+    // page sees only as a failed connection: say what is likely.
+    const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
+    notice((expired ? 'the link\'s token has expired: ask for a new link; ' : '') +
+      `disconnected (${why}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    setTimeout(connect, wait);
+  }
+
+  // wsFailed counts a WebSocket dial that never opened; the third in a
+  // row moves the page to the lane at once.
+  function wsFailed(why: string): void {
+    if (++wsFails >= FALLBACK_AFTER) {
+      wsFails = 0;
+      onLane = true;
+      notice('WebSocket does not get through: using the SSE lane');
+      setTimeout(connect, 0);
+      return;
+    }
+    retry(why);
+  }
+
+  // laneDown ends the lane leg; unavailable (a 404, or failing three
+  // times in a row) sends the page back to WebSocket dials.
+  function laneDown(why: string, unavailable: boolean): void {
+    const es = lane;
+    lane = null;
+    es?.close();
+    clearInterval(probeTimer);
+    if (unavailable || ++laneFails >= FALLBACK_AFTER) {
+      onLane = false;
+      laneFails = 0;
+    }
+    retry(why);
+  }
+
+  async function connectLane(): Promise<void> {
+    let ticket = '';
+    try {
+      const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
+      if (r.status === 401 || r.status === 403) {
+        stopped = true;
+        laneDown(`ticket refused: HTTP ${r.status}`, false);
+        return;
+      }
+      if (!r.ok) {
+        laneDown(`ticket: HTTP ${r.status}`, r.status === 404);
+        return;
+      }
+      ticket = (await r.json()).ticket;
+    } catch (err) {
+      laneDown('ticket: ' + err, false);
+      return;
+    }
+    const at = eng!.applied();
+    let q = '?ticket=' + encodeURIComponent(ticket);
+    if (at.ok) q += '&resume_from=' + at.seq + '&epoch=' + at.epoch;
+    const es = new EventSource(laneBase + '/sse' + q);
+    lane = es;
+    es.onopen = () => {
+      if (lane !== es) return;
+      laneFails = 0;
+      status.connected = true;
+      status.connects++;
+      status.laneConnects++;
+      status.carrier = 'lane';
+      notice('');
+      // No subscribe on the lane: the GET joined; resend what awaits an ack.
+      const msgs = eng!.subscribe(0, 0);
+      if (typeof msgs === 'string') { notice(msgs); laneDown('internal', false); return; }
+      laneQueue = msgs.slice(1).concat(laneQueue);
+      if (status.holding) advertise();
+      void flushLane();
+      clearInterval(probeTimer);
+      probeTimer = window.setInterval(probeUpgrade, probeMs);
+    };
+    es.addEventListener('frame', (e) => {
+      if (lane !== es) return;
+      backoff = BACKOFF_MIN;
+      const evs = eng!.apply(fromB64((e as MessageEvent).data));
+      if (typeof evs === 'string') { notice(evs); laneDown('framing error', false); return; }
+      handle(evs);
+      if (stopped) laneDown('refused', false); // retry sees stopped and does not dial
+    });
+    // An EventSource would retry with the same URL, whose ticket is spent:
+    // the page dials again itself, unless the relay ended an ended room.
+    es.onerror = () => {
+      if (lane !== es) return;
+      if (status.room === 'ended') stopped = true;
+      laneDown('lane dropped', false);
+    };
+  }
+
+  // flushLane posts what waits as one batch: Input messages in inputs
+  // (contiguous, as the engine numbers them), the rest in controls. A
+  // 200 or 409 carries the ack (a 409 refused the batch whole: what is
+  // unacknowledged and the controls go again); 429 waits Retry-After;
+  // network errors and 5xx retry the same batchId; 410 reopens the SSE;
+  // 404 sends the page back to WebSocket.
+  async function flushLane(): Promise<void> {
+    if (posting || !lane || laneQueue.length === 0) return;
+    posting = true;
+    const es = lane;
+    const msgs = laneQueue;
+    laneQueue = [];
+    const controls: Uint8Array[] = [];
+    const batch: { batchId: string; firstInputSeq?: number; lastInputSeq?: number; inputs: string[]; controls: string[] } =
+      { batchId: randomID(), inputs: [], controls: [] };
+    for (const m of msgs) {
+      const seq = eng!.inputSeq(m);
+      if (seq > 0) {
+        if (batch.firstInputSeq === undefined) batch.firstInputSeq = seq;
+        batch.lastInputSeq = seq;
+        batch.inputs.push(b64(m));
+      } else {
+        controls.push(m);
+        batch.controls.push(b64(m));
+      }
+    }
+    const body = JSON.stringify(batch);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        let r: Response | null = null;
+        try {
+          r = await fetch(laneBase + '/input', {
+            method: 'POST', body, headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' },
+          });
+        } catch {
+          r = null;
+        }
+        if (r && (r.status === 200 || r.status === 409)) {
+          const evs = eng!.ack((await r.json()).ackInputSeq);
+          if (typeof evs !== 'string') handle(evs);
+          if (r.status === 409) {
+            const again = eng!.subscribe(0, 0);
+            if (typeof again !== 'string') laneQueue = controls.concat(again.slice(1), laneQueue);
+          }
+          return;
+        }
+        if (r && r.status === 429) {
+          await sleep((Number(r.headers.get('Retry-After')) || 0.5) * 1000);
+          continue;
+        }
+        if (r && (r.status === 410 || r.status === 401 || r.status === 403)) {
+          if (lane === es) laneDown(`input: HTTP ${r.status}`, false);
+          return;
+        }
+        if (!r || r.status >= 500) {
+          if (attempt > POST_RETRIES) {
+            if (lane === es) laneDown('input: ' + (r ? `HTTP ${r.status}` : 'network error'), false);
+            return;
+          }
+          await sleep(Math.min(50 * attempt, 1000));
+          continue;
+        }
+        if (lane === es) laneDown(`input: HTTP ${r.status}`, true);
+        return;
+      }
+    } finally {
+      posting = false;
+      if (lane && laneQueue.length > 0) void flushLane();
+    }
+  }
+
+  // probeUpgrade tries a WebSocket handshake while the page rides the lane; the
+  // first that opens ends the lane (once no POST is in flight) and the
+  // page resumes on WebSocket.
+  function probeUpgrade(): void {
+    if (blockWS || !lane) return;
+    const p = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
+    p.onopen = () => {
+      p.close(1000, 'upgrade probe');
+      if (p.protocol !== SUBPROTOCOL || !lane) return;
+      clearInterval(probeTimer);
+      const upgrade = () => {
+        if (posting) { setTimeout(upgrade, 10); return; }
+        const es = lane;
+        lane = null;
+        es?.close();
+        onLane = false;
+        wsFails = 0;
+        backoff = BACKOFF_MIN;
+        connect();
+      };
+      upgrade();
+    };
+  }
+
   function connect(): void {
-    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
-    const sock = new WebSocket(url, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
+    if (onLane) { void connectLane(); return; }
+    if (blockWS) { wsFailed('WebSocket blocked by the test switch'); return; }
+    const sock = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
     sock.binaryType = 'arraybuffer';
     ws = sock;
+    let opened = false;
     sock.onopen = () => {
       if (sock.protocol !== SUBPROTOCOL) {
         sock.close(1002, 'version subprotocol not negotiated');
         return;
       }
+      opened = true;
+      wsFails = 0;
+      status.carrier = 'websocket';
       status.connected = true;
       status.connects++;
       notice('');
@@ -295,19 +551,9 @@ function main(): void {
       if (ws !== sock) return;
       ws = null;
       if (status.room === 'ended' && e.code === 1000) stopped = true;
-      if (stopped) {
-        if (status.room !== 'ended') setRoom('stopped');
-        return;
-      }
-      if (status.room !== 'ended') setRoom('offline');
-      const wait = backoff / 2 + Math.random() * (backoff / 2);
-      backoff = Math.min(backoff * 2, BACKOFF_MAX);
-      // The relay refuses an expired token before the upgrade, which a
-      // page sees only as a failed connection: say what is likely.
-      const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
-      notice((expired ? 'the link\'s token has expired: ask for a new link; ' : '') +
-        `disconnected (${e.code}${e.reason ? ' ' + e.reason : ''}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
-      setTimeout(connect, wait);
+      const why = `${e.code}${e.reason ? ' ' + e.reason : ''}`;
+      if (!opened && !stopped) { wsFailed(why); return; }
+      retry(why);
     };
   }
 

@@ -3,7 +3,8 @@
 // Command wasm is the browser viewer's protocol engine (package
 // web/engine) compiled to WebAssembly. It registers one global function,
 // ptyhostEngine(opts), that returns an object whose methods the page
-// calls: subscribe, apply, input, viewport, grab, release, holding. Bytes
+// calls: subscribe, apply, input, viewport, grab, release, holding, and
+// for the degraded lane applied, inputSeq and ack. Bytes
 // cross as Uint8Array; events come back as plain objects. The program
 // then blocks forever: the page owns its lifetime.
 package main
@@ -11,6 +12,7 @@ package main
 import (
 	"syscall/js"
 
+	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
@@ -61,6 +63,47 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method("grab", func([]js.Value) any { return bytesToJS(e.Grab()) })
 	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
+	// The degraded lane (SSE down, POST up) needs the resume position for
+	// its GET, the inputSeq of each message it batches, and a way to feed
+	// a POST's ackInputSeq to the engine as the input_ack it stands for.
+	method("applied", func([]js.Value) any {
+		seq, epoch, ok := e.Applied()
+		o := js.Global().Get("Object").New()
+		o.Set("seq", float64(seq))
+		o.Set("epoch", float64(epoch))
+		o.Set("ok", ok)
+		return o
+	})
+	method("inputSeq", func(a []js.Value) any {
+		f, err := attachwire.DecodeFrame(bytesFromJS(a[0]))
+		if err != nil || f.Type != attachwire.TypeInput {
+			return 0
+		}
+		in, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			return 0
+		}
+		return float64(in.InputSeq)
+	})
+	method("ack", func(a []js.Value) any {
+		f, err := attachwire.ControlFrame(attachwire.InputAck{AckInputSeq: uint64(argInt(a, 0))})
+		var msg []byte
+		if err == nil {
+			msg, err = f.MarshalBinary()
+		}
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		evs, err := e.Apply(msg)
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		arr := js.Global().Get("Array").New()
+		for _, ev := range evs {
+			arr.Call("push", eventToJS(ev))
+		}
+		return arr
+	})
 	return obj
 }
 
