@@ -3,6 +3,7 @@ package attachui
 import (
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,12 +25,13 @@ type Display struct {
 	mu       sync.Mutex
 	out      io.Writer
 	mirror   Mirror
-	rows     int    // the local terminal's rows (the status line's row)
-	cols     int    // the local terminal's columns
-	painted  uint64 // the terminal shows the stream up to this seq
-	driving  bool   // repaint the input modes too
-	notice   string // "" when none
-	sticky   bool   // the notice stays until Clear (reconnecting, gone)
+	rows     int      // the local terminal's rows (the status line's row)
+	cols     int      // the local terminal's columns
+	painted  uint64   // the terminal shows the stream up to this seq
+	driving  bool     // repaint the input modes too
+	notice   string   // "" when none
+	parts    []string // the passing notices notice joins (see Notice)
+	sticky   bool     // the notice stays until Clear (reconnecting, gone)
 	until    time.Time
 	err      error // the first write error
 	buf      []byte
@@ -97,14 +99,48 @@ func (d *Display) Resync() {
 }
 
 // Notice shows text on the status line: for NoticeFor, or until Clear
-// when sticky.
+// when sticky. Passing notices that arrive while another is still up are
+// shown side by side, newest first (at most maxNotices), so a burst on
+// joining (the pen, then who is here) does not hide the first one before
+// it can be read.
 func (d *Display) Notice(text string, sticky bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.notice = sanitize.UIString(text, 0)
+	text = sanitize.UIString(text, 0)
+	now := time.Now()
+	switch {
+	case sticky:
+		d.parts = nil
+		d.notice = text
+	case d.notice != "" && !d.sticky && now.Before(d.until):
+		d.parts = append(d.parts, text)
+		if len(d.parts) > maxNotices {
+			d.parts = d.parts[len(d.parts)-maxNotices:]
+		}
+		d.notice = joinNewestFirst(d.parts)
+	default:
+		d.parts = append(d.parts[:0], text)
+		d.notice = text
+	}
 	d.sticky = sticky
-	d.until = time.Now().Add(NoticeFor)
+	d.until = now.Add(NoticeFor)
 	d.repaintLocked()
+}
+
+// maxNotices is how many passing notices the status line holds at once.
+const maxNotices = 3
+
+// joinNewestFirst joins notices newest first: the line is cut at the
+// terminal's width, and the newest is the one the user just caused.
+func joinNewestFirst(parts []string) string {
+	var b strings.Builder
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.WriteString(parts[i])
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+	}
+	return b.String()
 }
 
 // Clear removes a sticky notice (the condition it reported is over).
@@ -112,7 +148,7 @@ func (d *Display) Clear() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.notice != "" && d.sticky {
-		d.notice, d.sticky = "", false
+		d.notice, d.sticky, d.parts = "", false, nil
 		d.repaintLocked()
 	}
 }
@@ -122,7 +158,7 @@ func (d *Display) Tick(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.notice != "" && !d.sticky && now.After(d.until) {
-		d.notice = ""
+		d.notice, d.parts = "", nil
 		d.repaintLocked()
 	}
 }

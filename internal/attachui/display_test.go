@@ -2,6 +2,7 @@ package attachui
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,33 @@ func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
 	feed("x")
 	if out.Len() != n {
 		t.Fatal("painted after Close")
+	}
+}
+
+// TestNoticesInABurstStayReadable: the pen notice and the presence list a
+// join brings arrive together; both stay on the status line, the newest
+// maxNotices of a longer burst, until the time is up.
+func TestNoticesInABurstStayReadable(t *testing.T) {
+	var out strings.Builder
+	d := NewDisplay(&out, func() (attachwire.Screen, uint64, bool) { return attachwire.Screen{}, 0, false }, 200, 5)
+	d.Notice("you hold the pen", false)
+	d.Notice("2 here: ann, bob", false)
+	if !strings.Contains(d.notice, "you hold the pen") || !strings.Contains(d.notice, "2 here") {
+		t.Fatalf("status line %q lost a notice of the burst", d.notice)
+	}
+	for i := range 5 {
+		d.Notice(fmt.Sprintf("n%d", i), false)
+	}
+	if d.notice != "n4 · n3 · n2" {
+		t.Fatalf("status line %q, want the newest %d notices", d.notice, maxNotices)
+	}
+	d.Tick(time.Now().Add(2 * NoticeFor))
+	if d.notice != "" || d.parts != nil {
+		t.Fatalf("notice %q (%d parts) still up after its time", d.notice, len(d.parts))
+	}
+	d.Notice("host reconnecting", true)
+	d.Notice("pen: nobody", false)
+	if d.notice != "pen: nobody" {
+		t.Fatalf("a passing notice after a sticky one shows %q", d.notice)
 	}
 }
