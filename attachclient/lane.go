@@ -428,7 +428,7 @@ func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscript
 // from the relay's ack when the session's ring still holds it, and else
 // resends the batch once with gapFrom, so the relay takes the gap.
 func (l *leg) sendFrames(ctx context.Context, batch []attachwire.Frame) (agent.InteractiveSubscription, error) {
-	b := hostBatch{FirstSeq: batch[0].Seq, LastSeq: batch[len(batch)-1].Seq, Frames: make([]string, len(batch))}
+	b := hostBatch{BatchID: newBatchID(), FirstSeq: batch[0].Seq, LastSeq: batch[len(batch)-1].Seq, Frames: make([]string, len(batch))}
 	for i, f := range batch {
 		raw, err := f.MarshalBinary()
 		if err != nil {
@@ -454,7 +454,7 @@ func (l *leg) sendFrames(ctx context.Context, batch []attachwire.Frame) (agent.I
 	}
 	l.h.log.Warn("attachclient: cannot rewind to the relay's ack; sending gapFrom", "ack", conflict.ack, "firstSeq", b.FirstSeq)
 	gap := b.FirstSeq
-	b.GapFrom = &gap
+	b.GapFrom = &gap // the same batchId: a 409 does not consume it
 	ans, err = l.lane.post(ctx, b)
 	if err == nil {
 		l.h.acked(ans.AckSeq)
@@ -477,16 +477,25 @@ func (ln *lane) postOutOfSeq(ctx context.Context, frame []byte) error {
 	return err
 }
 
-// post sends b under a fresh batchId, kept across its retries: 401 →
+// newBatchID returns 16 random bytes in hex: unique, so the relay's
+// batchId dedup only ever matches a retry.
+func newBatchID() string {
+	var id [16]byte
+	rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}
+
+// post sends b under its batchId (a fresh one if empty), kept across its
+// retries: 401 →
 // re-mint once; 429 → wait Retry-After; 5xx or no answer → up to
 // laneRetries with a growing delay; 409 → *conflictError; 410 →
 // errLaneGone; anything else ends the leg.
 func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
-	var id [16]byte
-	rand.Read(id[:])
-	b.BatchID = hex.EncodeToString(id[:])
+	if b.BatchID == "" {
+		b.BatchID = newBatchID()
+	}
 	body, err := json.Marshal(b)
 	if err != nil {
 		return hostAnswer{}, fmt.Errorf("attachclient: lane batch: %w", err)
