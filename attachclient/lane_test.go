@@ -127,14 +127,22 @@ func TestLaneFallbackCarriesTheSessionAndUpgradesBack(t *testing.T) {
 	}
 }
 
-func TestLaneAnswering404SendsTheHostBackToWebSocket(t *testing.T) {
+// TestLaneRefusedSendsTheHostBackToWebSocket: a relay whose lane answers
+// 404 (not served) or keeps failing (500) never strands the host there.
+func TestLaneRefusedSendsTheHostBackToWebSocket(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusInternalServerError} {
+		t.Run(http.StatusText(status), func(t *testing.T) { laneRefused(t, status) })
+	}
+}
+
+func laneRefused(t *testing.T, status int) {
 	r := newRig(t, "lines", fastRelay())
 	srv := r.srv.Load()
-	var notFound atomic.Int64
+	var refused atomic.Int64
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasSuffix(req.URL.Path, "/host/sse") || strings.HasSuffix(req.URL.Path, "/host/output") {
-			notFound.Add(1)
-			http.NotFound(w, req)
+			refused.Add(1)
+			http.Error(w, "no lane", status)
 			return
 		}
 		srv.Relay.ServeHTTP(w, req)
@@ -149,7 +157,7 @@ func TestLaneAnswering404SendsTheHostBackToWebSocket(t *testing.T) {
 	// Fallen back, answered 404, and dialling WebSocket again.
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	if err := r.proxy.Wait(ctx, func(s faultproxy.Stats) bool { return s.RefusedUpgrades >= 3 && notFound.Load() >= 1 }); err != nil {
+	if err := r.proxy.Wait(ctx, func(s faultproxy.Stats) bool { return s.RefusedUpgrades >= 3 && refused.Load() >= 1 }); err != nil {
 		t.Fatalf("no lane GET after 3 refused dials: %v (%+v)", err, r.proxy.Stats())
 	}
 	if err := r.proxy.Wait(ctx, func(s faultproxy.Stats) bool { return s.RefusedUpgrades >= 4 }); err != nil {

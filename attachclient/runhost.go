@@ -155,7 +155,7 @@ func (h *host) carrier(admitted time.Time, err error) {
 	)
 	switch {
 	case !h.onLane && !admitted.IsZero():
-		h.wsFails = 0
+		h.wsFails, h.upgraded = 0, false
 	case !h.onLane && errors.As(err, &refused):
 		if h.wsFails++; h.wsFails >= h.cfg.LaneFallbackAfter {
 			h.log.Warn("attachclient: WebSocket dials keep failing; moving to the degraded lane", "fails", h.wsFails)
@@ -238,8 +238,9 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 	}
 	after := uint64(0)
 	if h.upgraded {
-		// Back from the lane: everything up to the ack is at the relay.
-		h.upgraded = false
+		// Back from the lane: everything up to the ack is at the relay,
+		// until a WebSocket leg is admitted (a first dial may still find
+		// the lane leg bound and be refused epoch-stale).
 		h.ackMu.Lock()
 		after = h.laneAck
 		h.ackMu.Unlock()
