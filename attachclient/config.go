@@ -30,6 +30,7 @@ const (
 	DefaultEpochStaleStableWindow = 30 * time.Second
 	DefaultLaneFallbackAfter      = 3
 	DefaultUpgradeProbeInterval   = 30 * time.Second
+	DefaultLaneSilenceTimeout     = 45 * time.Second
 )
 
 // HostConfig configures RunHost, which copies it. A zero field takes the
@@ -93,6 +94,11 @@ type HostConfig struct {
 	// WebSocket handshake (closed at once, 1000 "upgrade probe"); one
 	// that succeeds moves the host back to WebSocket. Zero: 30 s.
 	UpgradeProbeInterval time.Duration
+	// LaneSilenceTimeout ends a lane leg whose SSE stream brought nothing
+	// (not even the relay's 15 s heartbeat) for this long: the lane has
+	// no ping, and a dead path would otherwise hold the leg forever.
+	// Zero: 45 s.
+	LaneSilenceTimeout time.Duration
 }
 
 // withDefaults validates c and returns it with every zero field set.
@@ -114,7 +120,7 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 	case c.BackoffMin < 0 || c.BackoffMax < 0 || c.DialTimeout < 0 || c.WriteTimeout < 0 ||
 		c.ReadLimit < 0 || c.FinalScreenWindow < 0 || c.EpochStaleMaxRetries < 0 ||
 		c.EpochStaleRetryWindow < 0 || c.EpochStaleStableWindow < 0 ||
-		c.LaneFallbackAfter < 0 || c.UpgradeProbeInterval < 0:
+		c.LaneFallbackAfter < 0 || c.UpgradeProbeInterval < 0 || c.LaneSilenceTimeout < 0:
 		return c, configErr("negative limit")
 	}
 	def := func(v *time.Duration, d time.Duration) {
@@ -130,6 +136,7 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 	def(&c.EpochStaleRetryWindow, DefaultEpochStaleRetryWindow)
 	def(&c.EpochStaleStableWindow, DefaultEpochStaleStableWindow)
 	def(&c.UpgradeProbeInterval, DefaultUpgradeProbeInterval)
+	def(&c.LaneSilenceTimeout, DefaultLaneSilenceTimeout)
 	if c.LaneFallbackAfter == 0 {
 		c.LaneFallbackAfter = DefaultLaneFallbackAfter
 	}

@@ -341,7 +341,11 @@ func (h *host) probe(ctx context.Context, probed chan<- struct{}) {
 
 // readSSE applies the relay's SSE frames until the stream ends.
 func (l *leg) readSSE(ctx context.Context) error {
-	r := newSSEReader(l.lane.body, int(l.h.cfg.ReadLimit/3*4+16))
+	// Anything read (an event, a heartbeat) rearms the silence timer;
+	// its expiry closes the stream, which ends the read below.
+	silence := time.AfterFunc(l.h.cfg.LaneSilenceTimeout, func() { l.lane.body.Close() })
+	defer silence.Stop()
+	r := newSSEReader(touchReader{r: l.lane.body, t: silence, d: l.h.cfg.LaneSilenceTimeout}, int(l.h.cfg.ReadLimit/3*4+16))
 	for {
 		b, err := r.next()
 		if err != nil {
@@ -363,6 +367,21 @@ func (l *leg) readSSE(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// touchReader rearms t for d on every read that brought bytes.
+type touchReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (tr touchReader) Read(p []byte) (int, error) {
+	n, err := tr.r.Read(p)
+	if n > 0 {
+		tr.t.Reset(tr.d)
+	}
+	return n, err
 }
 
 // lanePump reads the session from sub, which it owns, and POSTs it in
@@ -541,8 +560,11 @@ func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
 	}
 }
 
-// do sends one POST and reads its answer.
+// do sends one POST and reads its answer, within WriteTimeout: a POST
+// that hangs counts as a failure and is retried.
 func (ln *lane) do(ctx context.Context, body []byte) (int, http.Header, hostAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, ln.h.cfg.WriteTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ln.outURL, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, hostAnswer{}, err

@@ -242,3 +242,30 @@ func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	eventually(t, "a new SSE leg after the 410", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
 	eventually(t, "8 accepted on the new leg", func() bool { _, _, _, h := fl.snapshot(); return h == 8 })
 }
+
+func TestLaneSilentSSEStreamIsReopened(t *testing.T) {
+	fl := &fakeLane{t: t, events: make(chan []byte)} // never a heartbeat
+	srv := httptest.NewServer(fl)
+	t.Cleanup(srv.Close)
+	sess := newFakeSession(1)
+	sess.publish(0, "a")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- attachclient.RunHost(ctx, attachclient.HostConfig{
+			AttachURL:            "ws" + strings.TrimPrefix(srv.URL, "http") + "/v1/rooms/r",
+			TokenSource:          func(context.Context) (string, error) { return fakeJWT("r", 1), nil },
+			Session:              sess,
+			Logger:               testLogger(),
+			BackoffMin:           time.Millisecond,
+			BackoffMax:           10 * time.Millisecond,
+			UpgradeProbeInterval: time.Hour,
+			LaneSilenceTimeout:   50 * time.Millisecond,
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the silent stream reopened twice", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
+	if _, _, ws, h := fl.snapshot(); ws != 3 || h != 1 {
+		t.Fatalf("%d WebSocket dials, head %d: want 3 and the frame acked, the host kept on the lane", ws, h)
+	}
+}
