@@ -51,8 +51,10 @@
 // attempt, at most 1 s), 409 rewinds the pump to the relay's ack from
 // the session's ring or, when the ring no longer holds it, resends the
 // batch once with gapFrom, and 410 (the relay lost the SSE leg) ends the
-// leg. Controls and post-Exit snapshots go in outOfSeq. A lane leg
-// resumes from the relay's last ack.
+// leg. Controls and post-Exit snapshots go in outOfSeq. Each POST is
+// bounded by WriteTimeout; an SSE stream silent for LaneSilenceTimeout
+// (45 s, three missed heartbeats) ends the leg. A lane leg resumes from
+// the relay's last ack.
 //
 // Every UpgradeProbeInterval (30 s) a lane leg tries a WebSocket
 // handshake with a fresh token, closed 1000 "upgrade probe"; when one
