@@ -28,6 +28,9 @@ const (
 	DefaultEpochStaleMaxRetries   = 8
 	DefaultEpochStaleRetryWindow  = 2 * time.Minute
 	DefaultEpochStaleStableWindow = 30 * time.Second
+	DefaultLaneFallbackAfter      = 3
+	DefaultUpgradeProbeInterval   = 30 * time.Second
+	DefaultLaneSilenceTimeout     = 45 * time.Second
 )
 
 // HostConfig configures RunHost, which copies it. A zero field takes the
@@ -81,6 +84,21 @@ type HostConfig struct {
 	EpochStaleMaxRetries   int
 	EpochStaleRetryWindow  time.Duration
 	EpochStaleStableWindow time.Duration
+	// LaneFallbackAfter is how many WebSocket dials in a row must fail
+	// (planned restarts do not count) before the host moves to the
+	// degraded lane (SSE down, POST up), for paths that break WebSocket.
+	// The same number of failed lane GETs in a row, or one 404, sends it
+	// back to WebSocket dials. Zero: 3.
+	LaneFallbackAfter int
+	// UpgradeProbeInterval is how often a host on the lane tries a
+	// WebSocket handshake (closed at once, 1000 "upgrade probe"); one
+	// that succeeds moves the host back to WebSocket. Zero: 30 s.
+	UpgradeProbeInterval time.Duration
+	// LaneSilenceTimeout ends a lane leg whose SSE stream brought nothing
+	// (not even the relay's 15 s heartbeat) for this long: the lane has
+	// no ping, and a dead path would otherwise hold the leg forever.
+	// Zero: 45 s.
+	LaneSilenceTimeout time.Duration
 }
 
 // withDefaults validates c and returns it with every zero field set.
@@ -101,7 +119,8 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 		return c, configErr("HTTPClient.Timeout must be 0 (DialTimeout bounds the handshake)")
 	case c.BackoffMin < 0 || c.BackoffMax < 0 || c.DialTimeout < 0 || c.WriteTimeout < 0 ||
 		c.ReadLimit < 0 || c.FinalScreenWindow < 0 || c.EpochStaleMaxRetries < 0 ||
-		c.EpochStaleRetryWindow < 0 || c.EpochStaleStableWindow < 0:
+		c.EpochStaleRetryWindow < 0 || c.EpochStaleStableWindow < 0 ||
+		c.LaneFallbackAfter < 0 || c.UpgradeProbeInterval < 0 || c.LaneSilenceTimeout < 0:
 		return c, configErr("negative limit")
 	}
 	def := func(v *time.Duration, d time.Duration) {
@@ -116,6 +135,11 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 	def(&c.FinalScreenWindow, DefaultFinalScreenWindow)
 	def(&c.EpochStaleRetryWindow, DefaultEpochStaleRetryWindow)
 	def(&c.EpochStaleStableWindow, DefaultEpochStaleStableWindow)
+	def(&c.UpgradeProbeInterval, DefaultUpgradeProbeInterval)
+	def(&c.LaneSilenceTimeout, DefaultLaneSilenceTimeout)
+	if c.LaneFallbackAfter == 0 {
+		c.LaneFallbackAfter = DefaultLaneFallbackAfter
+	}
 	if c.BackoffMin > c.BackoffMax {
 		return c, configErr("BackoffMin %v is above BackoffMax %v", c.BackoffMin, c.BackoffMax)
 	}

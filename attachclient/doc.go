@@ -35,6 +35,37 @@
 // ErrEpochStale, as it does at once for a token whose epoch is above the
 // session's.
 //
+// # The degraded lane
+//
+// For paths that break WebSocket (attach-v1 §14): after LaneFallbackAfter
+// (3) failed WebSocket dials in a row (planned restarts do not count) the
+// host rides the lane instead. It GETs …/host/sse?epoch= (Bearer token;
+// 200 is the bind, 401 re-mints once, 409 is epoch-stale, 503 with a
+// Retry-After a restart) and applies the relay's frames from it, one
+// base64 frame per event; Input there is delivered at least once, so it
+// is deduplicated by (userId, penGeneration, inputSeq) in a recency set
+// of 4096. Up, it POSTs …/host/output batches of up to 64 frames, each
+// numbered by its frames' own seqs under a random batchId kept across
+// retries: 401 re-mints once, 429 waits Retry-After (seconds or a date;
+// 500 ms without one), 5xx or no answer retries up to 8 times (50 ms ×
+// attempt, at most 1 s), 409 rewinds the pump to the relay's ack from
+// the session's ring or, when the ring no longer holds it, resends the
+// batch once with gapFrom, and 410 (the relay lost the SSE leg) ends the
+// leg. Controls and post-Exit snapshots go in outOfSeq. Each POST is
+// bounded by WriteTimeout; an SSE stream silent for LaneSilenceTimeout
+// (45 s, three missed heartbeats) ends the leg. A lane leg resumes from
+// the relay's last ack.
+//
+// Every UpgradeProbeInterval (30 s) a lane leg tries a WebSocket
+// handshake with a fresh token, closed 1000 "upgrade probe"; when one
+// succeeds the pump stops between batches (everything read is acked),
+// the SSE leg closes and the next WebSocket leg streams from the ack. A
+// 404 from the lane, or LaneFallbackAfter failed lane GETs in a row,
+// sends the host back to WebSocket dials: a relay without the lane never
+// strands it.
+//
+// # After Exit
+//
 // After Exit the leg stays up (reconnecting if need be) until the
 // FinalScreenWindow has passed since Exit, to answer snapshot requests,
 // then closes 1000 "final-screen window elapsed" and RunHost returns nil.
@@ -45,7 +76,8 @@
 // entry. The carrier reads the session's frames through its own
 // subscription, at its own pace: a slow relay never blocks the session. A
 // leg runs three goroutines (the frame pump, the reader and the leg's
-// supervisor, which is RunHost's own), and RunHost owns one input writer
+// supervisor, which is RunHost's own; a lane leg adds its upgrade probe,
+// and its pump and reader share one POST at a time), and RunHost owns one input writer
 // and at most one kill call; all have exited when RunHost returns. A
 // WriteInput blocked on a child that does not read its input is waited
 // for: such a child holds RunHost until it reads or is stopped.

@@ -37,7 +37,9 @@ func (l *leg) read(ctx context.Context) error {
 func (l *leg) framing(ctx context.Context, code websocket.StatusCode, reason string, cause error) error {
 	l.h.log.Warn("attachclient: malformed message from the relay", "err", cause)
 	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(cause.Error())})
-	l.ws.Close(code, reason)
+	if l.ws != nil {
+		l.ws.Close(code, reason)
+	}
 	return fmt.Errorf("%w: %v", errFraming, cause)
 }
 
@@ -53,6 +55,12 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 		l.seen()
 		if in.UserID == "" {
 			l.h.log.Debug("attachclient: dropped unstamped input", "bytes", len(in.Data))
+			return nil
+		}
+		// The lane delivers at least once: a keystroke seen before is
+		// not typed twice.
+		if l.lane != nil && !l.h.recent.add(inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}) {
+			l.h.log.Debug("attachclient: dropped a repeated input", "inputSeq", in.InputSeq)
 			return nil
 		}
 		select {

@@ -32,7 +32,10 @@ const resyncTries = 3
 // the final-screen window, and joins both.
 type leg struct {
 	h  *host
-	ws *websocket.Conn
+	ws *websocket.Conn // nil on the lane
+	// lane is the HTTP half of a lane leg (nil on WebSocket): writes
+	// become POSTs.
+	lane *lane
 	// admitted is when the relay's first frame other than an error
 	// arrived: the relay bound the leg. Written by the reader, read by the
 	// supervisor after the join.
@@ -188,8 +191,12 @@ func (h *host) resubscribe() (agent.InteractiveSubscription, error) {
 
 // write sends one binary message within WriteTimeout. coder/websocket
 // writes whole messages under its own lock, so the pump and the reader may
-// both write.
+// both write. On the lane only controls and post-Exit snapshots come here,
+// each POSTed outside the seq numbering.
 func (l *leg) write(ctx context.Context, b []byte) error {
+	if l.lane != nil {
+		return l.lane.postOutOfSeq(ctx, b)
+	}
 	wctx, cancel := context.WithTimeout(ctx, l.h.cfg.WriteTimeout)
 	defer cancel()
 	if err := l.ws.Write(wctx, websocket.MessageBinary, b); err != nil {

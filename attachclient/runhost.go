@@ -49,6 +49,16 @@ type host struct {
 	exitAt    time.Time
 	stale     []time.Time // epoch-stale refusals within the retry window
 
+	// The degraded lane: onLane while the host rides it; wsFails and
+	// laneFails count failed dials in a row on each carrier; upgraded
+	// makes the next WebSocket leg resume from laneAck, the relay's ack.
+	onLane             bool
+	upgraded           bool
+	wsFails, laneFails int
+	recent             inputSet // lane inputs seen (at-least-once)
+	ackMu              sync.Mutex
+	laneAck            uint64 // guarded by ackMu
+
 	runCtx   context.Context // RunHost's, for the Kill hook
 	inputs   chan []byte     // stamped Input for the writer goroutine
 	killOnce sync.Once
@@ -77,6 +87,7 @@ func (h *host) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		h.carrier(admitted, err)
 		if !admitted.IsZero() {
 			h.streamed = true
 			h.bo.reset()
@@ -104,6 +115,9 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		restart *restartError
 		refused *dialError
 	)
+	if errors.Is(err, errUpgraded) {
+		return 0, nil // the relay is reachable over WebSocket right now
+	}
 	wait := h.bo.next()
 	switch {
 	case errors.As(err, &stop), errors.Is(err, ErrBadToken), errors.Is(err, ErrEpochStale):
@@ -117,6 +131,9 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		}
 	case errors.As(err, &miss):
 		h.streamed = false // the relay lost the stream: replay the ring from 0
+		h.ackMu.Lock()
+		h.laneAck = 0
+		h.ackMu.Unlock()
 	case errors.As(err, &restart):
 		wait = min(max(wait, restart.hint), h.cfg.BackoffMax)
 	case errors.As(err, &refused):
@@ -124,6 +141,43 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 	}
 	h.log.Info("attachclient: host leg failed; redialling", "err", err, "wait", wait)
 	return wait, nil
+}
+
+// carrier picks the carrier of the next attempt from how this one ended:
+// LaneFallbackAfter failed WebSocket dials in a row (planned restarts do
+// not count) move the host to the lane; a successful upgrade probe, a
+// 404 on the lane, or LaneFallbackAfter failed lane GETs in a row move
+// it back, so a relay without the lane never strands it.
+func (h *host) carrier(admitted time.Time, err error) {
+	var (
+		refused *dialError
+		lerr    *laneError
+	)
+	switch {
+	case !h.onLane && !admitted.IsZero():
+		h.wsFails, h.upgraded = 0, false
+	case !h.onLane && errors.As(err, &refused):
+		if h.wsFails++; h.wsFails >= h.cfg.LaneFallbackAfter {
+			h.log.Warn("attachclient: WebSocket dials keep failing; moving to the degraded lane", "fails", h.wsFails)
+			h.onLane, h.wsFails, h.laneFails = true, 0, 0
+			h.ackMu.Lock()
+			h.laneAck = 0 // first lane leg: the relay's 409 says where it is
+			h.ackMu.Unlock()
+		}
+	case !h.onLane:
+	case errors.Is(err, errUpgraded):
+		h.onLane, h.upgraded = false, true
+	case errors.Is(err, errLaneUnavailable):
+		h.log.Warn("attachclient: the relay does not serve the degraded lane; back to WebSocket")
+		h.onLane = false
+	case !admitted.IsZero():
+		h.laneFails = 0
+	case errors.As(err, &lerr) || errors.As(err, &refused):
+		if h.laneFails++; h.laneFails >= h.cfg.LaneFallbackAfter {
+			h.log.Warn("attachclient: the degraded lane keeps refusing; back to WebSocket", "fails", h.laneFails)
+			h.onLane = false
+		}
+	}
 }
 
 // staleBudget records an epoch-stale refusal and reports whether another
@@ -171,7 +225,27 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 			Message: fmt.Sprintf("token epoch %d is below the session's %d", epoch, screen.Epoch),
 		}}
 	}
+	if h.onLane {
+		h.ackMu.Lock()
+		after := h.laneAck
+		h.ackMu.Unlock()
+		if after == 0 && h.streamed {
+			// From the head, as a WebSocket reconnect: a relay that lacks
+			// frames before it answers 409 and the pump rewinds.
+			after = head
+		}
+		return h.runLaneLeg(ctx, tok, claims, after)
+	}
 	after := uint64(0)
+	if h.upgraded {
+		// Back from the lane: everything up to the ack is at the relay,
+		// until a WebSocket leg is admitted (a first dial may still find
+		// the lane leg bound and be refused epoch-stale).
+		h.ackMu.Lock()
+		after = h.laneAck
+		h.ackMu.Unlock()
+		return h.runLeg(ctx, tok, claims, after)
+	}
 	if h.streamed {
 		after = head
 		if _, exited := h.cfg.Session.Exit(); exited && head > 0 {

@@ -16,6 +16,9 @@
 //     RefuseNext closes a dial at once with a TCP reset; Answer503Next reads
 //     the HTTP request and answers "503 Service Unavailable", with a
 //     Retry-After header when one is given, without reaching the target.
+//   - RefuseUpgrades, while on, reads the first request head of each
+//     dial and resets the dial when it asks for a WebSocket upgrade,
+//     forwarding every other request: a path that breaks WebSocket only.
 //   - Live faults act on forwarded connections: CutAfter closes every live
 //     connection once exactly k more bytes have been forwarded in a
 //     direction; CutMidFrame closes them inside the payload of the next

@@ -2,12 +2,14 @@ package faultproxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -41,21 +43,27 @@ const (
 
 // Stats counts what the Proxy has done since New.
 type Stats struct {
-	Dials        int   // connections accepted
-	Refused      int   // dials reset at once (RefuseNext)
-	Answered503  int   // dials answered 503 (Answer503Next)
-	Forwarded    int   // dials connected to the target
-	TargetFailed int   // dials whose connection to the target failed
-	Live         int   // forwarded connections open now
-	Cuts         int   // connections closed by CutAfter or CutMidFrame
-	BytesUp      int64 // bytes forwarded from clients to the target
-	BytesDown    int64 // bytes forwarded from the target to clients
+	Dials       int // connections accepted
+	Refused     int // dials reset at once (RefuseNext)
+	Answered503 int // dials answered 503 (Answer503Next)
+	// RefusedUpgrades counts dials reset because their first request
+	// was a WebSocket upgrade (RefuseUpgrades).
+	RefusedUpgrades int
+	Forwarded       int   // dials connected to the target
+	TargetFailed    int   // dials whose connection to the target failed
+	Live            int   // forwarded connections open now
+	Cuts            int   // connections closed by CutAfter or CutMidFrame
+	BytesUp         int64 // bytes forwarded from clients to the target
+	BytesDown       int64 // bytes forwarded from the target to clients
 }
 
 // dialFault is what the proxy does with one queued dial.
 type dialFault struct {
 	refuse     bool
 	retryAfter string // for a 503; empty: no Retry-After header
+	// upgrades: reset the dial if its first request asks for a
+	// WebSocket upgrade, forward it otherwise.
+	upgrades bool
 }
 
 // Proxy forwards loopback connections to a target and injects faults. Its
@@ -76,6 +84,8 @@ type Proxy struct {
 	stall   [2]chan struct{} // non-nil while a direction is stalled
 	delay   [2]time.Duration
 	closed  bool
+	// refuseUpgrades is RefuseUpgrades' switch.
+	refuseUpgrades bool
 }
 
 // New starts a proxy on 127.0.0.1 (a free port) forwarding to target, a
@@ -123,6 +133,17 @@ func (p *Proxy) RefuseNext(n int) {
 // closed, without reaching the target.
 func (p *Proxy) Answer503Next(n int, retryAfter string) {
 	p.queue(n, dialFault{retryAfter: retryAfter})
+}
+
+// RefuseUpgrades, while on, makes the proxy read the first request head
+// of every dial that no queued fault takes and reset the dial when that
+// request asks for a WebSocket upgrade; other requests (plain HTTP, such
+// as a degraded lane's SSE GET and POSTs) are forwarded untouched. It
+// stands for a path that breaks WebSocket only.
+func (p *Proxy) RefuseUpgrades(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuseUpgrades = on
 }
 
 func (p *Proxy) queue(n int, f dialFault) {
@@ -290,6 +311,8 @@ func (p *Proxy) accept() {
 		if len(p.faults) > 0 {
 			f = &p.faults[0]
 			p.faults = p.faults[1:]
+		} else if p.refuseUpgrades {
+			f = &dialFault{upgrades: true}
 		}
 		target := p.target
 		p.updateLocked(func(s *Stats) { s.Dials++ })
@@ -303,12 +326,21 @@ func (p *Proxy) accept() {
 func (p *Proxy) handle(client *net.TCPConn, f *dialFault, target string) {
 	defer p.wg.Done()
 	defer p.forget(client)
+	var head []byte // read by RefuseUpgrades, forwarded first
 	switch {
 	case f != nil && f.refuse:
 		client.SetLinger(0) // a reset, not an orderly close
 		client.Close()
 		p.update(func(s *Stats) { s.Refused++ })
 		return
+	case f != nil && f.upgrades:
+		var refused bool
+		if head, refused = readHead(client); refused {
+			client.SetLinger(0)
+			client.Close()
+			p.update(func(s *Stats) { s.RefusedUpgrades++ })
+			return
+		}
 	case f != nil:
 		p.answer503(client, f.retryAfter)
 		client.Close()
@@ -333,6 +365,14 @@ func (p *Proxy) handle(client *net.TCPConn, f *dialFault, target string) {
 	p.updateLocked(func(s *Stats) { s.Forwarded++; s.Live++ })
 	p.mu.Unlock()
 
+	if len(head) > 0 && !c.forward(Upstream, server, head) {
+		c.close()
+		p.mu.Lock()
+		delete(p.conns, c)
+		p.updateLocked(func(s *Stats) { s.Live-- })
+		p.mu.Unlock()
+		return
+	}
 	var pumps sync.WaitGroup
 	pumps.Add(2)
 	go func() { defer pumps.Done(); c.pump(Upstream, client, server) }()
@@ -377,4 +417,34 @@ func (p *Proxy) answer503(client *net.TCPConn, retryAfter string) {
 	}
 	resp += "Content-Length: 0\r\nConnection: close\r\n\r\n"
 	io.WriteString(client, resp)
+}
+
+// readHead reads a request head from client (bounded in size and time)
+// and reports whether it asks for a WebSocket upgrade. It returns the
+// bytes read, to be forwarded; a head that does not arrive or is too
+// long is forwarded as far as it came.
+func readHead(client *net.TCPConn) ([]byte, bool) {
+	client.SetReadDeadline(time.Now().Add(headTimeout))
+	defer client.SetReadDeadline(time.Time{})
+	var head []byte
+	buf := make([]byte, 4<<10)
+	for !bytes.Contains(head, []byte("\r\n\r\n")) && len(head) < maxHead {
+		n, err := client.Read(buf)
+		head = append(head, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	end := bytes.Index(head, []byte("\r\n\r\n"))
+	if end < 0 {
+		return head, false
+	}
+	for _, line := range strings.Split(string(head[:end]), "\r\n")[1:] {
+		name, value, _ := strings.Cut(line, ":")
+		if strings.EqualFold(strings.TrimSpace(name), "Upgrade") &&
+			strings.EqualFold(strings.TrimSpace(value), "websocket") {
+			return head, true
+		}
+	}
+	return head, false
 }

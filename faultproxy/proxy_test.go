@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -504,4 +505,35 @@ func TestSetTargetMovesLaterDials(t *testing.T) {
 	if got := read(); got != "b" {
 		t.Fatalf("second target answered %q", got)
 	}
+}
+
+func TestRefuseUpgradesResetsWebSocketDialsOnly(t *testing.T) {
+	_, addr := newWSEcho(t)
+	p := newProxy(t, addr)
+	p.RefuseUpgrades(true)
+	if ws, _, err := websocket.Dial(testCtx(t), "ws://"+p.Addr()+"/", nil); err == nil {
+		ws.CloseNow()
+		t.Fatal("a WebSocket dial went through")
+	}
+	// A plain request (a lane's GET or POST) reaches the target, which
+	// answers it: the echo server wants an upgrade.
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, "http://"+p.Addr()+"/", strings.NewReader("body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("a plain request was not forwarded: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if s := p.Stats(); s.RefusedUpgrades != 1 || s.Forwarded != 1 {
+		t.Fatalf("stats %+v: want 1 upgrade refused, 1 request forwarded", s)
+	}
+	p.RefuseUpgrades(false)
+	roundTrip(t, dialWS(t, p.Addr()), []byte("upgraded"))
 }

@@ -1,0 +1,599 @@
+package attachclient
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/agent"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// Lane limits (attach-v1 §14 and the seed carrier's figures).
+const (
+	maxLaneBatch      = 64                     // frames per POST
+	laneRetries       = 8                      // 5xx or network errors per batch
+	laneRetryStep     = 50 * time.Millisecond  // × attempt, capped at laneRetryMax
+	laneRetryMax      = time.Second            //
+	defaultRetryAfter = 500 * time.Millisecond // a 429 without a usable Retry-After
+	recentInputs      = 4096                   // the input dedup set's size
+)
+
+var (
+	// errUpgraded ends a lane leg whose upgrade probe reached the relay
+	// over WebSocket: everything read from the session is acked, and the
+	// next attempt dials WebSocket from the acked seq.
+	errUpgraded = errors.New("attachclient: upgrade probe succeeded; back to WebSocket")
+
+	// errLaneUnavailable is a relay that answered 404 on the lane: it does
+	// not serve it, so the host goes back to WebSocket dials at once.
+	errLaneUnavailable = errors.New("attachclient: relay does not serve the degraded lane")
+
+	// errLaneGone is a POST answered 410: the relay holds no live SSE leg
+	// for the token (closed, superseded, or a re-minted token), so the
+	// leg ends and the next attempt opens a new one.
+	errLaneGone = errors.New("attachclient: relay has no live SSE leg for this token")
+)
+
+// laneError is a lane request the relay refused (or that never got an
+// answer, status 0). A GET's counts toward the refusals that send the host
+// back to WebSocket.
+type laneError struct {
+	op     string // "GET host/sse" or "POST host/output"
+	status int
+	err    error
+}
+
+func (e *laneError) Error() string {
+	if e.status != 0 {
+		return fmt.Sprintf("attachclient: lane %s: HTTP %d", e.op, e.status)
+	}
+	return fmt.Sprintf("attachclient: lane %s: %v", e.op, e.err)
+}
+
+func (e *laneError) Unwrap() error { return e.err }
+
+// hostBatch is the JSON body of a POST to …/host/output.
+type hostBatch struct {
+	BatchID  string   `json:"batchId"`
+	FirstSeq uint64   `json:"firstSeq"`
+	LastSeq  uint64   `json:"lastSeq"`
+	Frames   []string `json:"frames"`
+	OutOfSeq []string `json:"outOfSeq"`
+	GapFrom  *uint64  `json:"gapFrom,omitempty"`
+}
+
+// hostAnswer is the body of a 200 or a 409.
+type hostAnswer struct {
+	BatchID string `json:"batchId"`
+	AckSeq  uint64 `json:"ackSeq"`
+}
+
+// conflictError is a 409: the relay holds the stream up to ack only.
+type conflictError struct{ ack uint64 }
+
+func (e *conflictError) Error() string {
+	return fmt.Sprintf("attachclient: lane POST: 409, relay holds up to seq %d", e.ack)
+}
+
+// laneURL derives a lane endpoint from the attach URL (ws → http).
+func laneURL(attach, endpoint string) (string, error) {
+	u, err := url.Parse(attach)
+	if err != nil {
+		return "", fmt.Errorf("attachclient: attach URL: %w", err)
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + endpoint
+	u.RawQuery = ""
+	return u.String(), nil
+}
+
+// inputKey identifies a stamped keystroke: the lane delivers at least
+// once, and the relay never reuses a triple for another keystroke.
+type inputKey struct {
+	user       string
+	pen, input uint64
+}
+
+// inputSet is a bounded recency set of inputKeys.
+type inputSet struct {
+	mu   sync.Mutex
+	seen map[inputKey]struct{}
+	ring []inputKey
+	next int
+}
+
+// add records k and reports whether it was new.
+func (s *inputSet) add(k inputKey) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.seen[k]; dup {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = make(map[inputKey]struct{}, recentInputs)
+		s.ring = make([]inputKey, 0, recentInputs)
+	}
+	if len(s.ring) < recentInputs {
+		s.ring = append(s.ring, k)
+	} else {
+		delete(s.seen, s.ring[s.next])
+		s.ring[s.next] = k
+		s.next = (s.next + 1) % recentInputs
+	}
+	s.seen[k] = struct{}{}
+	return true
+}
+
+// lane is the HTTP half of a lane leg: the token and endpoints its POSTs
+// use. post serializes POSTs, so the pump's batches and the reader's
+// controls reach the relay one at a time.
+type lane struct {
+	h      *host
+	outURL string
+	body   io.ReadCloser // the SSE stream
+
+	mu  sync.Mutex // one POST at a time; guards tok
+	tok string
+}
+
+// runLaneLeg opens the host SSE leg, subscribes over POST, and carries
+// the session from seq after, as runLeg does over WebSocket, with an
+// upgrade probe beside it.
+func (h *host) runLaneLeg(ctx context.Context, tok string, claims hostClaims, after uint64) (time.Time, error) {
+	sseURL, err := laneURL(h.cfg.AttachURL, "host/sse")
+	if err != nil {
+		return time.Time{}, err
+	}
+	sseURL += "?epoch=" + strconv.FormatUint(*claims.Epoch, 10)
+	outURL, err := laneURL(h.cfg.AttachURL, "host/output")
+	if err != nil {
+		return time.Time{}, err
+	}
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	body, tok, err := h.openSSE(lctx, sseURL, tok)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer body.Close()
+	ln := &lane{h: h, outURL: outURL, body: body, tok: tok}
+	l := &leg{h: h, lane: ln}
+	l.seen() // the 200 is the bind
+
+	sub, err := h.cfg.Session.Subscribe(after)
+	if errors.Is(err, agent.ErrRingMiss) {
+		sub, err = h.cfg.Session.Subscribe(0)
+	}
+	if err != nil {
+		return l.admitted, fmt.Errorf("attachclient: subscribe to the session: %w", err)
+	}
+	subscribe := attachwire.Subscribe{SessionID: claims.SessionID, AsRole: attachwire.RoleHost, Epoch: claims.Epoch}
+	if err := l.writeControl(lctx, subscribe); err != nil {
+		sub.Close()
+		return l.admitted, err
+	}
+	h.log.Info("attachclient: host leg on the degraded lane", "from", after)
+
+	// The pump's own context ends on upgrade: it then stops between
+	// batches, when everything it read is acked.
+	pctx, upgrade := context.WithCancel(lctx)
+	defer upgrade()
+	pumped := make(chan error, 1)
+	read := make(chan error, 1)
+	probed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); pumped <- l.lanePump(lctx, pctx, sub) }()
+	go func() { defer wg.Done(); read <- l.readSSE(lctx) }()
+	go func() { defer wg.Done(); h.probe(lctx, probed) }()
+
+	err = l.superviseLane(ctx, pumped, read, probed, upgrade)
+	stop()
+	body.Close() // ends the reader's blocked read
+	wg.Wait()
+	return l.admitted, err
+}
+
+// openSSE GETs the host SSE stream, re-minting the token once on a 401.
+// It returns the stream and the token that opened it (the POSTs' jti).
+func (h *host) openSSE(ctx context.Context, u, tok string) (io.ReadCloser, string, error) {
+	for reminted := false; ; reminted = true {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, "", fmt.Errorf("attachclient: lane GET: %w", err)
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := h.cfg.HTTPClient.Do(req)
+		if err != nil {
+			return nil, "", &laneError{op: "GET host/sse", err: err}
+		}
+		if resp.StatusCode == http.StatusOK {
+			return resp.Body, tok, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		hint, hinted := parseRetryAfter(resp.Header.Get("Retry-After"))
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			if !reminted {
+				if tok, err = h.cfg.TokenSource(ctx); err != nil {
+					return nil, "", fmt.Errorf("attachclient: token source: %w", err)
+				}
+				continue
+			}
+		case http.StatusNotFound:
+			return nil, "", &laneError{op: "GET host/sse", status: resp.StatusCode, err: errLaneUnavailable}
+		case http.StatusConflict:
+			return nil, "", &epochStaleError{ctl: attachwire.ErrorControl{
+				Code: attachwire.CodeEpochStale, Message: "lane GET answered 409"}}
+		case http.StatusServiceUnavailable:
+			if hinted {
+				return nil, "", &restartError{how: "lane HTTP 503", hint: hint}
+			}
+		case http.StatusTooManyRequests:
+			if hinted {
+				return nil, "", &dialError{status: resp.StatusCode, retryAfter: hint,
+					err: &laneError{op: "GET host/sse", status: resp.StatusCode}}
+			}
+		}
+		return nil, "", &laneError{op: "GET host/sse", status: resp.StatusCode}
+	}
+}
+
+// superviseLane is supervise for a lane leg: on a successful probe it
+// stops the pump between batches and ends the leg with errUpgraded.
+func (l *leg) superviseLane(ctx context.Context, pumped, read <-chan error, probed <-chan struct{}, upgrade func()) error {
+	h := l.h
+	exited := h.cfg.Session.Done()
+	var windowEnd <-chan time.Time
+	upgrading := false
+	for {
+		if end := h.exitDeadline(); !end.IsZero() && windowEnd == nil {
+			exited = nil
+			t := time.NewTimer(time.Until(end))
+			defer t.Stop()
+			windowEnd = t.C
+		}
+		select {
+		case err := <-pumped:
+			switch {
+			case err == nil && upgrading:
+				return errUpgraded
+			case err == nil:
+				pumped = nil // Exit sent: stay up for the window
+				continue
+			}
+			return err
+		case err := <-read:
+			return err
+		case <-probed:
+			if pumped == nil {
+				return errUpgraded // Exit is acked: nothing to drain
+			}
+			upgrading = true
+			upgrade()
+		case <-exited:
+		case <-windowEnd:
+			h.log.Info("attachclient: final-screen window elapsed")
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// probe tries a WebSocket handshake every UpgradeProbeInterval, with a
+// fresh token, and reports the first that succeeds on probed.
+func (h *host) probe(ctx context.Context, probed chan<- struct{}) {
+	t := time.NewTicker(h.cfg.UpgradeProbeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		tok, err := h.cfg.TokenSource(ctx)
+		if err != nil {
+			h.log.Debug("attachclient: upgrade probe: token source", "err", err)
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+		ws, _, err := websocket.Dial(dctx, h.cfg.AttachURL, &websocket.DialOptions{
+			HTTPClient:   h.cfg.HTTPClient,
+			HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}},
+			Subprotocols: []string{Subprotocol},
+		})
+		cancel()
+		if err != nil {
+			h.log.Debug("attachclient: upgrade probe failed", "err", err)
+			continue
+		}
+		ok := ws.Subprotocol() == Subprotocol
+		ws.Close(websocket.StatusNormalClosure, "upgrade probe")
+		if ok {
+			h.log.Info("attachclient: upgrade probe reached the relay over WebSocket")
+			probed <- struct{}{}
+			return
+		}
+	}
+}
+
+// readSSE applies the relay's SSE frames until the stream ends.
+func (l *leg) readSSE(ctx context.Context) error {
+	// Anything read (an event, a heartbeat) rearms the silence timer;
+	// its expiry closes the stream, which ends the read below.
+	silence := time.AfterFunc(l.h.cfg.LaneSilenceTimeout, func() { l.lane.body.Close() })
+	defer silence.Stop()
+	r := newSSEReader(touchReader{r: l.lane.body, t: silence, d: l.h.cfg.LaneSilenceTimeout}, int(l.h.cfg.ReadLimit/3*4+16))
+	for {
+		b, err := r.next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, errSSE) {
+				return err
+			}
+			return &laneError{op: "SSE stream", err: err}
+		}
+		f, err := attachwire.DecodeFrame(b)
+		if err != nil {
+			l.h.log.Warn("attachclient: malformed frame on the SSE stream", "err", err)
+			l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(err.Error())})
+			return fmt.Errorf("%w: %v", errFraming, err)
+		}
+		if err := l.apply(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// touchReader rearms t for d on every read that brought bytes.
+type touchReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (tr touchReader) Read(p []byte) (int, error) {
+	n, err := tr.r.Read(p)
+	if n > 0 {
+		tr.t.Reset(tr.d)
+	}
+	return n, err
+}
+
+// lanePump reads the session from sub, which it owns, and POSTs it in
+// batches of up to maxLaneBatch frames, each numbered by its frames'
+// seqs. It returns nil after the Exit frame is acked, or when stop ends
+// between batches (an upgrade).
+func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscription) error {
+	defer func() { sub.Close() }()
+	// A done context still yields a frame that is ready, so Next(now)
+	// collects what the session has already produced without waiting.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	var batch []attachwire.Frame
+	misses := 0
+	for {
+		f, err := sub.Next(stop)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, agent.ErrRingMiss):
+			if misses++; misses > resyncTries {
+				return fmt.Errorf("attachclient: cannot keep up with the session: %w", err)
+			}
+			sub.Close()
+			if sub, err = l.h.resubscribe(); err != nil {
+				return err
+			}
+			continue
+		case err != nil && stop.Err() != nil && ctx.Err() == nil:
+			return nil // upgrading: every frame read so far is acked
+		case err != nil:
+			return err
+		}
+		if f.Type != attachwire.TypeSnapshot {
+			misses = 0
+		}
+		batch = append(batch[:0], f)
+		eof := false
+		for len(batch) < maxLaneBatch {
+			f, err := sub.Next(now)
+			if err != nil {
+				eof = errors.Is(err, io.EOF)
+				break
+			}
+			batch = append(batch, f)
+		}
+		next, err := l.sendFrames(ctx, batch)
+		if err != nil {
+			return err
+		}
+		if next != nil { // rewound: read again from the relay's ack
+			sub.Close()
+			sub = next
+			continue
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+// sendFrames POSTs batch. On a 409 it rewinds: it returns a subscription
+// from the relay's ack when the session's ring still holds it, and else
+// resends the batch once with gapFrom, so the relay takes the gap.
+func (l *leg) sendFrames(ctx context.Context, batch []attachwire.Frame) (agent.InteractiveSubscription, error) {
+	b := hostBatch{BatchID: newBatchID(), FirstSeq: batch[0].Seq, LastSeq: batch[len(batch)-1].Seq, Frames: make([]string, len(batch))}
+	for i, f := range batch {
+		raw, err := f.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("attachclient: encode frame %d: %w", f.Seq, err)
+		}
+		b.Frames[i] = base64.StdEncoding.EncodeToString(raw)
+	}
+	ans, err := l.lane.post(ctx, b)
+	var conflict *conflictError
+	if !errors.As(err, &conflict) {
+		if err == nil {
+			l.h.acked(ans.AckSeq)
+		}
+		return nil, err
+	}
+	sub, serr := l.h.cfg.Session.Subscribe(conflict.ack)
+	if serr == nil {
+		l.h.log.Info("attachclient: lane rewinds to the relay's ack", "ack", conflict.ack, "firstSeq", b.FirstSeq)
+		return sub, nil
+	}
+	if !errors.Is(serr, agent.ErrRingMiss) {
+		return nil, fmt.Errorf("attachclient: rewind to seq %d: %w", conflict.ack, serr)
+	}
+	l.h.log.Warn("attachclient: cannot rewind to the relay's ack; sending gapFrom", "ack", conflict.ack, "firstSeq", b.FirstSeq)
+	gap := b.FirstSeq
+	b.GapFrom = &gap // the same batchId: a 409 does not consume it
+	ans, err = l.lane.post(ctx, b)
+	if err == nil {
+		l.h.acked(ans.AckSeq)
+	}
+	return nil, err
+}
+
+// acked records the relay's ack: a later lane leg, or the WebSocket leg
+// after an upgrade, resumes after it.
+func (h *host) acked(seq uint64) {
+	h.ackMu.Lock()
+	defer h.ackMu.Unlock()
+	h.laneAck = max(h.laneAck, seq)
+}
+
+// postOutOfSeq POSTs one control or post-Exit snapshot in a batch of its
+// own, outside the seq numbering.
+func (ln *lane) postOutOfSeq(ctx context.Context, frame []byte) error {
+	_, err := ln.post(ctx, hostBatch{Frames: []string{}, OutOfSeq: []string{base64.StdEncoding.EncodeToString(frame)}})
+	return err
+}
+
+// newBatchID returns 16 random bytes in hex: unique, so the relay's
+// batchId dedup only ever matches a retry.
+func newBatchID() string {
+	var id [16]byte
+	rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}
+
+// post sends b under its batchId (a fresh one if empty), kept across its
+// retries: 401 →
+// re-mint once; 429 → wait Retry-After; 5xx or no answer → up to
+// laneRetries with a growing delay; 409 → *conflictError; 410 →
+// errLaneGone; anything else ends the leg.
+func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	if b.BatchID == "" {
+		b.BatchID = newBatchID()
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		return hostAnswer{}, fmt.Errorf("attachclient: lane batch: %w", err)
+	}
+	reminted, failures := false, 0
+	for {
+		status, hdr, ans, err := ln.do(ctx, body)
+		var wait time.Duration
+		switch {
+		case ctx.Err() != nil:
+			return hostAnswer{}, ctx.Err()
+		case err != nil || status >= 500:
+			if failures++; failures > laneRetries {
+				return hostAnswer{}, &laneError{op: "POST host/output", status: status, err: err}
+			}
+			wait = min(laneRetryStep*time.Duration(failures), laneRetryMax)
+		case status == http.StatusOK:
+			return ans, nil
+		case status == http.StatusConflict:
+			return ans, &conflictError{ack: ans.AckSeq}
+		case status == http.StatusGone:
+			return hostAnswer{}, errLaneGone
+		case status == http.StatusUnauthorized && !reminted:
+			reminted = true
+			tok, err := ln.h.cfg.TokenSource(ctx)
+			if err != nil {
+				return hostAnswer{}, fmt.Errorf("attachclient: token source: %w", err)
+			}
+			ln.tok = tok
+			continue
+		case status == http.StatusTooManyRequests:
+			wait = retryAfter(hdr.Get("Retry-After"))
+		default:
+			return hostAnswer{}, &laneError{op: "POST host/output", status: status}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return hostAnswer{}, ctx.Err()
+		}
+	}
+}
+
+// do sends one POST and reads its answer, within WriteTimeout: a POST
+// that hangs counts as a failure and is retried.
+func (ln *lane) do(ctx context.Context, body []byte) (int, http.Header, hostAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, ln.h.cfg.WriteTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ln.outURL, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, hostAnswer{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+ln.tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := ln.h.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return 0, nil, hostAnswer{}, err
+	}
+	defer resp.Body.Close()
+	var ans hostAnswer
+	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict {
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&ans); err != nil {
+			return 0, nil, hostAnswer{}, fmt.Errorf("attachclient: lane answer: %w", err)
+		}
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return resp.StatusCode, resp.Header, ans, nil
+}
+
+// retryAfter reads a 429's Retry-After: delta-seconds or an HTTP-date,
+// else defaultRetryAfter; never more than maxHint.
+func retryAfter(v string) time.Duration {
+	if d, ok := parseRetryAfter(v); ok {
+		return d
+	}
+	if t, err := http.ParseTime(strings.TrimSpace(v)); err == nil {
+		return min(max(time.Until(t), 0), maxHint)
+	}
+	return defaultRetryAfter
+}
