@@ -15,7 +15,7 @@ import (
 
 // Subprotocol is the WebSocket subprotocol the host offers and the relay
 // must echo.
-const Subprotocol = "interactive-attach-v1"
+const Subprotocol = attachwire.Subprotocol
 
 // Defaults of the HostConfig fields, as their comments state.
 const (

@@ -18,7 +18,7 @@ import (
 
 // Subprotocol is the WebSocket subprotocol of interactive-attach-v1, the
 // only one the relay echoes.
-const Subprotocol = "interactive-attach-v1"
+const Subprotocol = attachwire.Subprotocol
 
 // bearerPrefix starts the subprotocol a browser carries its token in.
 const bearerPrefix = "bearer."

@@ -8,7 +8,7 @@ import (
 )
 
 // Subprotocol is the WebSocket subprotocol of interactive-attach-v1.
-const Subprotocol = "interactive-attach-v1"
+const Subprotocol = attachwire.Subprotocol
 
 // Defaults of the Config fields left zero.
 const (
