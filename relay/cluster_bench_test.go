@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -133,11 +134,13 @@ func BenchmarkClusterEcho(b *testing.B) {
 
 // BenchmarkClusterRooms runs 100 rooms of an interactive program at once
 // over three nodes: each room's host on one node, its driver on the next
-// and four viewers spread over all three. Every round, each driver types a
+// and five viewers spread over all three. Every round, each driver types a
 // key that its host echoes; it reports the echo latency over every room and
-// round, and the process heap (three nodes, NATS and every client).
+// round, and the process heap (three nodes, NATS and every client). The
+// workers report the first error back here instead of failing from their
+// own goroutines, and it stops the others.
 func BenchmarkClusterRooms(b *testing.B) {
-	const rooms, viewers = 100, 4
+	const rooms, viewers = 100, 5
 	ns := natsServer(b)
 	cfg := relay.Config{Logger: discardLogger(), DialsPerSecond: 1e6}
 	nodes := startClusterWith(b, ns, cfg, "a", "b", "c")
@@ -169,17 +172,31 @@ func BenchmarkClusterRooms(b *testing.B) {
 		}
 		all[i] = rl
 	}
+	// run bounds the whole measurement; a worker's first error cancels it,
+	// which ends every other worker's read.
+	run, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var once sync.Once
+	var firstErr error
+	fail := func(err error) {
+		once.Do(func() { firstErr = err })
+		cancel()
+	}
 	lats := make([][]time.Duration, rooms)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range all {
 		r := &all[i]
 		last := r.h.seq + uint64(b.N)
-		for _, v := range r.vs {
+		for j, v := range r.vs {
 			wg.Go(func() {
 				for {
-					f, err := v.Next(ctxT(b))
-					if err != nil || f.Seq >= last {
+					f, err := nextWithin(run, v)
+					if err != nil {
+						fail(fmt.Errorf("room %d viewer %d: %w", i, j, err))
+						return
+					}
+					if f.Seq >= last {
 						return
 					}
 				}
@@ -189,10 +206,10 @@ func BenchmarkClusterRooms(b *testing.B) {
 			<-start
 			for n := range b.N {
 				t0 := time.Now()
-				input(b, r.d, uint64(n+1), r.gen, "", "k")
-				in := hostInput(b, r.h)
-				r.h.output(string(in.Data))
-				untilFrame(b, r.d, attachwire.TypeOutput)
+				if err := echoRound(run, r.h, r.d, uint64(n+1), r.gen); err != nil {
+					fail(fmt.Errorf("room %d round %d: %w", i, n, err))
+					return
+				}
 				lats[i] = append(lats[i], time.Since(t0))
 			}
 		})
@@ -201,6 +218,9 @@ func BenchmarkClusterRooms(b *testing.B) {
 	close(start)
 	wg.Wait()
 	b.StopTimer()
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
 	var lat []time.Duration
 	for _, l := range lats {
 		lat = append(lat, l...)
@@ -211,4 +231,52 @@ func BenchmarkClusterRooms(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB(process)")
+}
+
+// nextWithin reads c's next frame, waiting at most relaytest.Timeout and
+// no longer than run lasts.
+func nextWithin(run context.Context, c *relaytest.Conn) (attachwire.Frame, error) {
+	ctx, cancel := context.WithTimeout(run, relaytest.Timeout)
+	defer cancel()
+	return c.Next(ctx)
+}
+
+// echoRound is one keystroke of a room: the driver d sends Input seq, the
+// host h receives it and echoes it as Output, and d reads up to that
+// Output. It returns errors rather than failing, for worker goroutines.
+func echoRound(run context.Context, h *host, d *relaytest.Conn, seq, gen uint64) error {
+	ctx, cancel := context.WithTimeout(run, relaytest.Timeout)
+	defer cancel()
+	in := attachwire.Input{InputSeq: seq, PenGeneration: gen, Data: []byte("k")}.Frame(0, 0)
+	if err := d.Send(ctx, in); err != nil {
+		return fmt.Errorf("driver send: %w", err)
+	}
+	var echo []byte
+	for echo == nil {
+		f, err := h.c.Next(ctx)
+		if err != nil {
+			return fmt.Errorf("host read: %w", err)
+		}
+		if f.Type != attachwire.TypeInput {
+			continue
+		}
+		got, err := attachwire.DecodeInput(f.Payload)
+		if err != nil {
+			return fmt.Errorf("host input: %w", err)
+		}
+		echo = append([]byte{}, got.Data...)
+	}
+	h.seq++
+	if err := h.c.Send(ctx, attachwire.NewOutputFrame(h.seq, h.seq, echo)); err != nil {
+		return fmt.Errorf("host send: %w", err)
+	}
+	for {
+		f, err := d.Next(ctx)
+		if err != nil {
+			return fmt.Errorf("driver read: %w", err)
+		}
+		if f.Type == attachwire.TypeOutput {
+			return nil
+		}
+	}
 }

@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
 	"strings"
 	"testing"
 	"time"
@@ -203,21 +204,47 @@ func TestClusterAcrossNodes(t *testing.T) {
 
 // stream checks a viewer's stream against what the host sent: every Output
 // is the host's for its seq, and seqs are contiguous except where a
-// snapshot bridges (a Snapshot at seq s shows everything up to s-1).
+// snapshot bridges (a Snapshot at seq s shows everything up to s-1). It
+// also checks the reassembly rule: within each stretch between
+// snapshots, the sha256 of the Output the viewer concatenates equals that
+// of the bytes the host sent for those seqs. The per-seq check already
+// implies it; the hash is the form a viewer without the host's per-frame
+// record (a recording, a log) can check.
 type stream struct {
 	t    testing.TB
 	sent map[uint64]string
+	// hashed counts the stretches whose sha256 matched, so a test can see
+	// the check ran.
+	hashed int
 }
 
-// follow reads c until the frame of seq last, checking each frame, and
-// returns the number of snapshots it bridged with.
+// follow reads c until the frame of seq last, checking each frame and
+// each stretch between snapshots, and returns the number of snapshots it
+// bridged with.
 func (s *stream) follow(c *relaytest.Conn, last uint64) (snapshots int) {
 	s.t.Helper()
-	var prev uint64
+	var prev, from uint64 // from: the first seq of the current stretch, 0 before one starts
+	var got []byte
+	endStretch := func() {
+		s.t.Helper()
+		if from == 0 {
+			return
+		}
+		var want []byte
+		for seq := from; seq <= prev; seq++ {
+			want = append(want, s.sent[seq]...)
+		}
+		if g, w := sha256.Sum256(got), sha256.Sum256(want); g != w {
+			s.t.Fatalf("seqs %d..%d: the viewer reassembled sha256 %x, the host sent %x", from, prev, g, w)
+		}
+		s.hashed++
+		from, got = 0, got[:0]
+	}
 	for prev < last {
 		f := relaytest.NextFrame(s.t, c)
 		switch f.Type {
 		case attachwire.TypeSnapshot:
+			endStretch()
 			snapshots++
 		case attachwire.TypeOutput:
 			if prev != 0 && f.Seq != prev+1 {
@@ -226,11 +253,16 @@ func (s *stream) follow(c *relaytest.Conn, last uint64) (snapshots int) {
 			if want, ok := s.sent[f.Seq]; !ok || string(f.Payload) != want {
 				s.t.Fatalf("Output seq %d is %q, the host sent %q", f.Seq, f.Payload, want)
 			}
+			if from == 0 {
+				from = f.Seq
+			}
+			got = append(got, f.Payload...)
 		default:
 			s.t.Fatalf("unexpected %s seq %d", f.Type, f.Seq)
 		}
 		prev = f.Seq
 	}
+	endStretch()
 	return snapshots
 }
 
@@ -265,9 +297,17 @@ func TestClusterOwnerDies(t *testing.T) {
 	vb, vc, va := viewer(b, "vb", attachwire.Subscribe{}), viewer(c, "vc", attachwire.Subscribe{}), viewer(a, "va", attachwire.Subscribe{})
 	s.burst(h, 100)
 	mid := h.seq
-	for _, v := range []*relaytest.Conn{vb, vc, va} {
-		s.follow(v, mid)
+	followAll := func(last uint64, vs ...*relaytest.Conn) {
+		t.Helper()
+		for i, v := range vs {
+			before := s.hashed
+			s.follow(v, last)
+			if s.hashed == before {
+				t.Errorf("viewer %d up to seq %d: no stretch between snapshots was hashed", i, last)
+			}
+		}
 	}
+	followAll(mid, vb, vc, va)
 
 	a.kill()
 	relaytest.ExpectClose(t, va) // a crash: no close handshake to expect
@@ -282,9 +322,7 @@ func TestClusterOwnerDies(t *testing.T) {
 	h2.seq = h.seq
 	s.burst(h2, 100)
 	vr := viewer(c, "va", attachwire.Subscribe{ResumeFrom: u64(mid), ResumeEpoch: u64(1)})
-	for _, v := range []*relaytest.Conn{vb, vc, vr} {
-		s.follow(v, h2.seq)
-	}
+	followAll(h2.seq, vb, vc, vr)
 
 	stale := relaytest.MustDial(t, c.RoomURL(room), a.HostToken(t, room, 1),
 		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)})

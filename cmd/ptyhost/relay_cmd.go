@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -107,6 +109,12 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		cfg.PublicKeys = append(cfg.PublicKeys, ed25519.PublicKey(pub))
 	}
 	cfg.AllowedOrigins = origins
+	// The relay process's own /metrics also carries the Go runtime and
+	// process collectors (go_memstats_heap_inuse_bytes and the like), so
+	// an operator sees each node's memory. The relay package adds none
+	// itself: embedded in another program they would be that program's.
+	cfg.Metrics = prometheus.NewRegistry()
+	cfg.Metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg.Logger = slog.New(slog.NewTextHandler(stdout, nil))
 	if natsURL != "" {
 		nc, stop, err := joinNATS(natsURL, natsListen, natsStore, stdout)

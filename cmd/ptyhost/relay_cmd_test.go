@@ -36,8 +36,9 @@ func (w *lockedBuffer) String() string {
 	return w.b.String()
 }
 
-// ptyhost relay listens on the address it prints, answers /healthz, and
-// drains and returns nil when its context ends (as on SIGTERM).
+// ptyhost relay listens on the address it prints, answers /healthz and
+// /metrics (with the Go runtime's memory), and drains and returns nil
+// when its context ends (as on SIGTERM).
 func TestRelayCommandServesAndDrains(t *testing.T) {
 	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
 	if err != nil {
@@ -87,6 +88,19 @@ func TestRelayCommandServesAndDrains(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "ok" {
 		t.Fatalf("/healthz %d %q", resp.StatusCode, body)
+	}
+	// The command's /metrics carries the Go runtime's memory, so each
+	// node of a cluster reports its own heap.
+	resp, err = client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"\ngo_memstats_heap_inuse_bytes ", "\nptyhost_relay_"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics has no %q", strings.TrimSpace(want))
+		}
 	}
 	cancel()
 	// The drain tells the viewer to resume elsewhere and closes it 1012.
