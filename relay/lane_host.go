@@ -24,16 +24,7 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, ok := rl.headerClaims(w, r)
-	if !ok {
-		return
-	}
-	roomID := r.PathValue("room")
-	switch {
-	case c.Role != attachwire.RoleHost:
-		rl.refuse(w, http.StatusForbidden, "auth", "host/sse needs a host token")
-		return
-	case c.RoomID != roomID:
-		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+	if !ok || !rl.laneRoom(w, r, c, true, "host/sse needs a host token") {
 		return
 	}
 	if q := r.URL.Query().Get("epoch"); q != "" {
@@ -42,49 +33,21 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if a := rl.takeJTI(c); a != nil {
-		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
-		return
-	}
-	ownJTI := true // until runLane takes it over
-	defer func() {
-		if ownJTI {
-			rl.releaseJTI(c.JTI)
-		}
-	}()
-	rl.legs.Add(1)
-	defer rl.legs.Done()
-	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "carrier", "lane")
-	ll := rl.newLaneLeg(w, c, attachwire.RoleHost, log)
-	l := ll.leg
-	defer l.cancel()
-	key := roomKey{org: c.OrgID, session: c.SessionID}
-	for {
-		rm := rl.roomFor(key)
-		if rm == nil {
-			w.Header().Set("Retry-After", "1")
-			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "relay is at its room limit")
-			return
-		}
-		l.room = rm
-		err := rm.bindHost(l, *c.Epoch)
-		var stale *errEpochStale
-		switch {
-		case errors.Is(err, errRoomClosed):
-			continue
-		case errors.Is(err, errDraining):
-			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
-			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
-			return
-		case errors.As(err, &stale):
+	log := rl.log.With("org", c.OrgID, "room", c.RoomID, "role", string(c.Role), "carrier", "lane")
+	rl.admitLane(w, r, c, log, laneBinding{
+		bind: func(rm *room, l *leg) error { return rm.bindHost(l, *c.Epoch) },
+		refused: func(err error) bool {
+			var stale *errEpochStale
+			if !errors.As(err, &stale) {
+				return false
+			}
 			rl.refuse(w, http.StatusConflict, string(attachwire.CodeEpochStale),
 				"epoch "+strconv.FormatUint(stale.epoch, 10)+" is stale")
-			return
-		}
-		break
-	}
-	ownJTI = false
-	rl.runLane(r, ll, l.hostWriter, func() { l.room.hostLeft(l) })
+			return true
+		},
+		writer: (*leg).hostWriter,
+		left:   func(l *leg) { l.room.hostLeft(l) },
+	})
 }
 
 // laneBodyLimit bounds a POST body: base64 costs 4/3 of each frame, and a
