@@ -54,6 +54,34 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 // batch may hold several frames up to the leg's read limit.
 func laneBodyLimit(readLimit int64) int64 { return 2*readLimit + 64<<10 }
 
+// laneBatch is the start every lane POST shares: the attach token from the
+// Authorization header (401), the live lane leg of its jti in this room
+// (410; a host's leg where host is set), the body within the leg's
+// readLimit (413, or 400 when unreadable) and parse's batch (400). It
+// reports false when it answered.
+func laneBatch[B any](rl *Relay, w http.ResponseWriter, r *http.Request, host bool, readLimit int64, parse func([]byte) (B, error)) (*laneLeg, B, bool) {
+	var none B
+	c, ok := rl.headerClaims(w, r)
+	if !ok {
+		return nil, none, false
+	}
+	ll := rl.lane.find(c, r.PathValue("room"), host)
+	if ll == nil {
+		rl.errNoLaneLeg(w)
+		return nil, none, false
+	}
+	body, ok := readBatch(w, r, laneBodyLimit(readLimit))
+	if !ok {
+		return nil, none, false
+	}
+	p, err := parse(body)
+	if err != nil {
+		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
+		return nil, none, false
+	}
+	return ll, p, true
+}
+
 // readBatch reads a POST body within limit; it reports false when it
 // answered (413 for an oversized body).
 func readBatch(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
@@ -109,22 +137,8 @@ func (l *leg) isEnding() bool {
 //     400 or 403), error controls (logged), post-Exit Snapshots;
 //   - 200 {ackSeq}: lastSeq when frames were accepted, else the head.
 func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
-	c, ok := rl.headerClaims(w, r)
+	ll, p, ok := laneBatch(rl, w, r, true, rl.cfg.HostReadLimit, parseHostBatch)
 	if !ok {
-		return
-	}
-	ll := rl.lane.find(c, r.PathValue("room"), true)
-	if ll == nil {
-		rl.errNoLaneLeg(w)
-		return
-	}
-	body, ok := readBatch(w, r, laneBodyLimit(rl.cfg.HostReadLimit))
-	if !ok {
-		return
-	}
-	p, err := parseHostBatch(body)
-	if err != nil {
-		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
 		return
 	}
 	ll.mu.Lock()

@@ -115,22 +115,8 @@ func (rm *room) laneViewer(l *leg) (uint64, bool) {
 //     them;
 //   - 200 {ackInputSeq}.
 func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
-	c, ok := rl.headerClaims(w, r)
+	ll, p, ok := laneBatch(rl, w, r, false, rl.cfg.ViewerReadLimit, parseViewerBatch)
 	if !ok {
-		return
-	}
-	ll := rl.lane.find(c, r.PathValue("room"), false)
-	if ll == nil {
-		rl.errNoLaneLeg(w)
-		return
-	}
-	body, ok := readBatch(w, r, laneBodyLimit(rl.cfg.ViewerReadLimit))
-	if !ok {
-		return
-	}
-	p, err := parseViewerBatch(body)
-	if err != nil {
-		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
 		return
 	}
 	ll.mu.Lock()
