@@ -236,14 +236,7 @@ func (l *leg) laneFinish(ctl *attachwire.ErrorControl) {
 func (l *leg) heartbeat() {
 	t := time.NewTicker(l.relay.cfg.SSEHeartbeat)
 	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-l.closing:
-			return
-		case <-l.ctx.Done():
-			return
-		}
+	for l.tick(t) {
 		if err := l.lane.comment("heartbeat"); err != nil {
 			l.end(nil, 0, "")
 			l.cancel()
