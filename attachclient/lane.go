@@ -402,11 +402,7 @@ func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscript
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.Is(err, agent.ErrRingMiss):
-			if misses++; misses > resyncTries {
-				return fmt.Errorf("attachclient: cannot keep up with the session: %w", err)
-			}
-			sub.Close()
-			if sub, err = l.h.resubscribe(); err != nil {
+			if sub, err = l.resync(sub, &misses, err); err != nil {
 				return err
 			}
 			continue

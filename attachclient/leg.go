@@ -146,11 +146,7 @@ func (l *leg) pump(ctx context.Context, sub agent.InteractiveSubscription) error
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.Is(err, agent.ErrRingMiss):
-			if misses++; misses > resyncTries {
-				return fmt.Errorf("attachclient: cannot keep up with the session: %w", err)
-			}
-			sub.Close()
-			if sub, err = l.h.resubscribe(); err != nil {
+			if sub, err = l.resync(sub, &misses, err); err != nil {
 				return err
 			}
 			continue
@@ -167,6 +163,18 @@ func (l *leg) pump(ctx context.Context, sub agent.InteractiveSubscription) error
 			return err
 		}
 	}
+}
+
+// resync replaces sub, which fell off the session's ring (miss), with one
+// anchored on a fresh snapshot. misses counts the misses since the last
+// frame that was not a snapshot: past resyncTries in a row the pump cannot
+// keep up, and it gives up rather than resync forever.
+func (l *leg) resync(sub agent.InteractiveSubscription, misses *int, miss error) (agent.InteractiveSubscription, error) {
+	if *misses++; *misses > resyncTries {
+		return sub, fmt.Errorf("attachclient: cannot keep up with the session: %w", miss)
+	}
+	sub.Close()
+	return l.h.resubscribe()
 }
 
 // resubscribe re-anchors a pump that fell off the session's ring: it

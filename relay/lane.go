@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -235,14 +236,7 @@ func (l *leg) laneFinish(ctl *attachwire.ErrorControl) {
 func (l *leg) heartbeat() {
 	t := time.NewTicker(l.relay.cfg.SSEHeartbeat)
 	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-l.closing:
-			return
-		case <-l.ctx.Done():
-			return
-		}
+	for l.tick(t) {
 		if err := l.lane.comment("heartbeat"); err != nil {
 			l.end(nil, 0, "")
 			l.cancel()
@@ -266,6 +260,94 @@ func (rl *Relay) laneGate(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// viewerGate is laneGate, then the Origin check (403) that the routes a
+// browser reaches (a viewer's SSE leg, its ticket) add. It reports false
+// when it answered.
+func (rl *Relay) viewerGate(w http.ResponseWriter, r *http.Request) bool {
+	if !rl.laneGate(w, r) {
+		return false
+	}
+	if !rl.originAllowed(r) {
+		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+		return false
+	}
+	return true
+}
+
+// laneRoom checks c against the route: first its role (a host token where
+// host is set, any other where it is not; 403 with wrongRole), then the
+// room in the path (403 room_mismatch). It reports false when it answered.
+func (rl *Relay) laneRoom(w http.ResponseWriter, r *http.Request, c token.Claims, host bool, wrongRole string) bool {
+	switch {
+	case (c.Role == attachwire.RoleHost) != host:
+		rl.refuse(w, http.StatusForbidden, "auth", wrongRole)
+		return false
+	case c.RoomID != r.PathValue("room"):
+		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+		return false
+	}
+	return true
+}
+
+// laneBinding is what differs between a host's and a viewer's SSE leg once
+// its token has passed: how the leg joins a room, the refusals of that
+// join the two do not share, and how the leg runs and leaves.
+type laneBinding struct {
+	// bind joins l to rm. errRoomClosed makes admitLane try a fresh room;
+	// errDraining is 503.
+	bind func(rm *room, l *leg) error
+	// refused answers any other error of bind and reports whether it did;
+	// an error it leaves unanswered does not stop the leg.
+	refused func(err error) bool
+	// writer and left are runLane's, for the leg admitLane built.
+	writer, left func(l *leg)
+}
+
+// admitLane admits an SSE leg for c after its route's checks: the jti
+// (401: one live leg per jti, whatever the carrier), the room limit (429),
+// b.bind and its refusals; then runLane drives the leg, owning the jti.
+func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claims, log *slog.Logger, b laneBinding) {
+	if a := rl.takeJTI(c); a != nil {
+		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
+		return
+	}
+	ownJTI := true // until runLane takes it over
+	defer func() {
+		if ownJTI {
+			rl.releaseJTI(c.JTI)
+		}
+	}()
+	rl.legs.Add(1)
+	defer rl.legs.Done()
+	ll := rl.newLaneLeg(w, c, c.Role, log)
+	l := ll.leg
+	defer l.cancel()
+	key := roomKey{org: c.OrgID, session: c.SessionID}
+	for {
+		rm := rl.roomFor(key)
+		if rm == nil {
+			w.Header().Set("Retry-After", "1")
+			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "relay is at its room limit")
+			return
+		}
+		l.room = rm
+		err := b.bind(rm, l)
+		switch {
+		case errors.Is(err, errRoomClosed):
+			continue
+		case errors.Is(err, errDraining):
+			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
+			return
+		case err != nil && b.refused(err):
+			return
+		}
+		break
+	}
+	ownJTI = false
+	rl.runLane(r, ll, func() { b.writer(l) }, func() { b.left(l) })
 }
 
 // headerClaims verifies the attach token in the Authorization header. The
@@ -352,24 +434,11 @@ type ticketResponse struct {
 // admits nothing: the ticket is checked (and its tid burned) on the SSE
 // GET.
 func (rl *Relay) serveTicket(w http.ResponseWriter, r *http.Request) {
-	if !rl.laneGate(w, r) {
-		return
-	}
-	if !rl.originAllowed(r) {
-		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+	if !rl.viewerGate(w, r) {
 		return
 	}
 	c, ok := rl.headerClaims(w, r)
-	if !ok {
-		return
-	}
-	roomID := r.PathValue("room")
-	switch {
-	case c.Role == attachwire.RoleHost:
-		rl.refuse(w, http.StatusForbidden, "auth", "hosts do not use tickets")
-		return
-	case c.RoomID != roomID:
-		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+	if !ok || !rl.laneRoom(w, r, c, false, "hosts do not use tickets") {
 		return
 	}
 	tid, err := token.NewJTI()

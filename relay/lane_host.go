@@ -24,16 +24,7 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, ok := rl.headerClaims(w, r)
-	if !ok {
-		return
-	}
-	roomID := r.PathValue("room")
-	switch {
-	case c.Role != attachwire.RoleHost:
-		rl.refuse(w, http.StatusForbidden, "auth", "host/sse needs a host token")
-		return
-	case c.RoomID != roomID:
-		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+	if !ok || !rl.laneRoom(w, r, c, true, "host/sse needs a host token") {
 		return
 	}
 	if q := r.URL.Query().Get("epoch"); q != "" {
@@ -42,54 +33,54 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if a := rl.takeJTI(c); a != nil {
-		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
-		return
-	}
-	ownJTI := true // until runLane takes it over
-	defer func() {
-		if ownJTI {
-			rl.releaseJTI(c.JTI)
-		}
-	}()
-	rl.legs.Add(1)
-	defer rl.legs.Done()
-	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "carrier", "lane")
-	ll := rl.newLaneLeg(w, c, attachwire.RoleHost, log)
-	l := ll.leg
-	defer l.cancel()
-	key := roomKey{org: c.OrgID, session: c.SessionID}
-	for {
-		rm := rl.roomFor(key)
-		if rm == nil {
-			w.Header().Set("Retry-After", "1")
-			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "relay is at its room limit")
-			return
-		}
-		l.room = rm
-		err := rm.bindHost(l, *c.Epoch)
-		var stale *errEpochStale
-		switch {
-		case errors.Is(err, errRoomClosed):
-			continue
-		case errors.Is(err, errDraining):
-			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
-			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
-			return
-		case errors.As(err, &stale):
+	log := rl.log.With("org", c.OrgID, "room", c.RoomID, "role", string(c.Role), "carrier", "lane")
+	rl.admitLane(w, r, c, log, laneBinding{
+		bind: func(rm *room, l *leg) error { return rm.bindHost(l, *c.Epoch) },
+		refused: func(err error) bool {
+			var stale *errEpochStale
+			if !errors.As(err, &stale) {
+				return false
+			}
 			rl.refuse(w, http.StatusConflict, string(attachwire.CodeEpochStale),
 				"epoch "+strconv.FormatUint(stale.epoch, 10)+" is stale")
-			return
-		}
-		break
-	}
-	ownJTI = false
-	rl.runLane(r, ll, l.hostWriter, func() { l.room.hostLeft(l) })
+			return true
+		},
+		writer: (*leg).hostWriter,
+		left:   func(l *leg) { l.room.hostLeft(l) },
+	})
 }
 
 // laneBodyLimit bounds a POST body: base64 costs 4/3 of each frame, and a
 // batch may hold several frames up to the leg's read limit.
 func laneBodyLimit(readLimit int64) int64 { return 2*readLimit + 64<<10 }
+
+// laneBatch is the start every lane POST shares: the attach token from the
+// Authorization header (401), the live lane leg of its jti in this room
+// (410; a host's leg where host is set), the body within the leg's
+// readLimit (413, or 400 when unreadable) and parse's batch (400). It
+// reports false when it answered.
+func laneBatch[B any](rl *Relay, w http.ResponseWriter, r *http.Request, host bool, readLimit int64, parse func([]byte) (B, error)) (*laneLeg, B, bool) {
+	var none B
+	c, ok := rl.headerClaims(w, r)
+	if !ok {
+		return nil, none, false
+	}
+	ll := rl.lane.find(c, r.PathValue("room"), host)
+	if ll == nil {
+		rl.errNoLaneLeg(w)
+		return nil, none, false
+	}
+	body, ok := readBatch(w, r, laneBodyLimit(readLimit))
+	if !ok {
+		return nil, none, false
+	}
+	p, err := parse(body)
+	if err != nil {
+		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
+		return nil, none, false
+	}
+	return ll, p, true
+}
 
 // readBatch reads a POST body within limit; it reports false when it
 // answered (413 for an oversized body).
@@ -146,22 +137,8 @@ func (l *leg) isEnding() bool {
 //     400 or 403), error controls (logged), post-Exit Snapshots;
 //   - 200 {ackSeq}: lastSeq when frames were accepted, else the head.
 func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
-	c, ok := rl.headerClaims(w, r)
+	ll, p, ok := laneBatch(rl, w, r, true, rl.cfg.HostReadLimit, parseHostBatch)
 	if !ok {
-		return
-	}
-	ll := rl.lane.find(c, r.PathValue("room"), true)
-	if ll == nil {
-		rl.errNoLaneLeg(w)
-		return
-	}
-	body, ok := readBatch(w, r, laneBodyLimit(rl.cfg.HostReadLimit))
-	if !ok {
-		return
-	}
-	p, err := parseHostBatch(body)
-	if err != nil {
-		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
 		return
 	}
 	ll.mu.Lock()

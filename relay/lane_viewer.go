@@ -20,24 +20,11 @@ import (
 // the room's limits (429) and ?resume_from=&epoch= (absent or "null" is
 // null ≡ 0; 400 when not a number). The leg joins as its token's role.
 func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
-	if !rl.laneGate(w, r) {
-		return
-	}
-	if !rl.originAllowed(r) {
-		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+	if !rl.viewerGate(w, r) {
 		return
 	}
 	c, ok := rl.viewerCredential(w, r)
-	if !ok {
-		return
-	}
-	roomID := r.PathValue("room")
-	switch {
-	case c.Role == attachwire.RoleHost:
-		rl.refuse(w, http.StatusForbidden, "auth", "hosts use host/sse")
-		return
-	case c.RoomID != roomID:
-		rl.refuse(w, http.StatusForbidden, string(attachwire.CodeRoomMismatch), "token is for another room")
+	if !ok || !rl.laneRoom(w, r, c, false, "hosts use host/sse") {
 		return
 	}
 	q := r.URL.Query()
@@ -47,50 +34,20 @@ func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
 		rl.refuse(w, http.StatusBadRequest, "resume", "resume_from and epoch are unsigned integers")
 		return
 	}
-	if a := rl.takeJTI(c); a != nil {
-		rl.refuse(w, http.StatusUnauthorized, "auth", a.msg)
-		return
-	}
-	ownJTI := true // until runLane takes it over
-	defer func() {
-		if ownJTI {
-			rl.releaseJTI(c.JTI)
-		}
-	}()
-	rl.legs.Add(1)
-	defer rl.legs.Done()
-	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID, "carrier", "lane")
-	ll := rl.newLaneLeg(w, c, c.Role, log)
-	l := ll.leg
-	defer l.cancel()
-	key := roomKey{org: c.OrgID, session: c.SessionID}
-	for {
-		rm := rl.roomFor(key)
-		if rm == nil {
-			w.Header().Set("Retry-After", "1")
-			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "relay is at its room limit")
-			return
-		}
-		l.room = rm
-		err := rm.addViewer(l)
-		switch {
-		case errors.Is(err, errRoomClosed):
-			continue
-		case errors.Is(err, errDraining):
-			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
-			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
-			return
-		case errors.Is(err, errRoomFull):
+	log := rl.log.With("org", c.OrgID, "room", c.RoomID, "role", string(c.Role), "user", c.UserID, "carrier", "lane")
+	rl.admitLane(w, r, c, log, laneBinding{
+		bind: (*room).addViewer,
+		refused: func(err error) bool {
+			if !errors.Is(err, errRoomFull) {
+				return false
+			}
 			w.Header().Set("Retry-After", "1")
 			rl.refuse(w, http.StatusTooManyRequests, string(attachwire.CodeRateLimited), "room is full")
-			return
-		}
-		break
-	}
-	ownJTI = false
-	rl.runLane(r, ll,
-		func() { l.viewerWriter(resumeRequest{after: after, epoch: epoch}) },
-		func() { l.room.removeViewer(l) })
+			return true
+		},
+		writer: func(l *leg) { l.viewerWriter(resumeRequest{after: after, epoch: epoch}) },
+		left:   func(l *leg) { l.room.removeViewer(l) },
+	})
 }
 
 // viewerCredential returns the claims of a viewer SSE leg: from the
@@ -158,22 +115,8 @@ func (rm *room) laneViewer(l *leg) (uint64, bool) {
 //     them;
 //   - 200 {ackInputSeq}.
 func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
-	c, ok := rl.headerClaims(w, r)
+	ll, p, ok := laneBatch(rl, w, r, false, rl.cfg.ViewerReadLimit, parseViewerBatch)
 	if !ok {
-		return
-	}
-	ll := rl.lane.find(c, r.PathValue("room"), false)
-	if ll == nil {
-		rl.errNoLaneLeg(w)
-		return
-	}
-	body, ok := readBatch(w, r, laneBodyLimit(rl.cfg.ViewerReadLimit))
-	if !ok {
-		return
-	}
-	p, err := parseViewerBatch(body)
-	if err != nil {
-		rl.refuse(w, http.StatusBadRequest, "batch", err.Error())
 		return
 	}
 	ll.mu.Lock()

@@ -254,14 +254,7 @@ func (l *leg) keepalive() {
 	cfg := &l.relay.cfg
 	t := time.NewTicker(cfg.PingInterval)
 	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-l.closing:
-			return
-		case <-l.ctx.Done():
-			return
-		}
+	for l.tick(t) {
 		if l.holding.Load() {
 			l.heard()
 			continue
@@ -278,6 +271,19 @@ func (l *leg) keepalive() {
 			return
 		}
 	}
+}
+
+// tick waits for t's next tick and reports true, or false once the leg is
+// ending: the one wait of the periodic jobs a leg runs beside its writer
+// (keepalive, heartbeat), which stop when it ends.
+func (l *leg) tick(t *time.Ticker) bool {
+	select {
+	case <-t.C:
+		return true
+	case <-l.closing:
+	case <-l.ctx.Done():
+	}
+	return false
 }
 
 // member returns the leg as a presence member.
