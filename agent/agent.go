@@ -56,6 +56,7 @@ type InteractiveSubscription interface {
 	Next(ctx context.Context) (attachwire.Frame, error)
 	// NextSeq is the seq the next frame will carry.
 	NextSeq() uint64
-	// Close releases the subscription; Next then returns an error.
+	// Close releases the subscription; Next then returns an error. It may
+	// be called more than once (a carrier closes on every exit path).
 	Close() error
 }

@@ -174,7 +174,13 @@ func (l *leg) resync(sub agent.InteractiveSubscription, misses *int, miss error)
 		return sub, fmt.Errorf("attachclient: cannot keep up with the session: %w", miss)
 	}
 	sub.Close()
-	return l.h.resubscribe()
+	next, err := l.h.resubscribe()
+	if err != nil {
+		// Keep the closed subscription (Close is idempotent): the pump's
+		// deferred Close must not meet a nil one.
+		return sub, err
+	}
+	return next, nil
 }
 
 // resubscribe re-anchors a pump that fell off the session's ring: it
