@@ -40,36 +40,14 @@ func (w *lockedBuffer) String() string {
 // /metrics (with the Go runtime's memory), and drains and returns nil
 // when its context ends (as on SIGTERM).
 func TestRelayCommandServesAndDrains(t *testing.T) {
-	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out lockedBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- relayCmd(ctx, []string{"--listen", "127.0.0.1:0", "--public-key", pub, "--restart-after", "1s"}, nil, &out)
-	}()
-	line := regexp.MustCompile(`ptyhost relay listening on ws://(127\.0\.0\.1:\d+)/v1/rooms/`)
-	var addr string
-	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" {
-		if m := line.FindStringSubmatch(out.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no startup line; output %q", out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	r := startRelayCmd(t, ctx, 10*time.Second)
+	addr := r.addr
 	// A token minted by 'ptyhost token' with the key 'ptyhost keygen' wrote
 	// is admitted: the viewer is told the room waits for its host.
-	var tok bytes.Buffer
-	keyPath := strings.TrimSuffix(pub, ".pub") + ".key"
-	if err := tokenCmd(ctx, []string{"--key", keyPath, "--room", "s1", "--role", "viewer", "--user", "ann"}, nil, &tok); err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := relaytest.Dial(ctx, "ws://"+addr+"/v1/rooms/s1", strings.TrimSpace(tok.String()), nil)
+	tok := r.mint(t, ctx, "--room", "s1", "--role", "viewer", "--user", "ann")
+	c, _, err := relaytest.Dial(ctx, "ws://"+addr+"/v1/rooms/s1", tok, nil)
 	if err != nil {
 		t.Fatalf("dial with a minted token: %v", err)
 	}
@@ -107,14 +85,7 @@ func TestRelayCommandServesAndDrains(t *testing.T) {
 	if cl := relaytest.ExpectClose(t, c); cl.Status != websocket.StatusServiceRestart {
 		t.Errorf("viewer closed with %v %q, want 1012", cl.Status, cl.Reason)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("relay returned %v after a drain", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the relay did not stop")
-	}
+	r.awaitStop(t, 20*time.Second)
 }
 
 func TestRelayCommandUsage(t *testing.T) {
@@ -136,5 +107,62 @@ func TestRelayCommandUsage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.say) {
 			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.say)
 		}
+	}
+}
+
+// relayRun is a 'ptyhost relay' started by startRelayCmd.
+type relayRun struct {
+	addr, key string // where it listens; the private key its public key pairs with
+	out       *lockedBuffer
+	done      <-chan error
+}
+
+// startRelayCmd writes a key pair, runs relayCmd on a loopback port with
+// the public key and extra flags until ctx ends, and waits (up to wait)
+// for its startup line.
+func startRelayCmd(t *testing.T, ctx context.Context, wait time.Duration, extra ...string) *relayRun {
+	t.Helper()
+	pub, key, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(lockedBuffer)
+	done := make(chan error, 1)
+	args := append([]string{"--listen", "127.0.0.1:0", "--public-key", pub, "--restart-after", "1s"}, extra...)
+	go func() { done <- relayCmd(ctx, args, nil, out) }()
+	line := regexp.MustCompile(`ptyhost relay listening on ws://(127\.0\.0\.1:\d+)/v1/rooms/`)
+	deadline := time.Now().Add(wait)
+	for {
+		if m := line.FindStringSubmatch(out.String()); m != nil {
+			return &relayRun{addr: m[1], key: key, out: out, done: done}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no startup line; output %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// mint returns a token 'ptyhost token' mints with the relay's key.
+func (r *relayRun) mint(t *testing.T, ctx context.Context, args ...string) string {
+	t.Helper()
+	var tok bytes.Buffer
+	if err := tokenCmd(ctx, append([]string{"--key", r.key}, args...), nil, &tok); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(tok.String())
+}
+
+// awaitStop waits for the relay to return after its context ended: nil,
+// as after a drain.
+func (r *relayRun) awaitStop(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("relay returned %v after a drain", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the relay did not stop")
 	}
 }
