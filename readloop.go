@@ -117,7 +117,7 @@ func (s *Session) feedLoop(chunks <-chan []byte, idle chan<- struct{}, fed chan<
 // then takes what came meanwhile in one chunk, the other core is free
 // while the feed computes, and on a loaded machine each yield was a
 // context switch that handed the CPU to other processes
-// (docs/performance.md, session 4).
+// (docs/performance.md, "Where the CPU goes").
 func (s *Session) feed(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
