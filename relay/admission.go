@@ -106,9 +106,26 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	rl.legs.Add(1)
+	if !rl.addLeg() {
+		conn.Close(websocket.StatusServiceRestart, "relay closing")
+		return
+	}
 	defer rl.legs.Done()
 	rl.admit(conn, roomID, claims)
+}
+
+// addLeg counts a new leg in legs unless the relay is draining or closed.
+// The check and the Add share rl.mu with Shutdown and Close, so no leg is
+// added once they have started waiting for legs to end (a WaitGroup must
+// not be added to at zero while it is waited on).
+func (rl *Relay) addLeg() bool {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.closed || rl.draining.Load() {
+		return false
+	}
+	rl.legs.Add(1)
+	return true
 }
 
 // offeredProtocols returns the subprotocols the client offered.

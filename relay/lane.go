@@ -319,7 +319,11 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 			rl.releaseJTI(c.JTI)
 		}
 	}()
-	rl.legs.Add(1)
+	if !rl.addLeg() {
+		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+		http.Error(w, "relay draining", http.StatusServiceUnavailable)
+		return
+	}
 	defer rl.legs.Done()
 	ll := rl.newLaneLeg(w, c, c.Role, log)
 	l := ll.leg
