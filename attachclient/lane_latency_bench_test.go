@@ -3,13 +3,14 @@ package attachclient_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/faultproxy"
 	"github.com/ptyhost/ptyhost/viewer"
 )
 
@@ -17,11 +18,11 @@ import (
 // through the whole networked path on loopback: a viewer.Client holding
 // the pen sends a byte → relay → RunHost → the session's PTY → the
 // rawcat child, which copies it back → RunHost → relay → the same
-// Client's Output event. Each side reaches the relay through its own
-// faultproxy, which refuses WebSocket upgrades for the side put on the
-// degraded lane, so both carriers cross the same extra hop. It reports
-// the p50 and p99 per keystroke (issue 16: the host carrier's lane
-// against WebSocket).
+// Client's Output event. Each side reaches the relay's handler through
+// its own loopback HTTP server, which answers WebSocket upgrades 502 for
+// the side put on the degraded lane: no proxy hop on either carrier, so
+// the figures are the carriers' own. It reports the p50 and p99 per
+// keystroke (issue 16: the host carrier's lane against WebSocket).
 //
 // The host runs with the default HTTPClient, which keeps no connection
 // alive, so each of its lane POSTs opens a new TCP connection; the extra
@@ -44,27 +45,38 @@ func carrierName(lane bool) string {
 	return "ws"
 }
 
+// front serves the relay's handler on a loopback server of its own and,
+// when refuse is set, answers every WebSocket upgrade 502, as a path
+// that breaks WebSocket only. It returns the server's ws:// base URL and
+// the count of upgrades refused.
+func front(b *testing.B, rl http.Handler, refuse bool) (string, *atomic.Int64) {
+	b.Helper()
+	var refused atomic.Int64
+	fs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if refuse && strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+			refused.Add(1)
+			http.Error(w, "websocket blocked", http.StatusBadGateway)
+			return
+		}
+		rl.ServeHTTP(w, req)
+	}))
+	b.Cleanup(fs.Close)
+	return "ws://" + strings.TrimPrefix(fs.URL, "http://"), &refused
+}
+
 func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	r := newRig(b, "rawcat", fastRelay())
-	r.proxy.RefuseUpgrades(hostLane)
+	srv := r.srv.Load()
+	hostBase, hostRefused := front(b, srv.Relay, hostLane)
+	viewerBase, _ := front(b, srv.Relay, viewerLane)
 	cfg := r.config()
+	cfg.AttachURL = hostBase + "/v1/rooms/" + r.room
 	if keepAlive {
 		htr := &http.Transport{}
 		b.Cleanup(htr.CloseIdleConnections)
 		cfg.HTTPClient = &http.Client{Transport: htr}
-		// A probe could reuse a kept POST connection, which the proxy
-		// forwards without looking: no probe while the keys are timed.
-		cfg.UpgradeProbeInterval = time.Hour
 	}
 	r.start(b, cfg)
-
-	srv := r.srv.Load()
-	vp, err := faultproxy.New(strings.TrimPrefix(srv.URL, "ws://"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { vp.Close() })
-	vp.RefuseUpgrades(viewerLane)
 
 	// Output events go to the timing loop; the buffer covers the few
 	// chunks one echo can arrive in, and a dropped one shows as a
@@ -73,7 +85,7 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	tr := &http.Transport{}
 	b.Cleanup(tr.CloseIdleConnections)
 	c, err := viewer.Dial(b.Context(), viewer.Config{
-		URL:        "ws://" + vp.Addr() + "/v1/rooms/" + r.room,
+		URL:        viewerBase + "/v1/rooms/" + r.room,
 		Token:      srv.DriverToken(b, r.room, "dan"),
 		Role:       attachwire.RoleDriver,
 		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
@@ -101,8 +113,8 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	await(b, "the pen and room_state "+string(wantRoom), func() bool {
 		return c.Pen().Mine && c.Room() == wantRoom
 	})
-	if refused := r.proxy.Stats().RefusedUpgrades; hostLane != (refused > 0) {
-		b.Fatalf("host proxy refused %d upgrades with the host on the lane: %v", refused, hostLane)
+	if refused := hostRefused.Load(); hostLane != (refused > 0) {
+		b.Fatalf("host front refused %d upgrades with the host on the lane: %v", refused, hostLane)
 	}
 	// One untimed key: the child is in raw mode and the whole path is warm.
 	echo(b, c, out, '.')
