@@ -2,6 +2,7 @@ package attachclient_test
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -45,32 +46,44 @@ func carrierName(lane bool) string {
 	return "ws"
 }
 
-// front serves the relay's handler on a loopback server of its own and,
-// when refuse is set, answers every WebSocket upgrade 502, as a path
-// that breaks WebSocket only. It returns the server's ws:// base URL and
-// the count of upgrades refused.
-func front(b *testing.B, rl http.Handler, refuse bool) (string, *atomic.Int64) {
+// frontDoor is a loopback server of its own in front of the relay's
+// handler.
+type frontDoor struct {
+	base    string       // ws://host:port
+	refused atomic.Int64 // WebSocket upgrades answered 502
+	conns   atomic.Int64 // TCP connections accepted
+}
+
+// front starts a frontDoor; when refuse is set it answers every WebSocket
+// upgrade 502, as a path that breaks WebSocket only.
+func front(b *testing.B, rl http.Handler, refuse bool) *frontDoor {
 	b.Helper()
-	var refused atomic.Int64
-	fs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	f := &frontDoor{}
+	fs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if refuse && strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
-			refused.Add(1)
+			f.refused.Add(1)
 			http.Error(w, "websocket blocked", http.StatusBadGateway)
 			return
 		}
 		rl.ServeHTTP(w, req)
 	}))
+	fs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			f.conns.Add(1)
+		}
+	}
+	fs.Start()
 	b.Cleanup(fs.Close)
-	return "ws://" + strings.TrimPrefix(fs.URL, "http://"), &refused
+	f.base = "ws://" + strings.TrimPrefix(fs.URL, "http://")
+	return f
 }
 
 func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	r := newRig(b, "rawcat", fastRelay())
 	srv := r.srv.Load()
-	hostBase, hostRefused := front(b, srv.Relay, hostLane)
-	viewerBase, _ := front(b, srv.Relay, viewerLane)
+	hf, vf := front(b, srv.Relay, hostLane), front(b, srv.Relay, viewerLane)
 	cfg := r.config()
-	cfg.AttachURL = hostBase + "/v1/rooms/" + r.room
+	cfg.AttachURL = hf.base + "/v1/rooms/" + r.room
 	if keepAlive {
 		htr := &http.Transport{}
 		b.Cleanup(htr.CloseIdleConnections)
@@ -85,7 +98,7 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	tr := &http.Transport{}
 	b.Cleanup(tr.CloseIdleConnections)
 	c, err := viewer.Dial(b.Context(), viewer.Config{
-		URL:        viewerBase + "/v1/rooms/" + r.room,
+		URL:        vf.base + "/v1/rooms/" + r.room,
 		Token:      srv.DriverToken(b, r.room, "dan"),
 		Role:       attachwire.RoleDriver,
 		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
@@ -113,13 +126,14 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	await(b, "the pen and room_state "+string(wantRoom), func() bool {
 		return c.Pen().Mine && c.Room() == wantRoom
 	})
-	if refused := hostRefused.Load(); hostLane != (refused > 0) {
+	if refused := hf.refused.Load(); hostLane != (refused > 0) {
 		b.Fatalf("host front refused %d upgrades with the host on the lane: %v", refused, hostLane)
 	}
 	// One untimed key: the child is in raw mode and the whole path is warm.
 	echo(b, c, out, '.')
 
 	lat := make([]time.Duration, 0, b.N)
+	conns := hf.conns.Load() + vf.conns.Load()
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
@@ -127,6 +141,8 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
+	// New connections per key: what a carrier pays beyond its frames.
+	b.ReportMetric(float64(hf.conns.Load()+vf.conns.Load()-conns)/float64(b.N), "conns/op")
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
