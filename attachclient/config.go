@@ -54,11 +54,13 @@ type HostConfig struct {
 	// most once per RunHost, with RunHost's context, the reason and the
 	// requested signal name (empty: host's choice). Nil: Session.Stop.
 	Kill func(ctx context.Context, reason attachwire.KillReason, signal string) error
-	// HTTPClient performs the WebSocket handshake; its Timeout must be 0
-	// (DialTimeout bounds the handshake). Nil: a client whose transport
-	// is http.DefaultTransport's settings without keep-alive, so that
-	// every attempt is a new connection (a refused handshake's connection
-	// to a draining relay is never reused).
+	// HTTPClient performs the WebSocket handshake and the lane's
+	// requests; its Timeout must be 0 (DialTimeout bounds the handshake).
+	// Nil: a client whose transport is http.DefaultTransport's settings
+	// without keep-alive, so that every attempt is a new connection (a
+	// refused handshake's connection to a draining relay is never
+	// reused), and for the lane's POSTs one with keep-alive, closed when
+	// RunHost returns.
 	HTTPClient *http.Client
 	// BackoffMin and BackoffMax bound the wait between attempts: it
 	// doubles from BackoffMin to BackoffMax, each wait drawn from

@@ -567,7 +567,7 @@ func (ln *lane) do(ctx context.Context, body []byte) (int, http.Header, hostAnsw
 	}
 	req.Header.Set("Authorization", "Bearer "+ln.tok)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := ln.h.cfg.HTTPClient.Do(req)
+	resp, err := ln.h.postHTTP.Do(req)
 	if err != nil {
 		return 0, nil, hostAnswer{}, err
 	}

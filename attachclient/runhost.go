@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -29,10 +30,22 @@ func RunHost(ctx context.Context, cfg HostConfig) error {
 		return err
 	}
 	h := &host{
-		cfg:    c,
-		log:    c.Logger,
-		bo:     backoff{min: c.BackoffMin, max: c.BackoffMax},
-		inputs: make(chan []byte, inputQueue),
+		cfg:      c,
+		log:      c.Logger,
+		bo:       backoff{min: c.BackoffMin, max: c.BackoffMax},
+		inputs:   make(chan []byte, inputQueue),
+		postHTTP: c.HTTPClient,
+	}
+	if cfg.HTTPClient == nil {
+		// The default client opens a connection per request, right for
+		// WebSocket dials; the lane's POSTs go to a relay that has just
+		// answered the SSE GET, so they keep theirs (a new TCP connection
+		// per batch was a third of the lane's keystroke latency,
+		// docs/performance.md "Keystroke echo by carrier").
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 2
+		h.postHTTP = &http.Client{Transport: tr}
+		defer tr.CloseIdleConnections()
 	}
 	return h.run(ctx)
 }
@@ -59,6 +72,7 @@ type host struct {
 	ackMu              sync.Mutex
 	laneAck            uint64 // guarded by ackMu
 
+	postHTTP *http.Client    // the lane's POSTs: keeps connections alive unless the caller chose a client
 	runCtx   context.Context // RunHost's, for the Kill hook
 	inputs   chan []byte     // stamped Input for the writer goroutine
 	killOnce sync.Once
