@@ -56,7 +56,7 @@ type frontDoor struct {
 
 // front starts a frontDoor; when refuse is set it answers every WebSocket
 // upgrade 502, as a path that breaks WebSocket only.
-func front(b *testing.B, rl http.Handler, refuse bool) *frontDoor {
+func front(b testing.TB, rl http.Handler, refuse bool) *frontDoor {
 	b.Helper()
 	f := &frontDoor{}
 	fs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -78,7 +78,18 @@ func front(b *testing.B, rl http.Handler, refuse bool) *frontDoor {
 	return f
 }
 
-func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
+// echoPath is a running rig of the keystroke echo benchmark: a Client
+// holding the pen, its Output events, and the two front doors.
+type echoPath struct {
+	c      *viewer.Client
+	out    <-chan []byte
+	hf, vf *frontDoor
+}
+
+// newEchoPath starts the relay, the host on its carrier and a driving
+// Client on its own, and echoes one untimed key.
+func newEchoPath(b testing.TB, hostLane, keepAlive, viewerLane bool) echoPath {
+	b.Helper()
 	r := newRig(b, "rawcat", fastRelay())
 	srv := r.srv.Load()
 	hf, vf := front(b, srv.Relay, hostLane), front(b, srv.Relay, viewerLane)
@@ -131,7 +142,12 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 	}
 	// One untimed key: the child is in raw mode and the whole path is warm.
 	echo(b, c, out, '.')
+	return echoPath{c: c, out: out, hf: hf, vf: vf}
+}
 
+func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
+	p := newEchoPath(b, hostLane, keepAlive, viewerLane)
+	c, out, hf, vf := p.c, p.out, p.hf, p.vf
 	lat := make([]time.Duration, 0, b.N)
 	conns := hf.conns.Load() + vf.conns.Load()
 	b.ResetTimer()
@@ -149,7 +165,7 @@ func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
 }
 
 // echo sends key and waits for it to come back as Output.
-func echo(b *testing.B, c *viewer.Client, out <-chan []byte, key byte) {
+func echo(b testing.TB, c *viewer.Client, out <-chan []byte, key byte) {
 	b.Helper()
 	if err := c.Input([]byte{key}); err != nil {
 		b.Fatal(err)
@@ -168,7 +184,7 @@ func echo(b *testing.B, c *viewer.Client, out <-chan []byte, key byte) {
 }
 
 // await polls cond until it holds, failing after the watchdog.
-func await(b *testing.B, what string, cond func() bool) {
+func await(b testing.TB, what string, cond func() bool) {
 	b.Helper()
 	deadline := time.Now().Add(watchdog)
 	for !cond() {
@@ -176,5 +192,19 @@ func await(b *testing.B, what string, cond func() bool) {
 			b.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestLanePostsKeepTheirConnection: with the default HTTPClient the
+// host's lane POSTs reuse one connection instead of opening one per batch
+// (WebSocket dials still open a fresh one each).
+func TestLanePostsKeepTheirConnection(t *testing.T) {
+	p := newEchoPath(t, true, false, false)
+	before := p.hf.conns.Load()
+	for i := range 20 {
+		echo(t, p.c, p.out, byte('a'+i))
+	}
+	if n := p.hf.conns.Load() - before; n > 2 {
+		t.Fatalf("the host opened %d connections for 20 keystrokes' echo batches, want at most 2", n)
 	}
 }
