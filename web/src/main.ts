@@ -52,7 +52,7 @@ const PERSON_EVENTS = new Set([
 interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
-  latencies: number[]; carrier: string; laneConnects: number;
+  latencies: number[]; carrier: string; laneConnects: number; held: number;
 }
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
@@ -141,7 +141,7 @@ function main(): void {
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
-    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0,
+    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
   };
   // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
@@ -192,14 +192,17 @@ function main(): void {
   // send hands a message to the open carrier. An Input needs no queue: the
   // engine keeps it until acknowledged, every new leg resends it after its
   // subscribe and every lane POST carries what is unacknowledged. A control
-  // (grab, release, the viewport, resume_from) with no open carrier (a
+  // (grab, release, the viewport, resume_from) with no admitted leg (a
   // reconnect, the switch between WebSocket and the lane) is held and goes
-  // out once, first thing on the next carrier; a new viewport replaces a
-  // held one.
+  // out once, in order, on the next leg the relay admits: a WebSocket leg
+  // once its first frame other than an error arrives (the relay refuses a
+  // leg after the handshake, with an error, and what was sent on it is
+  // lost), a lane leg with its first POST. A new viewport replaces a held
+  // one.
   function send(m: Uint8Array | null, viewport = false): void {
     if (!m || !eng) return;
     const input = eng.inputSeq(m) > 0;
-    if (ws && ws.readyState === WebSocket.OPEN) {
+    if (ws && ws.readyState === WebSocket.OPEN && (input || (wsAdmitted && held.length === 0))) {
       ws.send(m);
       return;
     }
@@ -213,18 +216,21 @@ function main(): void {
     }
     held.push(m);
     if (held.length > HELD_MAX) held.shift();
+    status.held = held.length;
   }
   // takeHeld returns the held controls (oldest first) and holds no more.
   function takeHeld(): Uint8Array[] {
     const out = held;
     held = [];
     heldViewport = null;
+    status.held = 0;
     return out;
   }
   // unsent puts back controls a carrier refused before applying them,
   // ahead of those held since.
   function unsent(ms: Uint8Array[]): void {
     held = ms.concat(held).slice(-HELD_MAX);
+    status.held = held.length;
   }
   function showPen(): void {
     const el = $('pen');
@@ -360,6 +366,7 @@ function main(): void {
   let posting = false;
   let held: Uint8Array[] = [];
   let heldViewport: Uint8Array | null = null;
+  let wsAdmitted = false; // the relay admitted the leg on ws (see send)
   let wsFails = 0, laneFails = 0, refusedPosts = 0, conflicts = 0;
   let reauthed = false;
   let probeTimer = 0;
@@ -595,6 +602,7 @@ function main(): void {
         lane = null;
         laneOpen = false;
         es?.close();
+        status.connected = false;
         onLane = false;
         wsFails = 0;
         backoff = BACKOFF_MIN;
@@ -610,6 +618,7 @@ function main(): void {
     const sock = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
     sock.binaryType = 'arraybuffer';
     ws = sock;
+    wsAdmitted = false;
     let opened = false;
     sock.onopen = () => {
       if (sock.protocol !== SUBPROTOCOL) {
@@ -626,7 +635,6 @@ function main(): void {
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
       for (const m of msgs) sock.send(m);
-      for (const m of takeHeld()) sock.send(m);
     };
     sock.onmessage = (e) => {
       if (typeof e.data === 'string') { sock.close(1003, 'binary frames only'); return; }
@@ -634,6 +642,10 @@ function main(): void {
       const evs = eng!.apply(new Uint8Array(e.data as ArrayBuffer));
       if (typeof evs === 'string') { notice(evs); sock.close(1002, 'framing error'); return; }
       handle(evs);
+      if (!wsAdmitted && ws === sock && sock.readyState === WebSocket.OPEN && !evs.some((ev) => ev.kind === 'error')) {
+        wsAdmitted = true;
+        for (const m of takeHeld()) sock.send(m);
+      }
     };
     sock.onclose = (e) => {
       status.connected = false;
