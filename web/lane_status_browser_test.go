@@ -321,3 +321,37 @@ func TestBrowserLaneControlAtUpgrade(t *testing.T) {
 		t.Fatalf("the relay received %d releases by the end, want 1", n)
 	}
 }
+
+// TestBrowserLaneUnauthorized: a POST answered 401 costs the page one new
+// lane leg on a new ticket (the relay checks the token again when it
+// mints it), and the line goes through on it once. When the POSTs keep
+// getting 401, the page stops after the second instead of dialing on.
+func TestBrowserLaneUnauthorized(t *testing.T) {
+	_, h, p, ctx := startLanePage(t, "lane401", 600000)
+	before := pageStatus(t, ctx)
+	tickets, _ := p.counts()
+	var once sync.Once
+	p.setInputRule(func(b relay.ViewerBatch) proxyAction {
+		var act proxyAction
+		if len(b.Inputs) > 0 {
+			once.Do(func() { act = proxyAction{Status: http.StatusUnauthorized} })
+		}
+		return act
+	})
+	driveLine(t, ctx, h, "past one 401")
+	st := waitCarrier(t, ctx, "lane")
+	if n, _ := p.counts(); st.LaneConnects != before.LaneConnects+1 || n != tickets+1 {
+		t.Fatalf("after one 401: %d lane legs (was %d), %d tickets (was %d); want one new leg on one new ticket",
+			st.LaneConnects, before.LaneConnects, n, tickets)
+	}
+
+	p.setInputRule(func(relay.ViewerBatch) proxyAction { return proxyAction{Status: http.StatusUnauthorized} })
+	typeKeys(t, ctx, "x")
+	waitFor(t, "the page to stop", func() bool {
+		st = pageStatus(t, ctx)
+		return st.Room == "stopped"
+	}, func() string { return fmt.Sprintf("status %+v", st) })
+	if n := p.statuses()[http.StatusUnauthorized]; n != 3 {
+		t.Fatalf("%d POSTs got 401, want 3 (one, then two in a row before stopping)", n)
+	}
+}
