@@ -485,7 +485,12 @@ func pumpWebSocket(ctx context.Context, from, to *websocket.Conn, seen func([]by
 // relayLegs reads the relay's legs gauge for role from its /metrics.
 func relayLegs(tb testing.TB, r *testRelay, role attachwire.Role) int {
 	tb.Helper()
-	resp, err := http.Get("http://" + r.addr + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, "http://"+r.addr+"/metrics", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Close = true // no idle connection left behind for goleak
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
