@@ -6,9 +6,19 @@
 // it rides the degraded lane: it trades the attach token for a ticket
 // (POST …/sse-ticket), opens an EventSource on …/sse?ticket= (resuming
 // from the last seq it applied), and POSTs batches to …/input with the
-// token; a 404 sends it back to WebSocket, and a WebSocket handshake tried
-// every 30 s (#probe=<ms>) moves it back once one opens. #nows=1 is the
-// tests' switch that makes every WebSocket dial fail.
+// token, one in flight at a time. Each batch carries every input not yet
+// acknowledged (the engine's, in one inputSeq space across carriers) and
+// the controls waiting. On a 409 it sends again from the relay's
+// ackInputSeq+1; on a 429 it waits Retry-After and sends the same batch
+// (same batchId); network errors and 5xx are retried with a backoff; a 410
+// reopens the lane on a new ticket; a 401 or 403 does so once and stops
+// the page if it comes again; a 404 (or three failed lane legs in a row)
+// sends it back to WebSocket dials, so a relay without the lane never
+// strands it. A WebSocket handshake tried every 30 s (#probe=<ms>) moves
+// it back once one opens. Controls (grab, release, the viewport) made
+// while no leg is up, as during that move, are held and sent once on the
+// next leg the relay admits. #nows=1 is the tests' switch that makes every
+// WebSocket dial fail.
 //
 // The page decodes frames, snapshots and controls, and sanitizes output,
 // with the project's own Go code (package web/engine, compiled to

@@ -408,6 +408,7 @@ type viewerStatus struct {
 	Latencies      []float64 `json:"latencies"`
 	Carrier        string    `json:"carrier"`
 	LaneConnects   int       `json:"laneConnects"`
+	Held           int       `json:"held"`
 	Members        []struct {
 		UserID  string `json:"userId"`
 		Driving bool   `json:"driving"`

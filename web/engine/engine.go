@@ -140,8 +140,21 @@ func (e *Engine) Subscribe(cols, rows int) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := [][]byte{msg}
-	for _, in := range e.pending {
+	pending, err := e.Pending(len(e.pending))
+	if err != nil {
+		return nil, err
+	}
+	return append([][]byte{msg}, pending...), nil
+}
+
+// Pending returns the oldest n (at most) Input messages not yet
+// acknowledged, in inputSeq order: contiguous, starting right after the
+// last ack. The degraded lane builds each POST from them, so an input is
+// carried by whichever batch or leg comes next until an ack covers it.
+func (e *Engine) Pending(n int) ([][]byte, error) {
+	n = max(0, min(n, len(e.pending)))
+	out := make([][]byte, 0, n)
+	for _, in := range e.pending[:n] {
 		m, err := e.inputMessage(in)
 		if err != nil {
 			return nil, err

@@ -325,6 +325,49 @@ func TestAcksAndResend(t *testing.T) {
 	}
 }
 
+// TestPendingFollowsAcks: Pending is what the lane posts next; it starts
+// right after the ack, stays contiguous as keys are typed and acks come,
+// and is capped by its argument.
+func TestPendingFollowsAcks(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	pending := func(n int) []uint64 {
+		t.Helper()
+		msgs, err := e.Pending(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inputSeqs(t, msgs)
+	}
+	if got := pending(10); len(got) != 0 {
+		t.Fatalf("pending before any key: %v", got)
+	}
+	for _, k := range "abcd" {
+		e.Input([]byte{byte(k)})
+	}
+	for _, c := range []struct {
+		name string
+		ack  uint64
+		n    int
+		want []uint64
+	}{
+		{"none acked", 0, 10, []uint64{1, 2, 3, 4}},
+		{"capped", 0, 2, []uint64{1, 2}},
+		{"after an ack", 2, 10, []uint64{3, 4}},
+		{"the same ack again", 2, 10, []uint64{3, 4}},
+		{"negative cap", 2, -1, nil},
+		{"all acked", 4, 10, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: c.ack}))
+			if got := pending(c.n); !equal(got, c.want) {
+				t.Errorf("Pending(%d) = %v, want %v", c.n, got, c.want)
+			}
+		})
+	}
+}
+
 func inputSeqs(t *testing.T, msgs [][]byte) []uint64 {
 	t.Helper()
 	var seqs []uint64

@@ -24,6 +24,7 @@ interface Engine {
   release(): Uint8Array;
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
+  pending(max: number): Uint8Array[] | string;
   inputSeq(msg: Uint8Array): number;
   ack(ackInputSeq: number): Ev[] | string;
 }
@@ -32,8 +33,9 @@ declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: b
 const SUBPROTOCOL = 'interactive-attach-v1';
 const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
 // The lane: WebSocket dials failed in a row before it, the upgrade probe's
-// period (#probe=<ms> overrides it), and the POST retry bounds.
-const FALLBACK_AFTER = 3, PROBE_MS = 30000, POST_RETRIES = 8;
+// period (#probe=<ms> overrides it), the POST retry bounds, the inputs
+// one batch carries at most, and the controls held for the next carrier.
+const FALLBACK_AFTER = 3, PROBE_MS = 30000, POST_RETRIES = 8, BATCH_INPUTS = 256, HELD_MAX = 256;
 
 // Events a person causes. Terminal data produced while one of these is
 // being dispatched (and trusted) was typed, pasted, clicked or focused;
@@ -50,7 +52,7 @@ const PERSON_EVENTS = new Set([
 interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
-  latencies: number[]; carrier: string; laneConnects: number;
+  latencies: number[]; carrier: string; laneConnects: number; held: number;
 }
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
@@ -73,6 +75,16 @@ function randomID(): string {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// retryAfterMs reads a Retry-After header, in seconds or an HTTP date,
+// capped at BACKOFF_MAX; without a usable one it is dflt.
+function retryAfterMs(h: string | null, dflt: number): number {
+  if (h === null || h.trim() === '') return dflt;
+  const secs = Number(h);
+  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(h) - Date.now();
+  if (!Number.isFinite(ms)) return dflt;
+  return Math.min(Math.max(ms, 0), BACKOFF_MAX);
+}
 
 function b64url(s: string): string {
   const bytes = new TextEncoder().encode(s);
@@ -129,7 +141,7 @@ function main(): void {
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
-    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0,
+    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
   };
   // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
@@ -177,14 +189,48 @@ function main(): void {
     el.textContent = s;
     el.className = 'chip ' + s;
   }
-  function send(m: Uint8Array | null): void {
-    if (!m) return;
-    if (lane) {
-      laneQueue.push(m);
-      void flushLane();
+  // send hands a message to the open carrier. An Input needs no queue: the
+  // engine keeps it until acknowledged, every new leg resends it after its
+  // subscribe and every lane POST carries what is unacknowledged. A control
+  // (grab, release, the viewport, resume_from) with no admitted leg (a
+  // reconnect, the switch between WebSocket and the lane) is held and goes
+  // out once, in order, on the next leg the relay admits: a WebSocket leg
+  // once its first frame other than an error arrives (the relay refuses a
+  // leg after the handshake, with an error, and what was sent on it is
+  // lost), a lane leg with its first POST. A new viewport replaces a held
+  // one.
+  function send(m: Uint8Array | null, viewport = false): void {
+    if (!m || !eng) return;
+    const input = eng.inputSeq(m) > 0;
+    if (ws && ws.readyState === WebSocket.OPEN && (input || (wsAdmitted && held.length === 0))) {
+      ws.send(m);
       return;
     }
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(m);
+    if (!input) hold(m, viewport);
+    if (lane && laneOpen) void flushLane();
+  }
+  function hold(m: Uint8Array, viewport: boolean): void {
+    if (viewport) {
+      if (heldViewport) held = held.filter((h) => h !== heldViewport);
+      heldViewport = m;
+    }
+    held.push(m);
+    if (held.length > HELD_MAX) held.shift();
+    status.held = held.length;
+  }
+  // takeHeld returns the held controls (oldest first) and holds no more.
+  function takeHeld(): Uint8Array[] {
+    const out = held;
+    held = [];
+    heldViewport = null;
+    status.held = 0;
+    return out;
+  }
+  // unsent puts back controls a carrier refused before applying them,
+  // ahead of those held since.
+  function unsent(ms: Uint8Array[]): void {
+    held = ms.concat(held).slice(-HELD_MAX);
+    status.held = held.length;
   }
   function showPen(): void {
     const el = $('pen');
@@ -202,7 +248,7 @@ function main(): void {
   }
   function advertise(): void {
     const d = fit.proposeDimensions();
-    if (d && eng) send(eng.viewport(d.cols, d.rows));
+    if (d && eng) send(eng.viewport(d.cols, d.rows), true);
   }
 
   // typedByPerson tells keys from replies: see PERSON_EVENTS. IME text
@@ -309,25 +355,32 @@ function main(): void {
 
   const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
 
-  // The lane's state: the open EventSource, the messages waiting for a
-  // POST, whether one is in flight, and the dial counts that move the
-  // page between carriers.
+  // The lane's state: the EventSource (laneOpen once the relay bound it),
+  // whether a POST is in flight, the controls held for the next carrier,
+  // and the counts that move the page between carriers: WebSocket dials
+  // and lane legs failed in a row, POSTs the relay refused in a row (410),
+  // 409s in a row, and whether a 401 already cost a fresh lane leg.
   let lane: EventSource | null = null;
+  let laneOpen = false;
   let onLane = false;
-  let laneQueue: Uint8Array[] = [];
   let posting = false;
-  let wsFails = 0, laneFails = 0;
+  let held: Uint8Array[] = [];
+  let heldViewport: Uint8Array | null = null;
+  let wsAdmitted = false; // the relay admitted the leg on ws (see send)
+  let wsFails = 0, laneFails = 0, refusedPosts = 0, conflicts = 0;
+  let reauthed = false;
   let probeTimer = 0;
 
-  // retry schedules the next dial after a lost or failed leg.
-  function retry(why: string): void {
+  // retry schedules the next dial after a lost or failed leg, no sooner
+  // than atLeast ms (a Retry-After).
+  function retry(why: string, atLeast = 0): void {
     status.connected = false;
     if (stopped) {
       if (status.room !== 'ended') setRoom('stopped');
       return;
     }
     if (status.room !== 'ended') setRoom('offline');
-    const wait = backoff / 2 + Math.random() * (backoff / 2);
+    const wait = Math.max(backoff / 2 + Math.random() * (backoff / 2), atLeast);
     backoff = Math.min(backoff * 2, BACKOFF_MAX);
     // The relay refuses an expired token before the upgrade, which a
     // page sees only as a failed connection: say what is likely.
@@ -350,31 +403,41 @@ function main(): void {
     retry(why);
   }
 
-  // laneDown ends the lane leg; unavailable (a 404, or failing three
-  // times in a row) sends the page back to WebSocket dials.
-  function laneDown(why: string, unavailable: boolean): void {
+  // laneDown ends the lane leg. unavailable (a 404, a refusal no new leg
+  // mends) or a third failure in a row sends the page back to WebSocket
+  // dials, so a relay without the lane never strands it; atLeast is a
+  // Retry-After to wait before the next dial.
+  function laneDown(why: string, unavailable: boolean, atLeast = 0): void {
     const es = lane;
     lane = null;
+    laneOpen = false;
     es?.close();
     clearInterval(probeTimer);
     if (unavailable || ++laneFails >= FALLBACK_AFTER) {
       onLane = false;
       laneFails = 0;
+      refusedPosts = 0;
     }
-    retry(why);
+    retry(why, atLeast);
   }
 
+  // connectLane opens a lane leg: a ticket for the attach token, then the
+  // EventSource on …/sse?ticket=, resuming from the last seq applied. The
+  // ticket is single-use and an EventSource's own retry would present it
+  // again, so every error closes the leg and the page dials anew.
   async function connectLane(): Promise<void> {
     let ticket = '';
     try {
       const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
       if (r.status === 401 || r.status === 403) {
+        // The token itself is refused: no new dial mends that.
         stopped = true;
         laneDown(`ticket refused: HTTP ${r.status}`, false);
         return;
       }
       if (!r.ok) {
-        laneDown(`ticket: HTTP ${r.status}`, r.status === 404);
+        const wait = r.status === 429 || r.status === 503 ? retryAfterMs(r.headers.get('Retry-After'), 0) : 0;
+        laneDown(`ticket: HTTP ${r.status}`, r.status === 404, wait);
         return;
       }
       ticket = (await r.json()).ticket;
@@ -387,18 +450,18 @@ function main(): void {
     if (at.ok) q += '&resume_from=' + at.seq + '&epoch=' + at.epoch;
     const es = new EventSource(laneBase + '/sse' + q);
     lane = es;
+    laneOpen = false;
     es.onopen = () => {
       if (lane !== es) return;
+      laneOpen = true;
       laneFails = 0;
       status.connected = true;
       status.connects++;
       status.laneConnects++;
       status.carrier = 'lane';
       notice('');
-      // No subscribe on the lane: the GET joined; resend what awaits an ack.
-      const msgs = eng!.subscribe(0, 0);
-      if (typeof msgs === 'string') { notice(msgs); laneDown('internal', false); return; }
-      laneQueue = msgs.slice(1).concat(laneQueue);
+      // The GET joined the room (the lane has no subscribe); the first
+      // POST carries what awaits an ack and the held controls.
       if (status.holding) advertise();
       void flushLane();
       clearInterval(probeTimer);
@@ -412,8 +475,6 @@ function main(): void {
       handle(evs);
       if (stopped) laneDown('refused', false); // retry sees stopped and does not dial
     });
-    // An EventSource would retry with the same URL, whose ticket is spent:
-    // the page dials again itself, unless the relay ended an ended room.
     es.onerror = () => {
       if (lane !== es) return;
       if (status.room === 'ended') stopped = true;
@@ -421,80 +482,113 @@ function main(): void {
     };
   }
 
-  // flushLane posts what waits as one batch: Input messages in inputs
-  // (contiguous, as the engine numbers them), the rest in controls. A
-  // 200 or 409 carries the ack (a 409 refused the batch whole: what is
-  // unacknowledged and the controls go again); 429 waits Retry-After;
-  // network errors and 5xx retry the same batchId; 410 reopens the SSE;
-  // 404 sends the page back to WebSocket.
+  // flushLane posts one batch: the inputs not yet acknowledged (contiguous
+  // from the ack, as the engine keeps them, so a batch refused or lost is
+  // simply carried again by the next) and the held controls. One POST is
+  // in flight at a time; what comes meanwhile goes in the next.
   async function flushLane(): Promise<void> {
-    if (posting || !lane || laneQueue.length === 0) return;
+    if (posting || !lane || !laneOpen || !eng) return;
+    const inputs = eng.pending(BATCH_INPUTS);
+    if (typeof inputs === 'string') { notice(inputs); return; }
+    if (inputs.length === 0 && held.length === 0) return;
     posting = true;
     const es = lane;
-    const msgs = laneQueue;
-    laneQueue = [];
-    const controls: Uint8Array[] = [];
+    const controls = takeHeld();
     const batch: { batchId: string; firstInputSeq?: number; lastInputSeq?: number; inputs: string[]; controls: string[] } =
-      { batchId: randomID(), inputs: [], controls: [] };
-    for (const m of msgs) {
-      const seq = eng!.inputSeq(m);
-      if (seq > 0) {
-        if (batch.firstInputSeq === undefined) batch.firstInputSeq = seq;
-        batch.lastInputSeq = seq;
-        batch.inputs.push(b64(m));
-      } else {
-        controls.push(m);
-        batch.controls.push(b64(m));
-      }
+      { batchId: randomID(), inputs: inputs.map(b64), controls: controls.map(b64) };
+    let last = 0;
+    if (inputs.length > 0) {
+      batch.firstInputSeq = eng.inputSeq(inputs[0]);
+      last = batch.lastInputSeq = eng.inputSeq(inputs[inputs.length - 1]);
     }
-    const body = JSON.stringify(batch);
+    let again = false;
     try {
-      for (let attempt = 1; ; attempt++) {
-        let r: Response | null = null;
-        try {
-          r = await fetch(laneBase + '/input', {
-            method: 'POST', body, headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' },
-          });
-        } catch {
-          r = null;
-        }
-        if (r && (r.status === 200 || r.status === 409)) {
-          const evs = eng!.ack((await r.json()).ackInputSeq);
-          if (typeof evs !== 'string') handle(evs);
-          if (r.status === 409) {
-            const again = eng!.subscribe(0, 0);
-            if (typeof again !== 'string') laneQueue = controls.concat(again.slice(1), laneQueue);
-          }
-          return;
-        }
-        if (r && r.status === 429) {
-          await sleep((Number(r.headers.get('Retry-After')) || 0.5) * 1000);
-          continue;
-        }
-        if (r && (r.status === 410 || r.status === 401 || r.status === 403)) {
-          if (lane === es) laneDown(`input: HTTP ${r.status}`, false);
-          return;
-        }
-        if (!r || r.status >= 500) {
-          if (attempt > POST_RETRIES) {
-            if (lane === es) laneDown('input: ' + (r ? `HTTP ${r.status}` : 'network error'), false);
-            return;
-          }
-          await sleep(Math.min(50 * attempt, 1000));
-          continue;
-        }
-        if (lane === es) laneDown(`input: HTTP ${r.status}`, true);
-        return;
-      }
+      again = await postBatch(es, JSON.stringify(batch), controls, last);
     } finally {
       posting = false;
-      if (lane && laneQueue.length > 0) void flushLane();
+    }
+    if (again) void flushLane();
+  }
+
+  // postBatch delivers one batch body (retries keep its batchId, which
+  // the relay answers once) and reports whether another batch should
+  // follow at once. 200 and 409 carry the ack; a 409 refused the batch
+  // whole, so its controls are held again and the next batch starts at
+  // ack+1 (the engine renumbers if the relay lost this connection's
+  // sequence). 429 waits Retry-After; network errors and 5xx retry with a
+  // backoff. 410 (the relay has no SSE leg for this token any more)
+  // reopens the lane with a new ticket; 401 and 403 do so once, the
+  // ticket then telling whether the token still holds; 404, or anything
+  // else refused, sends the page back to WebSocket. Controls of a batch
+  // the relay did not apply are held for the next batch or carrier; after
+  // a 429 the relay has run them, so they are not sent again.
+  async function postBatch(es: EventSource, body: string, controls: Uint8Array[], last: number): Promise<boolean> {
+    let ran = false; // the relay ran the controls (it answers 429 after them)
+    const giveUp = (why: string, unavailable: boolean): boolean => {
+      if (!ran) unsent(controls);
+      if (lane === es) laneDown(why, unavailable);
+      return false;
+    };
+    for (let attempt = 1; ; attempt++) {
+      if (lane !== es) return giveUp('', false);
+      let r: Response | null = null;
+      let ack: number | null = null;
+      try {
+        r = await fetch(laneBase + '/input', {
+          method: 'POST', body, headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' },
+        });
+        if (r.status === 200 || r.status === 409) ack = Number((await r.json()).ackInputSeq);
+      } catch {
+        r = null; // unreachable, or an answer cut short: as a network error
+      }
+      const st = r ? r.status : 0;
+      if ((st === 200 || st === 409) && ack !== null && Number.isSafeInteger(ack) && ack >= 0) {
+        const evs = eng!.ack(ack);
+        if (typeof evs !== 'string') handle(evs);
+        if (st === 200) {
+          reauthed = false;
+          refusedPosts = 0;
+          conflicts = 0;
+          const more = eng!.pending(1);
+          return held.length > 0 || (ack >= last && typeof more !== 'string' && more.length > 0);
+        }
+        if (!ran) unsent(controls);
+        if (++conflicts > POST_RETRIES) {
+          conflicts = 0;
+          if (lane === es) laneDown('input: HTTP 409 again and again', false);
+          return false;
+        }
+        if (conflicts > 1) await sleep(Math.min(50 * conflicts, 1000));
+        return true;
+      }
+      if (st === 429) {
+        ran = true;
+        await sleep(retryAfterMs(r!.headers.get('Retry-After'), 500));
+        continue;
+      }
+      if (st === 410) return giveUp('input: HTTP 410, reopening the lane', ++refusedPosts >= FALLBACK_AFTER);
+      if (st === 401 || st === 403) {
+        if (reauthed) {
+          stopped = true;
+          notice(`the relay refuses this link's token (HTTP ${st}): ask for a new link`);
+        }
+        reauthed = true;
+        return giveUp(`input: HTTP ${st}`, false);
+      }
+      if (st === 0 || st >= 500) {
+        if (attempt > POST_RETRIES) return giveUp('input: ' + (st ? `HTTP ${st}` : 'network error'), false);
+        await sleep(Math.min(50 * attempt, 1000));
+        continue;
+      }
+      return giveUp(`input: HTTP ${st}`, true);
     }
   }
 
-  // probeUpgrade tries a WebSocket handshake while the page rides the lane; the
-  // first that opens ends the lane (once no POST is in flight) and the
-  // page resumes on WebSocket.
+  // probeUpgrade tries a WebSocket handshake while the page rides the lane;
+  // the first that opens ends the lane once no POST is in flight (its ack
+  // is in), and the page resumes on WebSocket: the subscribe resumes from
+  // the last seq applied, then the unacknowledged inputs and the held
+  // controls follow on the new leg.
   function probeUpgrade(): void {
     if (blockWS || !lane) return;
     const p = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
@@ -506,7 +600,9 @@ function main(): void {
         if (posting) { setTimeout(upgrade, 10); return; }
         const es = lane;
         lane = null;
+        laneOpen = false;
         es?.close();
+        status.connected = false;
         onLane = false;
         wsFails = 0;
         backoff = BACKOFF_MIN;
@@ -522,6 +618,7 @@ function main(): void {
     const sock = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
     sock.binaryType = 'arraybuffer';
     ws = sock;
+    wsAdmitted = false;
     let opened = false;
     sock.onopen = () => {
       if (sock.protocol !== SUBPROTOCOL) {
@@ -545,6 +642,10 @@ function main(): void {
       const evs = eng!.apply(new Uint8Array(e.data as ArrayBuffer));
       if (typeof evs === 'string') { notice(evs); sock.close(1002, 'framing error'); return; }
       handle(evs);
+      if (!wsAdmitted && ws === sock && sock.readyState === WebSocket.OPEN && !evs.some((ev) => ev.kind === 'error')) {
+        wsAdmitted = true;
+        for (const m of takeHeld()) sock.send(m);
+      }
     };
     sock.onclose = (e) => {
       status.connected = false;

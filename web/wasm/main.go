@@ -4,7 +4,7 @@
 // web/engine) compiled to WebAssembly. It registers one global function,
 // ptyhostEngine(opts), that returns an object whose methods the page
 // calls: subscribe, apply, input, viewport, grab, release, holding, and
-// for the degraded lane applied, inputSeq and ack. Bytes
+// for the degraded lane applied, pending, inputSeq and ack. Bytes
 // cross as Uint8Array; events come back as plain objects. The program
 // then blocks forever: the page owns its lifetime.
 package main
@@ -64,8 +64,9 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
 	// The degraded lane (SSE down, POST up) needs the resume position for
-	// its GET, the inputSeq of each message it batches, and a way to feed
-	// a POST's ackInputSeq to the engine as the input_ack it stands for.
+	// its GET, the unacknowledged inputs each batch carries (pending), the
+	// inputSeq of a message, and a way to feed a POST's ackInputSeq to the
+	// engine as the input_ack it stands for.
 	method("applied", func([]js.Value) any {
 		seq, epoch, ok := e.Applied()
 		o := js.Global().Get("Object").New()
@@ -73,6 +74,17 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("epoch", float64(epoch))
 		o.Set("ok", ok)
 		return o
+	})
+	method("pending", func(a []js.Value) any {
+		msgs, err := e.Pending(argInt(a, 0))
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		arr := js.Global().Get("Array").New()
+		for _, m := range msgs {
+			arr.Call("push", bytesToJS(m))
+		}
+		return arr
 	})
 	method("inputSeq", func(a []js.Value) any {
 		f, err := attachwire.DecodeFrame(bytesFromJS(a[0]))
