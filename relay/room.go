@@ -55,9 +55,9 @@ type room struct {
 	// of it was logged in the host's current absence.
 	sent             inputWindow
 	unreplayedLogged bool
-	goneTimer  *timer
-	endTimer   *timer
-	cl         *roomCluster // nil: standalone
+	goneTimer        *timer
+	endTimer         *timer
+	cl               *roomCluster // nil: standalone
 }
 
 func newRoom(rl *Relay, key roomKey) *room {
