@@ -166,14 +166,18 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 // newGenerationLocked starts the stream of epoch e: the ring and the
 // sanitizer start afresh, every viewer is forced to a snapshot (their
 // cursors are void), and Input queued or kept for the old process is
-// dropped.
+// dropped. A room's first host has no predecessor: it takes what drivers
+// typed before it bound (after a relay restart, the keys typed while the
+// host was redialling, which the relay acked).
 func (rm *room) newGenerationLocked(e uint64) {
+	if rm.hasEpoch {
+		rm.drainInputsLocked()
+	}
 	rm.hasEpoch, rm.epoch = true, e
 	rm.ring.reset(e)
 	rm.san = newRoomSanitizer()
 	rm.exitSeq = 0
 	rm.endTimer.stop()
-	rm.drainInputsLocked()
 	rm.sent.reset()
 }
 
