@@ -201,8 +201,9 @@ func TestLaneUpgradeMidTypingLosesAndDoublesNoKey(t *testing.T) {
 }
 
 // TestWebSocketHostCutMidTypingLosesAndDoublesNoKey: the host's WebSocket
-// is cut (relay → host) while a driver types; the host redials with the
-// same epoch and the relay replays what the dead leg took.
+// is cut (relay → host) five times while a driver types; each time the
+// host redials with the same epoch and the relay replays what the dead
+// leg took.
 func TestWebSocketHostCutMidTypingLosesAndDoublesNoKey(t *testing.T) {
 	r := newRig(t, "lines", fastRelay())
 	rec, cfg := carried(r)
@@ -211,7 +212,7 @@ func TestWebSocketHostCutMidTypingLosesAndDoublesNoKey(t *testing.T) {
 	d.until(t, "the child's first line", d.sees("ready"))
 	r.waitDials(t, 1)
 	ty := startTypist(t, d, d.pen(t), 1)
-	for cut := 1; cut <= 3; cut++ {
+	for cut := 1; cut <= 5; cut++ {
 		ty.waitKeys(t, 5)
 		if n := r.proxy.CutAfter(faultproxy.Downstream, 0); n != 1 {
 			t.Fatalf("cut %d: cut %d connections, want the host's", cut, n)
