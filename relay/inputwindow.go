@@ -42,9 +42,6 @@ type sentInput struct {
 	id   uint64
 	wire []byte
 	at   time.Time // when it was taken for a host leg
-	// ws is set once the frame went to a WebSocket leg: a host that
-	// dedups only on the lane may have applied it without recording it.
-	ws bool
 }
 
 // add appends a frame taken for a host leg and returns its id.
@@ -91,38 +88,26 @@ func (w *inputWindow) from(id uint64) int {
 	return min(int(id-w.entries[0].id), len(w.entries))
 }
 
-// replayable reports whether e, taken for an earlier leg, may be written
-// again to l: always to a host that dedups on every carrier; on the lane
-// only what never went to a WebSocket leg (a host that dedups on the lane
-// alone recorded every lane Input it applied, and only those); never to
-// a WebSocket leg of a host that did not declare it, which would type the
-// key twice.
-func (l *leg) replayable(e *sentInput) bool {
-	return l.dedupAll || (l.lane != nil && !e.ws)
-}
-
 // bindInputsLocked sets a host leg being bound where its writer starts in
-// the window: at the oldest entry still within the bounds, whose ids are
-// replays, then what is taken from the queue from now on. What the bounds
-// expired, or what l may not be written again, is counted as unreplayed.
+// the window: for a host that declared DedupHeader, at the oldest entry
+// still within the bounds (those are replays), then at what is taken from
+// the queue from now on. A host that did not declare it gets no replay:
+// it may not dedup at all on WebSocket, and the seed's carrier keeps its
+// lane dedup set per lane leg, so a replay could type a key twice, which
+// is no better than losing it. What the bounds expired, or what l does
+// not get, is counted as unreplayed.
 func (rm *room) bindInputsLocked(l *leg) {
 	w := &rm.sent
 	if n := w.evict(time.Now(), w.next); n > 0 {
 		rm.unreplayedLocked(n, "past the window's bounds")
 	}
 	l.inNext, l.inFresh = w.next, w.next
-	if len(w.entries) == 0 {
-		return
-	}
-	l.inNext = w.entries[0].id
-	skipped := 0
-	for i := range w.entries {
-		if !l.replayable(&w.entries[i]) {
-			skipped++
-		}
-	}
-	if skipped > 0 {
-		rm.unreplayedLocked(skipped, "the host does not deduplicate on this carrier")
+	switch {
+	case len(w.entries) == 0:
+	case l.dedupAll:
+		l.inNext = w.entries[0].id
+	default:
+		rm.unreplayedLocked(len(w.entries), "the host did not declare "+DedupHeader)
 	}
 }
 
@@ -159,7 +144,7 @@ func (rm *room) tookInput(b []byte) {
 }
 
 // nextInput returns the next frame of the window host leg l is to write,
-// in order: the replayable part of what earlier legs took, then what l's
+// in order: the replay of what earlier legs took, if any, then what l's
 // writer took itself. It reports false when there is none, or when l is
 // no longer the bound host (whatever it took stays for the next leg).
 func (rm *room) nextInput(l *leg) ([]byte, bool) {
@@ -172,14 +157,7 @@ func (rm *room) nextInput(l *leg) ([]byte, bool) {
 	for i := w.from(l.inNext); i < len(w.entries); i++ {
 		e := &w.entries[i]
 		l.inNext = e.id + 1
-		replay := e.id < l.inFresh
-		if replay && !l.replayable(e) {
-			continue // counted when l was bound
-		}
-		if l.lane == nil {
-			e.ws = true
-		}
-		if replay {
+		if e.id < l.inFresh {
 			rm.relay.metrics.inputsReplayed.Inc()
 		}
 		return e.wire, true

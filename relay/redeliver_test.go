@@ -116,10 +116,10 @@ func keys(from, to int) string {
 
 // TestInputReplayedToTheNextHostLeg: Input written to a host leg that
 // ended is written again, in order and before new Input, to the next leg
-// of the epoch, as far as the next host can take it without typing a key
-// twice: everything for a host that declares it dedups on every carrier,
-// lane-written Input for a lane host that does not (it dedups there), and
-// nothing for an undeclared WebSocket host (counted as unreplayed).
+// of the epoch when the next host declares that it dedups on every
+// carrier, whatever the carriers; a host that does not declare it gets no
+// replay (counted as unreplayed), on the lane too, since the seed's
+// carrier keeps its lane dedup set per leg.
 func TestInputReplayedToTheNextHostLeg(t *testing.T) {
 	cases := []struct {
 		name                  string
@@ -130,8 +130,10 @@ func TestInputReplayedToTheNextHostLeg(t *testing.T) {
 		{"websocket then websocket, declared", false, true, false, true, true},
 		{"lane then websocket, declared", true, true, false, true, true},
 		{"websocket then lane, declared", false, true, true, true, true},
-		{"lane then lane, undeclared", true, false, true, false, true},
+		{"lane then lane, declared", true, true, true, true, true},
+		{"lane then lane, undeclared", true, false, true, false, false},
 		{"websocket then websocket, undeclared", false, false, false, false, false},
+		{"declared, then undeclared", false, true, false, false, false},
 		{"lane then websocket, undeclared", true, false, false, false, false},
 		{"websocket then lane, undeclared", false, false, true, false, false},
 	}
