@@ -264,3 +264,38 @@ func TestRelayRestartDoesNotReuseInputTriples(t *testing.T) {
 	d2.until(t, "the echo of key 10", d2.sees("GOT<k0010>"))
 	checkTyped(t, rec, 1, 10)
 }
+
+// TestPeerDedupsWebSocketInputOnlyWhenTheRelayAnswers: the host declares
+// Attach-Input-Dedup on every dial; over WebSocket it drops a repeated
+// (userId, penGeneration, inputSeq) only when the relay answered the
+// header. A relay that does not may reuse a triple for a fresh key (after
+// its restart), which must then be typed.
+func TestPeerDedupsWebSocketInputOnlyWhenTheRelayAnswers(t *testing.T) {
+	for _, answer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("answered=%v", answer), func(t *testing.T) {
+			p := newPeer(t, false)
+			p.answerDedup.Store(answer)
+			sess := spawn(t, "lines", 1)
+			runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
+			l := p.leg(t)
+			if l.dedup != "any-carrier" {
+				t.Fatalf("the host's dial declared Attach-Input-Dedup %q, want any-carrier", l.dedup)
+			}
+			l.until(t, "ready", outputHas("ready"))
+			same := attachwire.Input{InputSeq: 1, PenGeneration: 5, UserID: "alice", Data: []byte("one\n")}.Frame(0, 0)
+			l.send(t, same)
+			l.send(t, same)
+			l.send(t, attachwire.Input{InputSeq: 2, PenGeneration: 5, UserID: "alice", Data: []byte("two\n")}.Frame(0, 0))
+			l.until(t, "the last line", outputHas("GOT<two>"))
+			n := 0
+			for _, f := range l.snapshot() {
+				if f.Type == attachwire.TypeOutput {
+					n += strings.Count(string(f.Payload), "GOT<one>")
+				}
+			}
+			if want := map[bool]int{false: 2, true: 1}[answer]; n != want {
+				t.Fatalf("the repeated key was typed %d times, want %d", n, want)
+			}
+		})
+	}
+}
