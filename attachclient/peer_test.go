@@ -28,10 +28,10 @@ type peer struct {
 	// declaration, as a relay that replays does.
 	answerDedup atomic.Bool
 	legs        chan *peerLeg
-	srv    *http.Server
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	all    []*peerLeg
+	srv         *http.Server
+	wg          sync.WaitGroup
+	mu          sync.Mutex
+	all         []*peerLeg
 }
 
 // peerLeg is one host leg the peer accepted.
