@@ -154,16 +154,17 @@ func (rm *room) nextInput(l *leg) ([]byte, bool) {
 		return nil, false
 	}
 	w := &rm.sent
-	for i := w.from(l.inNext); i < len(w.entries); i++ {
-		e := &w.entries[i]
-		l.inNext = e.id + 1
-		if e.id < l.inFresh {
-			rm.relay.metrics.inputsReplayed.Inc()
-		}
-		return e.wire, true
+	i := w.from(l.inNext)
+	if i == len(w.entries) {
+		l.inNext = w.next
+		return nil, false
 	}
-	l.inNext = w.next
-	return nil, false
+	e := w.entries[i]
+	l.inNext = e.id + 1
+	if e.id < l.inFresh {
+		rm.relay.metrics.inputsReplayed.Inc()
+	}
+	return e.wire, true
 }
 
 // writeInputs writes to host leg l what nextInput has for it; it reports
