@@ -9,9 +9,10 @@ import (
 // by (userId, penGeneration, inputSeq) on every carrier, not only on the
 // degraded lane where the protocol requires it. Its one value is
 // DedupAnyCarrier. A relay that does not know the header ignores it, as it
-// ignores any header it does not use; the relay answers with the same
-// header and value when it replays to such a host, so the host knows that
-// the relay's triples are never reused (docs/relay.md, "Redelivery").
+// ignores any header it does not use. This relay replays Input only to a
+// host that declared it, and answers with the same header and value (on
+// the 101 or the 200), so the host knows the relay replays and never
+// reuses a triple (docs/relay.md, "Redelivery").
 const DedupHeader = "Attach-Input-Dedup"
 
 // DedupAnyCarrier is DedupHeader's value.
@@ -20,7 +21,8 @@ const DedupAnyCarrier = "any-carrier"
 // inputWindow is the stamped Input a room wrote to its host legs, kept so
 // that what a leg took but its host may never have applied (the leg ended:
 // a host closing its lane leg to upgrade, a dropped WebSocket) is written
-// again, in order, to the next leg of the same epoch. The protocol has no
+// again, in order, to the next leg of the same epoch, if its host declared
+// DedupHeader (bindInputsLocked). The protocol has no
 // host → relay ack for Input, so the relay cannot know what arrived; the
 // host's dedup by (userId, penGeneration, inputSeq) makes the repeat
 // harmless. Bounds are hard: count, bytes and age, oldest out first; an
