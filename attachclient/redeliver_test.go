@@ -172,9 +172,10 @@ func metric(t *testing.T, srv *relaytest.Server, name string) float64 {
 }
 
 // TestLaneUpgradeMidTypingLosesAndDoublesNoKey: a driver types a key every
-// 20 ms while its host moves from the lane back to WebSocket; what the
-// relay had written to the lane leg and the host never read is replayed
-// on the WebSocket leg, and what it had read is not typed twice.
+// 20 ms while its host moves from the lane back to WebSocket, three times
+// (WebSocket refused and the host's socket cut sends it down again); what
+// the relay had written to the lane leg and the host never read is
+// replayed on the WebSocket leg, and what it had read is not typed twice.
 func TestLaneUpgradeMidTypingLosesAndDoublesNoKey(t *testing.T) {
 	r := newRig(t, "lines", fastRelay())
 	r.proxy.RefuseUpgrades(true)
@@ -186,12 +187,19 @@ func TestLaneUpgradeMidTypingLosesAndDoublesNoKey(t *testing.T) {
 	d.until(t, "the child's first line over the lane", d.sees("ready"))
 	d.until(t, "room_state degraded", roomState(attachwire.RoomDegraded, 0))
 	ty := startTypist(t, d, d.pen(t), 1)
-	ty.waitKeys(t, 5)
-
-	mark := len(d.controls)
-	r.proxy.RefuseUpgrades(false)
-	d.until(t, "room_state live after the upgrade", roomState(attachwire.RoomLive, mark))
-	ty.waitKeys(t, 10) // typing goes on across the switch and after
+	for switches := 1; switches <= 3; switches++ {
+		if switches > 1 {
+			mark := len(d.controls)
+			r.proxy.RefuseUpgrades(true)
+			eventually(t, "the host's WebSocket cut", func() bool { return r.proxy.CutAfter(faultproxy.Downstream, 0) > 0 })
+			d.until(t, "room_state degraded again", roomState(attachwire.RoomDegraded, mark))
+		}
+		ty.waitKeys(t, 5)
+		mark := len(d.controls)
+		r.proxy.RefuseUpgrades(false)
+		d.until(t, "room_state live after the upgrade", roomState(attachwire.RoomLive, mark))
+		ty.waitKeys(t, 5) // typing goes on across the switch and after
+	}
 	last := ty.halt(t)
 	d.until(t, "the echo of the last key", d.sees(fmt.Sprintf("GOT<%s>", strings.TrimSpace(key(last)))))
 	checkTyped(t, rec, 1, last)
