@@ -177,12 +177,16 @@ func TestInputReplayWindowBounds(t *testing.T) {
 		cfg    relay.Config
 		typed  int
 		wait   time.Duration // host away before it comes back
-		replay string        // what the next leg gets before k21
-		lost   float64
+		replay string        // what the next leg gets before the next key
+		// lost bounds the unreplayed count: frames that age out while
+		// their leg is still bound leave quietly (the window slides past
+		// them), so how many of the ten are counted depends on how long
+		// typing them took.
+		lostMin, lostMax float64
 	}{
-		{"count", relay.Config{ReplayInputs: 4}, 10, 0, keys(7, 10), 0},
-		{"bytes", relay.Config{ReplayBytes: stampedSize(t, 8) + stampedSize(t, 9) + stampedSize(t, 10)}, 10, 0, keys(8, 10), 0},
-		{"age", relay.Config{ReplayAge: 100 * time.Millisecond}, 10, 300 * time.Millisecond, "", 10},
+		{"count", relay.Config{ReplayInputs: 4}, 10, 0, keys(7, 10), 0, 0},
+		{"bytes", relay.Config{ReplayBytes: stampedSize(t, 8) + stampedSize(t, 9) + stampedSize(t, 10)}, 10, 0, keys(8, 10), 0, 0},
+		{"age", relay.Config{ReplayAge: 100 * time.Millisecond}, 10, 300 * time.Millisecond, "", 1, 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,10 +209,10 @@ func TestInputReplayWindowBounds(t *testing.T) {
 			if got := h2.inputs(t, len(strings.Fields(want))); got != want {
 				t.Fatalf("second leg got %q, want %q", got, want)
 			}
-			if n := metric(t, s, "ptyhost_relay_inputs_unreplayed_total"); n != c.lost {
-				t.Fatalf("%v inputs counted unreplayed, want %v", n, c.lost)
+			if n := metric(t, s, "ptyhost_relay_inputs_unreplayed_total"); n < c.lostMin || n > c.lostMax {
+				t.Fatalf("%v inputs counted unreplayed, want %v to %v", n, c.lostMin, c.lostMax)
 			}
-			if n, want := strings.Count(logs.String(), "is not replayed"), min(int(c.lost), 1); n != want {
+			if n, want := strings.Count(logs.String(), "is not replayed"), min(int(c.lostMin), 1); n != want {
 				t.Fatalf("%d log lines about unreplayed input, want %d:\n%s", n, want, logs)
 			}
 		})
