@@ -57,9 +57,10 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 			l.h.log.Debug("attachclient: dropped unstamped input", "bytes", len(in.Data))
 			return nil
 		}
-		// The lane delivers at least once: a keystroke seen before is
-		// not typed twice.
-		if l.lane != nil && !l.h.recent.add(inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}) {
+		// The lane delivers at least once and a relay that answered
+		// dedupHeader replays: a keystroke seen before, on whichever
+		// carrier, is not typed twice.
+		if l.dedup && !l.h.recent.add(inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}) {
 			l.h.log.Debug("attachclient: dropped a repeated input", "inputSeq", in.InputSeq)
 			return nil
 		}

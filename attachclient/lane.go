@@ -106,8 +106,21 @@ func laneURL(attach, endpoint string) (string, error) {
 	return u.String(), nil
 }
 
+// dedupHeader, sent with dedupAnyCarrier on every WebSocket dial and host
+// SSE GET, tells the relay that this host deduplicates Input by
+// (userId, penGeneration, inputSeq) on every carrier, so the relay may
+// replay what an ended leg took to the next one whatever its carrier. A
+// relay that knows it answers with the same header and value (and then
+// never reuses a triple); one that does not ignores it, as any unknown
+// header, and the host then dedups on the lane only.
+const (
+	dedupHeader     = "Attach-Input-Dedup"
+	dedupAnyCarrier = "any-carrier"
+)
+
 // inputKey identifies a stamped keystroke: the lane delivers at least
-// once, and the relay never reuses a triple for another keystroke.
+// once, a relay may replay on any carrier, and the relay never reuses a
+// triple for another keystroke.
 type inputKey struct {
 	user       string
 	pen, input uint64
@@ -176,7 +189,7 @@ func (h *host) runLaneLeg(ctx context.Context, tok string, claims hostClaims, af
 	}
 	defer body.Close()
 	ln := &lane{h: h, outURL: outURL, body: body, tok: tok}
-	l := &leg{h: h, lane: ln}
+	l := &leg{h: h, lane: ln, dedup: true}
 	l.seen() // the 200 is the bind
 
 	sub, err := h.cfg.Session.Subscribe(after)
@@ -223,6 +236,7 @@ func (h *host) openSSE(ctx context.Context, u, tok string) (io.ReadCloser, strin
 		}
 		req.Header.Set("Authorization", "Bearer "+tok)
 		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set(dedupHeader, dedupAnyCarrier)
 		resp, err := h.cfg.HTTPClient.Do(req)
 		if err != nil {
 			return nil, "", &laneError{op: "GET host/sse", err: err}

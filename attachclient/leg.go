@@ -36,6 +36,11 @@ type leg struct {
 	// lane is the HTTP half of a lane leg (nil on WebSocket): writes
 	// become POSTs.
 	lane *lane
+	// dedup makes the reader drop Input whose (userId, penGeneration,
+	// inputSeq) it has seen: always on the lane, which delivers at least
+	// once; on WebSocket when the relay answered the dial's dedupHeader,
+	// so it replays there and never reuses a triple.
+	dedup bool
 	// admitted is when the relay's first frame other than an error
 	// arrived: the relay bound the leg. Written by the reader, read by the
 	// supervisor after the join.
@@ -52,19 +57,20 @@ func (h *host) runLeg(ctx context.Context, tok string, claims hostClaims, after 
 	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
 	ws, resp, err := websocket.Dial(dctx, h.cfg.AttachURL, &websocket.DialOptions{
 		HTTPClient:   h.cfg.HTTPClient,
-		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}},
+		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}, dedupHeader: {dedupAnyCarrier}},
 		Subprotocols: []string{Subprotocol},
 	})
 	cancel()
 	if err != nil {
 		return time.Time{}, classifyDial(resp, err)
 	}
+	dedup := resp != nil && resp.Header.Get(dedupHeader) == dedupAnyCarrier
 	if ws.Subprotocol() != Subprotocol {
 		ws.Close(websocket.StatusProtocolError, "version subprotocol not negotiated")
 		return time.Time{}, errNoSubprotocol
 	}
 	ws.SetReadLimit(h.cfg.ReadLimit)
-	l := &leg{h: h, ws: ws}
+	l := &leg{h: h, ws: ws, dedup: dedup}
 
 	sub, err := h.cfg.Session.Subscribe(after)
 	if errors.Is(err, agent.ErrRingMiss) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,17 +24,21 @@ import (
 type peer struct {
 	url    string
 	noEcho bool
-	legs   chan *peerLeg
-	srv    *http.Server
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	all    []*peerLeg
+	// answerDedup makes the peer answer the host's Attach-Input-Dedup
+	// declaration, as a relay that replays does.
+	answerDedup atomic.Bool
+	legs        chan *peerLeg
+	srv         *http.Server
+	wg          sync.WaitGroup
+	mu          sync.Mutex
+	all         []*peerLeg
 }
 
 // peerLeg is one host leg the peer accepted.
 type peerLeg struct {
 	ws     *websocket.Conn
 	auth   string
+	dedup  string // the dial's Attach-Input-Dedup header
 	sub    attachwire.Subscribe
 	subErr error
 
@@ -71,12 +76,15 @@ func (p *peer) serve(w http.ResponseWriter, r *http.Request) {
 	if p.noEcho {
 		opts = nil
 	}
+	if p.answerDedup.Load() {
+		w.Header().Set("Attach-Input-Dedup", "any-carrier")
+	}
 	ws, err := websocket.Accept(w, r, opts)
 	if err != nil {
 		return
 	}
 	ws.SetReadLimit(64 << 20)
-	l := &peerLeg{ws: ws, auth: r.Header.Get("Authorization"), notify: make(chan struct{}), ended: make(chan struct{})}
+	l := &peerLeg{ws: ws, auth: r.Header.Get("Authorization"), dedup: r.Header.Get("Attach-Input-Dedup"), notify: make(chan struct{}), ended: make(chan struct{})}
 	p.mu.Lock()
 	p.all = append(p.all, l)
 	p.wg.Add(1)

@@ -99,6 +99,10 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 		rl.refuse(w, http.StatusUnauthorized, "auth", "host tokens go in the Authorization header")
 		return
 	}
+	dedupAll := claims.Role == attachwire.RoleHost && declaresDedup(r)
+	if dedupAll {
+		w.Header().Set(DedupHeader, DedupAnyCarrier) // the relay will replay to it
+	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{Subprotocol},
 		InsecureSkipVerify: true, // the Origin was checked above
@@ -111,7 +115,13 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rl.legs.Done()
-	rl.admit(conn, roomID, claims)
+	rl.admit(conn, roomID, claims, dedupAll)
+}
+
+// declaresDedup reports whether a host's dial carries DedupHeader with
+// DedupAnyCarrier.
+func declaresDedup(r *http.Request) bool {
+	return r.Header.Get(DedupHeader) == DedupAnyCarrier
 }
 
 // addLeg counts a new leg in legs unless the relay is draining or closed.
@@ -213,8 +223,9 @@ func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + 
 // identity-matched reconnect; one live leg per jti), the first frame
 // (subscribe within SubscribeTimeout, its sessionId, asRole within the
 // token's role, a host's epoch equal to the claim), the room's limits and,
-// for a host, the epoch CAS. Then the leg runs until it ends.
-func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
+// for a host, the epoch CAS. Then the leg runs until it ends. dedupAll is
+// a host's DedupHeader declaration.
+func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedupAll bool) {
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
 	if c.RoomID != roomID || c.SessionID != roomID {
 		rl.reject(conn, log, legRefusal(attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation))
@@ -236,6 +247,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims) {
 	}
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
+	l.dedupAll = dedupAll
 	defer l.cancel()
 	for {
 		rm := rl.roomFor(key)

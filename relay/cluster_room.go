@@ -119,6 +119,10 @@ func (rm *room) ownedLocked() {
 	}
 	if !cl.owner {
 		cl.owner, cl.ownerNode = true, ""
+		// A mirror's pen was the owner's; this node's generations start
+		// at its clock, above any the old owner can have handed out
+		// (penBase), so a host's dedup triples do not repeat.
+		rm.pen.gen = max(rm.pen.gen, penBase(rm.relay.cfg.Now()))
 		if cl.outSub != nil {
 			cl.outSub.Unsubscribe()
 			cl.outSub = nil

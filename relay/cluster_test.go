@@ -448,6 +448,11 @@ func TestClusterDriverAfterTakeover(t *testing.T) {
 			h2 := hostOn(t, a.Server, b.Server, 1)
 			untilState(t, d, attachwire.RoomLive)
 			g := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+			if g.PenGeneration <= gen {
+				// The host dedups on (userId, penGeneration, inputSeq):
+				// the new owner must not hand out an old generation.
+				t.Fatalf("penGeneration %d after the takeover, want above %d", g.PenGeneration, gen)
+			}
 			input(t, d, 3, g.PenGeneration, "", "z")
 			if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
 				t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)

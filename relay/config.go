@@ -45,6 +45,16 @@ type Config struct {
 	// host; when it is full the relay stops reading the driver's socket.
 	// Zero: 256.
 	HostQueueFrames int
+	// ReplayInputs, ReplayBytes and ReplayAge bound each room's window of
+	// Input already written to its host leg, which the relay writes again
+	// to the next leg of the same epoch (the protocol has no Input ack, so
+	// a leg that ends may have taken keys its host never applied):
+	// whichever bound is reached first drops the oldest. ReplayInputs must
+	// stay below a host's dedup set (attachclient: 4096). Zero: 256
+	// frames, 64 KiB, 10 s.
+	ReplayInputs int
+	ReplayBytes  int64
+	ReplayAge    time.Duration
 
 	// MaxRooms caps the rooms alive at once. Zero: 10,000.
 	MaxRooms int
@@ -138,6 +148,13 @@ func (c Config) withDefaults() Config {
 	if c.HostQueueFrames <= 0 {
 		c.HostQueueFrames = 256
 	}
+	if c.ReplayInputs <= 0 {
+		c.ReplayInputs = 256
+	}
+	if c.ReplayBytes <= 0 {
+		c.ReplayBytes = 64 << 10
+	}
+	def(&c.ReplayAge, 10*time.Second)
 	if c.MaxRooms <= 0 {
 		c.MaxRooms = 10000
 	}

@@ -22,7 +22,11 @@
 // limits and the planned restart (Shutdown) are described on the types and
 // in docs/relay.md, with every policy choice the protocol leaves open.
 // Kill is the operator's way to end a room's session: it reports delivered
-// only once a live host leg took the kill control.
+// only once a live host leg took the kill control. Input written to a host
+// leg that ends is written again to the next leg of the epoch, from a
+// bounded window, when the host declares DedupHeader (docs/relay.md,
+// "Redelivery"); a room's penGeneration starts at the wall clock, so the
+// (userId, penGeneration, inputSeq) triples a host dedups on never repeat.
 //
 // # Degraded lane
 //

@@ -7,9 +7,11 @@ import (
 
 // hostWriter is the one goroutine writing to a host leg: errors the relay
 // queued for it, kills (Relay.Kill), snapshot requests and the
-// authoritative size (coalesced in the room), then stamped Input from the
-// room's queue, which it drains in order. Every relay→host frame has seq 0.
-// It returns when the leg ends.
+// authoritative size (coalesced in the room), then stamped Input: first
+// what the room's window replays from earlier legs of the epoch, then
+// what it drains, in order, from the room's queue, each frame recorded in
+// the window before it is written (inputwindow.go). Every relay→host frame
+// has seq 0. It returns when the leg ends.
 func (l *leg) hostWriter() {
 	defer l.finish()
 	defer l.failKills()
@@ -39,12 +41,14 @@ func (l *leg) hostWriter() {
 				}
 			}
 		}
+		if !l.writeInputs() {
+			return
+		}
 		select {
 		case b := <-rm.inputs:
-			if err := l.write(b); err != nil {
-				l.writeFailed(err)
-				return
-			}
+			// Into the window first, then written at the top of the loop,
+			// after any replay still due and in the order taken.
+			rm.tookInput(b)
 		case <-rm.hostWake:
 		case <-l.wake:
 		case <-l.closing:

@@ -34,8 +34,16 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	log := rl.log.With("org", c.OrgID, "room", c.RoomID, "role", string(c.Role), "carrier", "lane")
+	dedupAll := declaresDedup(r)
 	rl.admitLane(w, r, c, log, laneBinding{
-		bind: func(rm *room, l *leg) error { return rm.bindHost(l, *c.Epoch) },
+		bind: func(rm *room, l *leg) error {
+			l.dedupAll = dedupAll // before the bind: it picks what is replayed
+			err := rm.bindHost(l, *c.Epoch)
+			if err == nil && dedupAll {
+				w.Header().Set(DedupHeader, DedupAnyCarrier)
+			}
+			return err
+		},
 		refused: func(err error) bool {
 			var stale *errEpochStale
 			if !errors.As(err, &stale) {

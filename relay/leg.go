@@ -56,6 +56,12 @@ type leg struct {
 	// when that writer has stopped taking them.
 	kills     []*killOrder
 	killsDone bool
+	// A host leg's place in its room's input window (inputwindow.go),
+	// guarded by the room's mu: dedupAll is its host's DedupHeader
+	// declaration, inNext the next window id its writer considers,
+	// inFresh the first id taken while it was bound (below it: replays).
+	dedupAll        bool
+	inNext, inFresh uint64
 	// lane, when not nil, is the SSE stream of a degraded-lane leg: conn
 	// is then nil, and write and finish go to the stream (see lane.go).
 	lane *sseStream

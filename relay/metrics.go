@@ -20,6 +20,10 @@ type metrics struct {
 	snapshotAsked   prometheus.Counter
 	inputsDropped   prometheus.Counter
 	inputsForwarded prometheus.Counter
+	// inputsReplayed and inputsUnreplayed: Input written again to the
+	// next host leg of an epoch, and Input of an ended leg that was not.
+	inputsReplayed   prometheus.Counter
+	inputsUnreplayed prometheus.Counter
 }
 
 func newMetrics(reg *prometheus.Registry) (*metrics, error) {
@@ -50,9 +54,14 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 			Name: "ptyhost_relay_inputs_dropped_total", Help: "Input frames consumed but not forwarded (pen admission, duplicates, gaps)."}),
 		inputsForwarded: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ptyhost_relay_inputs_forwarded_total", Help: "Input frames stamped and queued for the host."}),
+		inputsReplayed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ptyhost_relay_inputs_replayed_total", Help: "Input frames written again to a host leg after an earlier leg of the epoch ended."}),
+		inputsUnreplayed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ptyhost_relay_inputs_unreplayed_total", Help: "Input frames written to a host leg that ended and not replayed to the next: past the window's bounds, or for a host that does not deduplicate on the new leg's carrier."}),
 	}
 	for _, c := range []prometheus.Collector{m.rooms, m.legs, m.framesIn, m.bytesIn, m.framesOut, m.bytesOut,
-		m.snapshots, m.skips, m.backpressure, m.refusals, m.snapshotAsked, m.inputsDropped, m.inputsForwarded} {
+		m.snapshots, m.skips, m.backpressure, m.refusals, m.snapshotAsked, m.inputsDropped, m.inputsForwarded,
+		m.inputsReplayed, m.inputsUnreplayed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

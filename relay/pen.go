@@ -1,8 +1,22 @@
 package relay
 
 import (
+	"time"
+
 	"github.com/ptyhost/ptyhost/attachwire"
 )
+
+// penBase is a room's first penGeneration: the wall clock in
+// microseconds. A room made again for the same session (after a relay
+// restart, a cluster takeover, or the room closing while its host was
+// away) so starts above any generation the one before it reached, which
+// would take a pen change every microsecond, and the (userId,
+// penGeneration, inputSeq) triples a host dedups on never repeat, though
+// inputSeq starts over. Microseconds stay below 2^53 until the year 2255,
+// so JSON readers holding numbers as doubles read it exactly.
+func penBase(now time.Time) uint64 {
+	return uint64(max(now.UnixMicro(), 1))
+}
 
 // pen is who may send Input: one connection (userId, jti) at a time.
 // Policy: grab with notice (no approval), a cooldown after every change,

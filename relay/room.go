@@ -50,9 +50,14 @@ type room struct {
 	resize     *attachwire.Resize
 	pen        pen
 	acks       map[string]uint64 // jti → last consumed inputSeq; survives a same-jti reconnect
-	goneTimer  *timer
-	endTimer   *timer
-	cl         *roomCluster // nil: standalone
+	// sent is the Input written to host legs of this epoch, replayed to
+	// the next leg (inputwindow.go); unreplayedLogged is set once a loss
+	// of it was logged in the host's current absence.
+	sent             inputWindow
+	unreplayedLogged bool
+	goneTimer        *timer
+	endTimer         *timer
+	cl               *roomCluster // nil: standalone
 }
 
 func newRoom(rl *Relay, key roomKey) *room {
@@ -66,7 +71,9 @@ func newRoom(rl *Relay, key roomKey) *room {
 		viewers:  make(map[*leg]struct{}),
 		san:      newRoomSanitizer(),
 		acks:     make(map[string]uint64),
+		sent:     inputWindow{maxCount: rl.cfg.ReplayInputs, maxBytes: rl.cfg.ReplayBytes, maxAge: rl.cfg.ReplayAge},
 	}
+	rm.pen.gen = penBase(rl.cfg.Now())
 	if rl.cluster != nil {
 		rm.cl = &roomCluster{c: rl.cluster, name: roomName(key)}
 	}
@@ -137,6 +144,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
+	rm.bindInputsLocked(l)
 	rm.ring.setHostLost(time.Time{})
 	rm.goneTimer.stop()
 	// room_state goes to every viewer on every bind, even when the state
@@ -157,14 +165,20 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 
 // newGenerationLocked starts the stream of epoch e: the ring and the
 // sanitizer start afresh, every viewer is forced to a snapshot (their
-// cursors are void), and Input queued for the old process is dropped.
+// cursors are void), and Input queued or kept for the old process is
+// dropped. A room's first host has no predecessor: it takes what drivers
+// typed before it bound (after a relay restart, the keys typed while the
+// host was redialling, which the relay acked).
 func (rm *room) newGenerationLocked(e uint64) {
+	if rm.hasEpoch {
+		rm.drainInputsLocked()
+	}
 	rm.hasEpoch, rm.epoch = true, e
 	rm.ring.reset(e)
 	rm.san = newRoomSanitizer()
 	rm.exitSeq = 0
 	rm.endTimer.stop()
-	rm.drainInputsLocked()
+	rm.sent.reset()
 }
 
 // drainInputsLocked drops the Input queued for the host: it was meant for
@@ -187,6 +201,7 @@ func (rm *room) hostLeft(l *leg) {
 		return
 	}
 	rm.host = nil
+	rm.unreplayedLogged = false // a new absence
 	if rm.exitSeq == 0 && !rm.closed {
 		rm.ring.setHostLost(time.Now())
 		rm.publishedLocked(outHostLost, uint64(time.Now().UnixNano()), nil)

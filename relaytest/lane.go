@@ -49,6 +49,11 @@ type SSE struct {
 // other than 200 returns the response (body read and closed) and an
 // error.
 func DialSSE(ctx context.Context, url, tok string) (*SSE, *http.Response, error) {
+	return DialSSEHeader(ctx, url, tok, nil)
+}
+
+// DialSSEHeader is DialSSE with extra request headers.
+func DialSSEHeader(ctx context.Context, url, tok string, header http.Header) (*SSE, *http.Response, error) {
 	rctx, cancel := context.WithCancel(context.Background())
 	stop := context.AfterFunc(ctx, cancel) // ctx bounds the dial only
 	defer stop()
@@ -56,6 +61,9 @@ func DialSSE(ctx context.Context, url, tok string) (*SSE, *http.Response, error)
 	if err != nil {
 		cancel()
 		return nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = append([]string(nil), v...)
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	if tok != "" {
