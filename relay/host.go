@@ -9,13 +9,14 @@ import (
 // queued for it, kills (Relay.Kill), snapshot requests and the
 // authoritative size (coalesced in the room), then stamped Input: first
 // what the room's window replays from earlier legs of the epoch, then
-// what it drains, in order, from the room's queue, each frame recorded in
-// the window before it is written (inputwindow.go). Every relay→host frame
-// has seq 0. It returns when the leg ends.
+// what it takes, one at a time and in order, from the room's queue, each
+// frame recorded in the window before it is written (inputwindow.go).
+// Every relay→host frame has seq 0. It returns when the leg ends.
 func (l *leg) hostWriter() {
 	defer l.finish()
 	defer l.failKills()
 	rm := l.room
+	hostWake := rm.hostWake // nil once this leg is no longer the bound host
 	for {
 		if !l.flushOut() || !l.writeKills() {
 			return
@@ -41,15 +42,22 @@ func (l *leg) hostWriter() {
 				}
 			}
 		}
+		took := rm.takeInput(l)
 		if !l.writeInputs() {
 			return
 		}
+		if took {
+			continue // the queue may hold more: take the next without waiting
+		}
 		select {
-		case b := <-rm.inputs:
-			// Into the window first, then written at the top of the loop,
-			// after any replay still due and in the order taken.
-			rm.tookInput(b)
-		case <-rm.hostWake:
+		case <-hostWake:
+			if !rm.isHost(l) {
+				// The wake was for the writer of the leg that superseded
+				// this one, which is ending: pass it on, and stop taking
+				// wakes that are no longer ours.
+				rm.signalHost()
+				hostWake = nil
+			}
 		case <-l.wake:
 		case <-l.closing:
 		case <-l.ctx.Done():

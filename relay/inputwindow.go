@@ -125,23 +125,29 @@ func (rm *room) unreplayedLocked(n int, why string) {
 	}
 }
 
-// tookInput records a stamped Input frame a host writer took from the
-// room's queue, before it writes it: if the leg ends before its host
-// applied it, the next leg of the epoch gets it again. The window slides
-// past entries the bound leg has written; entries evicted with no host
-// bound (a writer outliving its leg) are counted as unreplayed.
-func (rm *room) tookInput(b []byte) {
+// takeInput moves the next stamped Input frame from the room's queue into
+// the window for host leg l to write, and reports whether it took one. It
+// takes nothing while l is not the bound host or has window frames still
+// to write, so at most one taken frame waits unwritten. Taking and
+// recording happen under rm.mu, where binding happens too: a writer whose
+// leg was just superseded cannot take a frame from the queue and record it
+// after one the new leg took, which would reorder the keystrokes. The
+// window slides past entries the bound leg has written.
+func (rm *room) takeInput(l *leg) bool {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	now := time.Now()
 	w := &rm.sent
-	w.add(b, now)
-	keep := w.next
-	if rm.host != nil {
-		keep = rm.host.inNext
+	if rm.host != l || l.inNext != w.next {
+		return false
 	}
-	if n := w.evict(now, keep); n > 0 && rm.host == nil {
-		rm.unreplayedLocked(n, "past the window's bounds")
+	select {
+	case b := <-rm.inputs:
+		now := time.Now()
+		w.add(b, now)
+		w.evict(now, l.inNext)
+		return true
+	default:
+		return false
 	}
 }
 

@@ -1,8 +1,11 @@
 package relay
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
 )
 
 // The window's bounds are hard: however many frames go through it, it
@@ -58,5 +61,52 @@ func TestInputWindowBounds(t *testing.T) {
 				t.Fatalf("from(next-1) found id %d", w.entries[got].id)
 			}
 		})
+	}
+}
+
+// Only the bound host leg's writer takes Input from the room's queue: a
+// writer whose leg was superseded takes nothing, so it cannot record a
+// frame after one the new leg took (reordering the keystrokes); the new
+// leg gets the window's replay first, then the queue, in order.
+func TestOnlyTheBoundHostTakesInput(t *testing.T) {
+	rl := fuzzRelay(t)
+	rm := newRoom(rl, roomKey{org: "o", session: "s"})
+	a := newLeg(rl, nil, attachwire.RoleHost, "host", "jti-a", rl.log)
+	defer a.cancel()
+	b := newLeg(rl, nil, attachwire.RoleHost, "host", "jti-b", rl.log)
+	defer b.cancel()
+	b.dedupAll = true
+	if err := rm.bindHost(a, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"k1", "k2", "k3"} {
+		rm.inputs <- []byte(k)
+	}
+	if !rm.takeInput(a) {
+		t.Fatal("the bound leg took nothing")
+	}
+	if got, _ := rm.nextInput(a); string(got) != "k1" {
+		t.Fatalf("the bound leg's next frame is %q, want k1", got)
+	}
+	rm.hostLeft(a)
+	if err := rm.bindHost(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rm.takeInput(a) {
+		t.Fatal("a superseded leg took a frame from the queue")
+	}
+	var got []string
+	for range 4 {
+		rm.takeInput(b)
+		for {
+			f, ok := rm.nextInput(b)
+			if !ok {
+				break
+			}
+			got = append(got, string(f))
+		}
+	}
+	if want := []string{"k1", "k2", "k3"}; !slices.Equal(got, want) {
+		t.Fatalf("the new leg wrote %q, want %q", got, want)
 	}
 }

@@ -158,6 +158,7 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 			select {
 			case rm.inputs <- v.forward:
 				rl.metrics.inputsForwarded.Inc()
+				rm.signalHost()
 			default:
 				rl.metrics.backpressure.Inc()
 				w.Header().Set("Retry-After", "1")

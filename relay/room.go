@@ -33,7 +33,8 @@ type room struct {
 	// inputs carries stamped Input frames to whichever host leg is bound;
 	// a full queue blocks the sending driver's reader.
 	inputs chan []byte
-	// hostWake tells the host writer that a control is pending.
+	// hostWake tells the bound host leg's writer that a control or
+	// Input is pending.
 	hostWake chan struct{}
 
 	mu       sync.Mutex
@@ -275,6 +276,13 @@ func (rm *room) requestSnapshot(reason attachwire.SnapshotReason) {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	rm.requestSnapshotLocked(reason)
+}
+
+// isHost reports whether l is the room's bound host leg.
+func (rm *room) isHost(l *leg) bool {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return rm.host == l
 }
 
 func (rm *room) signalHost() {

@@ -259,6 +259,7 @@ func (l *leg) input(in attachwire.Input) bool {
 			}
 		}
 		rm.relay.metrics.inputsForwarded.Inc()
+		rm.signalHost() // the host writer takes Input only when woken or busy
 	} else {
 		rm.relay.metrics.inputsDropped.Inc()
 	}
