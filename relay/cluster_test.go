@@ -454,8 +454,17 @@ func TestClusterDriverAfterTakeover(t *testing.T) {
 				t.Fatalf("penGeneration %d after the takeover, want above %d", g.PenGeneration, gen)
 			}
 			input(t, d, 3, g.PenGeneration, "", "z")
-			if ack := relaytest.ExpectControl[attachwire.InputAck](t, d); ack.AckInputSeq != 3 {
-				t.Fatalf("ack %d after the takeover, want 3", ack.AckInputSeq)
+			// The ack of 2 may come again first (the new owner or the
+			// driver's node repeating where the driver stood, a harmless
+			// repeat: acks only move forward); then 3 must follow.
+			for {
+				ack := relaytest.ExpectControl[attachwire.InputAck](t, d)
+				if ack.AckInputSeq == 3 {
+					break
+				}
+				if ack.AckInputSeq != 2 {
+					t.Fatalf("ack %d after the takeover, want 3 (or a repeated 2 before it)", ack.AckInputSeq)
+				}
 			}
 			if in := hostInput(t, h2); string(in.Data) != "z" {
 				t.Fatalf("host on B got %q, want z", in.Data)
