@@ -375,7 +375,12 @@ func TestCancelReturnsPromptlyAndJoinsEverything(t *testing.T) {
 func TestAStalledRelayNeverBlocksTheSession(t *testing.T) {
 	// A small ring, so that the carrier falls off it while the relay is
 	// stalled and has to re-anchor.
-	r := newRig(t, "lines", fastRelay(), func(s *ptyhost.Spec) { s.RingBytes = 256 << 10 })
+	// The viewer reads nothing (so answers no ping) while the session
+	// runs, which takes longer than fastRelay's 5 s silence on a busy
+	// machine: the relay must not close it as silent meanwhile.
+	rcfg := fastRelay()
+	rcfg.SilenceTimeout = 10 * watchdog // the wait for the session below
+	r := newRig(t, "lines", rcfg, func(s *ptyhost.Spec) { s.RingBytes = 256 << 10 })
 	cfg := r.config()
 	cfg.FinalScreenWindow = time.Minute // the window outlasts the stall
 	r.start(t, cfg)
