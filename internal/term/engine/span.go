@@ -54,8 +54,14 @@ func (l *line) spanForm() bool {
 	if l.n != 0 || !printableFill(l.fill) {
 		return false
 	}
-	if cap(l.text) < len(l.cells) {
-		l.text = make([]byte, 0, len(l.cells))
+	if cap(l.text) < len(l.cells)+8 {
+		// Eight bytes of slack: appendRun stores whole words.
+		l.text = make([]byte, 0, len(l.cells)+8)
+	}
+	if cap(l.spans) < maxSpans {
+		// Full size at once: growing by appends would allocate now and
+		// then for as long as rows cycle through the scrollback.
+		l.spans = make([]span, 0, maxSpans)
 	}
 	l.text, l.spans, l.spanned = l.text[:0], l.spans[:0], true
 	return true
@@ -131,6 +137,26 @@ func (l *line) printSpan(col int, src []byte, p pen) {
 	}
 	copy(l.text[col:], src)
 	l.paint(col, end, p, old)
+}
+
+// appendRun copies the run of printable ASCII bytes src starts with, up
+// to room bytes, to dst and returns its length: copying and scanning in
+// one pass, a word at a time. dst has room+8 bytes: bytes past the run
+// may be stored too.
+func appendRun(dst, src []byte, room int) int {
+	dst = dst[:room+8]
+	k := 0
+	for ; k < room && k+8 <= len(src); k += 8 {
+		w := binary.LittleEndian.Uint64(src[k : k+8])
+		binary.LittleEndian.PutUint64(dst[k:k+8], w)
+		if m := unprintable(w); m != 0 {
+			return min(k+bits.TrailingZeros64(m)/8, room)
+		}
+	}
+	for ; k < room && k < len(src) && src[k]-0x20 < 0x5f; k++ {
+		dst[k] = src[k]
+	}
+	return min(k, room)
 }
 
 // paint sets the pen of columns [a, b) to p; old is the text's length
@@ -238,13 +264,25 @@ func (e *Engine) printSpans(b []byte) int {
 		if !l.spanForm() {
 			break
 		}
-		if len(l.spans)+3 > maxSpans {
+		col := e.cur.col
+		var n int
+		switch {
+		case col == len(l.text) && len(l.spans) < maxSpans:
+			// The usual case: appending.
+			n = appendRun(l.text[col:cap(l.text)], b[i:], cols-col)
+			l.text = l.text[:col+n]
+			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
+				l.spans = append(s, span{col, e.cur.pen})
+			}
+		case len(l.spans)+3 > maxSpans:
 			e.scr.unspan(l)
+		default:
+			n = asciiRun(b[i:min(len(b), i+cols-col)])
+			l.printSpan(col, b[i:i+n], e.cur.pen)
+		}
+		if n == 0 {
 			break
 		}
-		col := e.cur.col
-		n := asciiRun(b[i:min(len(b), i+cols-col)])
-		l.printSpan(col, b[i:i+n], e.cur.pen)
 		i += n
 		if col += n; col < cols {
 			e.cur.col = col
