@@ -8,22 +8,23 @@ import (
 // Span form. Most rows of real output hold plain ASCII in a few colors,
 // so a row can also be kept as its printed text, one byte a column, and
 // a short list of style runs; the cells past the text all equal fill, as
-// in the cell form. Printing plain ASCII at or before the text's end
-// copies bytes and edits runs, where the cell form stores 12 bytes a
-// character, and scrolling such a row into scrollback or a snapshot
-// encodes it straight from the bytes.
+// in the cell form. Printing plain ASCII there copies bytes and edits
+// runs (a gap between the text's end and the cursor takes the fill's
+// byte and pen), where the cell form stores 12 bytes a character, and a
+// snapshot or the scrollback encodes such a row straight from its bytes.
 //
 // A row enters span form only when it stores no cells (n == 0: cleared
 // or fresh) and its fill is a plain printable ASCII cell. Every access
 // that needs cells goes through buffer.extend (so buffer.row and
 // materialize), which turns the row back into cells first: wide,
 // combining and non-ASCII printing, erasing inside the content, ICH and
-// DCH, resize. Only printSpans, eraseCells to the end of a row, and the
-// readers that encode rows (Screen, AppendSnapshot, scrollback) work on
-// the span form itself.
+// DCH, resize. Only printSpans, eraseCells to the end of a row, clearing
+// and scrolling (which move or reset whole rows), and the readers that
+// encode rows (Screen, AppendSnapshot, scrollback) work on the span form
+// itself.
 
 // maxSpans bounds the style runs of a row in span form: a row painted in
-// more colors goes back to cells, so that editing the runs stays O(1).
+// more colors goes back to cells, so that editing the runs stays cheap.
 const maxSpans = 32
 
 // span is one style run: the columns from at up to the next run's at (or
@@ -212,7 +213,7 @@ func replaceSpans(s []span, i, j int, rep []span) []span {
 	return s
 }
 
-// content returns how many leading cells of a row in span form are
+// spanContent returns how many leading cells of a row in span form are
 // content and how many fill cells follow, as lineCells counts them for a
 // row of cells: trailing default blanks are dropped.
 func (l *line) spanContent() (end, fills int) {
