@@ -246,57 +246,46 @@ func asciiRun(b []byte) int {
 	return k
 }
 
-// printSpans prints the run of printable ASCII bytes b starts with onto
-// rows in span form, wrapping at the right margin, and returns how many
-// bytes it printed: 0 when the cursor's row holds cells (then printRun
+// printSpans prints the run of printable ASCII bytes b starts with, up to
+// the right margin, onto the cursor's row in span form, and returns how
+// many bytes it printed: 0 when the row holds cells (then printRun
 // prints) or autowrap is off. The caller has ruled out insert mode,
-// charsets and pending joiners.
+// charsets and pending joiners, and calls again for the rest of a run
+// that wraps.
 func (e *Engine) printSpans(b []byte) int {
 	if !e.mode.autowrap || e.noSpans {
 		return 0
 	}
-	cols := e.cols
-	i := 0
-	for {
-		if e.cur.wrapPending {
-			e.wrapOrStay()
+	if e.cur.wrapPending {
+		e.wrapOrStay()
+	}
+	l := e.scr.line(e.cur.row)
+	if !l.spanned && !l.spanForm() {
+		return 0
+	}
+	cols, col := e.cols, e.cur.col
+	var n int
+	switch {
+	case col == len(l.text) && len(l.spans) < maxSpans:
+		// The usual case: appending.
+		n = appendRun(l.text[col:cap(l.text)], b, cols-col)
+		l.text = l.text[:col+n]
+		if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
+			l.spans = append(s, span{col, e.cur.pen})
 		}
-		l := e.scr.line(e.cur.row)
-		if !l.spanForm() {
-			break
-		}
-		col := e.cur.col
-		var n int
-		switch {
-		case col == len(l.text) && len(l.spans) < maxSpans:
-			// The usual case: appending.
-			n = appendRun(l.text[col:cap(l.text)], b[i:], cols-col)
-			l.text = l.text[:col+n]
-			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
-				l.spans = append(s, span{col, e.cur.pen})
-			}
-		case len(l.spans)+3 > maxSpans:
-			e.scr.unspan(l)
-		default:
-			n = asciiRun(b[i:min(len(b), i+cols-col)])
-			l.printSpan(col, b[i:i+n], e.cur.pen)
-		}
-		if n == 0 {
-			break
-		}
-		i += n
-		if col += n; col < cols {
-			e.cur.col = col
-			break
-		}
+	case len(l.spans)+3 > maxSpans:
+		e.scr.unspan(l)
+		return 0
+	default:
+		n = asciiRun(b[:min(len(b), cols-col)])
+		l.printSpan(col, b[:n], e.cur.pen)
+	}
+	if col += n; col < cols {
+		e.cur.col = col
+	} else {
 		e.cur.col = cols - 1
 		e.cur.wrapPending = true
-		if i == len(b) || b[i]-0x20 >= 0x5f {
-			break
-		}
 	}
-	if i > 0 {
-		e.lastRune = rune(b[i-1])
-	}
-	return i
+	e.lastRune = rune(b[n-1])
+	return n
 }
