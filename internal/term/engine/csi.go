@@ -294,6 +294,21 @@ func (e *Engine) softReset() {
 // intermediate, a ':', a control, the end of b.
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
+	if i+2 < len(b) && b[i]-'0' < 10 {
+		// The commonest sequence of all, an SGR of one simple code of
+		// one or two digits ("\x1b[0m", "\x1b[32m"), goes straight to
+		// the table.
+		v, end := int(b[i]-'0'), i+1
+		if d := b[i+1] - '0'; d < 10 {
+			v, end = v*10+int(d), i+2
+		}
+		if b[end] == 'm' && sgrOps[v].kind == sgrSimple {
+			p.params[0], p.nparams, p.hasParam, p.state = int32(v), 1, true, stGround
+			e.lastRune = -1
+			sgrOps[v].apply(&e.cur.pen)
+			return end + 1
+		}
+	}
 	start := i
 	seq := b[:min(len(b), i+maxCSILen)]
 	n := 0
