@@ -119,9 +119,8 @@ func (l *line) truncate(at int) {
 }
 
 // printSpan writes the printable ASCII src at column col of a row in span
-// form, col being at most the text's end (the cells between the end and
-// col, if any, hold the fill, which becomes text) and col+len(src) at
-// most the row's width.
+// form, col+len(src) being at most the row's width. When col is past the
+// text's end, the cells in between hold the fill, which becomes text.
 func (l *line) printSpan(col int, src []byte, p pen) {
 	if t := len(l.text); col > t {
 		l.text = l.text[:col]
@@ -170,7 +169,7 @@ func (l *line) paint(a, b int, p pen, old int) {
 		i--
 	}
 	if i == len(s) && b >= old && (i == 0 || s[i-1].p != p) {
-		l.spans = append(s, span{a, p}) // the usual case: appending
+		l.spans = append(s, span{a, p}) // after the last run
 		return
 	}
 	j := i
