@@ -263,14 +263,29 @@ func (e *Engine) printSpans(b []byte) int {
 		return 0
 	}
 	cols, col := e.cols, e.cur.col
-	var n int
+	n := 0
 	switch {
 	case col == len(l.text) && len(l.spans) < maxSpans:
 		// The usual case: appending.
-		n = appendRun(l.text[col:cap(l.text)], b, cols-col)
-		l.text = l.text[:col+n]
-		if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
-			l.spans = append(s, span{col, e.cur.pen})
+		for {
+			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
+			l.text = l.text[:col+k]
+			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
+				l.spans = append(s, span{col, e.cur.pen})
+			}
+			n, col = n+k, col+k
+			// A one-code SGR between two runs (a log line's colors)
+			// is applied here, as Write would, and the row goes on.
+			if col == cols || len(l.spans) == maxSpans || n+2 >= len(b) || b[n] != 0x1B || b[n+1] != '[' {
+				break
+			}
+			v, next, ok := shortSGR(b, n+2)
+			if !ok || next == len(b) || b[next]-0x20 >= 0x5f {
+				break
+			}
+			e.clearSeq(stGround)
+			e.applyShortSGR(v)
+			n = next
 		}
 	case len(l.spans)+3 > maxSpans:
 		e.scr.unspan(l)
@@ -278,8 +293,9 @@ func (e *Engine) printSpans(b []byte) int {
 	default:
 		n = asciiRun(b[:min(len(b), cols-col)])
 		l.printSpan(col, b[:n], e.cur.pen)
+		col += n
 	}
-	if col += n; col < cols {
+	if col < cols {
 		e.cur.col = col
 	} else {
 		e.cur.col = cols - 1
