@@ -246,9 +246,10 @@ func asciiRun(b []byte) int {
 }
 
 // printSpans prints the run of printable ASCII bytes b starts with, up to
-// the right margin, onto the cursor's row in span form, and returns how
-// many bytes it printed: 0 when the row holds cells (then printRun
-// prints) or autowrap is off. The caller has ruled out insert mode,
+// the right margin, onto the cursor's row in span form (and when it ends
+// the row's text, the runs after it that only one-code SGRs separate),
+// and returns how many bytes it consumed: 0 when the row holds cells
+// (then printRun prints) or autowrap is off. The caller has ruled out insert mode,
 // charsets and pending joiners, and calls again for the rest of a run
 // that wraps.
 func (e *Engine) printSpans(b []byte) int {
