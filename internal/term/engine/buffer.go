@@ -23,6 +23,12 @@ type line struct {
 	// wrapped is set when printing wrapped from this line onto the next
 	// (a soft wrap); it travels with the line into scrollback.
 	wrapped bool
+	// spanned marks the span form (span.go): the row is text styled by
+	// spans, then fill; n is 0 and cells unused until extend turns it
+	// back into cells. text and spans keep their capacity either way.
+	spanned bool
+	text    []byte
+	spans   []span
 }
 
 // buffer is one screen (primary or alternate): a ring of rows. Logical row
@@ -75,8 +81,10 @@ func (b *buffer) materialize(l *line) {
 	b.extend(l, len(l.cells))
 }
 
-// extend stores l's implicit cells up to column to.
+// extend stores l's implicit cells up to column to, turning a row in
+// span form back into cells first.
 func (b *buffer) extend(l *line, to int) {
+	b.unspan(l)
 	if l.n < to {
 		b.work += uint64(to - l.n)
 		b.fillWith(l.cells[l.n:to], l.fill)
@@ -97,6 +105,7 @@ func (b *buffer) fillWith(dst []cell, c cell) {
 func (b *buffer) clearLine(l *line, bg attachwire.Color) {
 	l.wrapped = false
 	l.n = 0
+	l.spanned = false
 	l.fill = blankCell(bg)
 }
 
@@ -158,7 +167,9 @@ func (b *buffer) eraseCells(r, from, to int, bg attachwire.Color) {
 		// Erasing to the end only changes the implicit part: O(1), or
 		// O(from - n) when the cells before from were implicit in
 		// another fill.
-		if from < l.n {
+		if l.spanned && from <= len(l.text) {
+			l.truncate(from)
+		} else if from < l.n {
 			splitWide(l.cells, from)
 			l.n = from
 		} else if nf := blankCell(bg); nf != l.fill {

@@ -71,7 +71,9 @@ func (e *Engine) escDispatch(final byte) {
 // home the cursor.
 func (e *Engine) alignmentTest() {
 	for i := range e.rows {
-		*e.scr.line(i) = line{cells: e.scr.line(i).cells, fill: cell{c: 'E'}}
+		l := e.scr.line(i)
+		e.scr.clearLine(l, 0)
+		l.fill = cell{c: 'E'}
 	}
 	e.work += uint64(e.rows)
 	e.top, e.bot = 0, e.rows-1

@@ -294,6 +294,10 @@ func (e *Engine) softReset() {
 // intermediate, a ':', a control, the end of b.
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
+	if v, next, ok := shortSGR(b, i); ok {
+		e.applyShortSGR(v)
+		return next
+	}
 	start := i
 	seq := b[:min(len(b), i+maxCSILen)]
 	n := 0
@@ -346,6 +350,30 @@ func (e *Engine) csiFast(b []byte, i int) int {
 	}
 	p.seqLen = i - start
 	return i
+}
+
+// shortSGR recognizes the commonest sequence of all at b[i:], just after
+// its "ESC [": an SGR of one simple code of one or two digits ("\x1b[0m",
+// "\x1b[32m"), which goes straight to the table. It returns the code and
+// the index after the final 'm'.
+func shortSGR(b []byte, i int) (v, next int, ok bool) {
+	if i+2 >= len(b) || b[i]-'0' >= 10 {
+		return 0, 0, false
+	}
+	v, next = int(b[i]-'0'), i+1
+	if d := b[next] - '0'; d < 10 {
+		v, next = v*10+int(d), i+2
+	}
+	return v, next + 1, b[next] == 'm' && sgrOps[v].kind == sgrSimple
+}
+
+// applyShortSGR applies the code shortSGR found, leaving the parser as
+// csiFast leaves it after the sequence (cleared by Write before it).
+func (e *Engine) applyShortSGR(v int) {
+	p := &e.p
+	p.params[0], p.nparams, p.hasParam, p.state = int32(v), 1, true, stGround
+	e.lastRune = -1
+	sgrOps[v].apply(&e.cur.pen)
 }
 
 func (e *Engine) csiByte(c byte) {

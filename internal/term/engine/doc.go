@@ -7,7 +7,10 @@
 // colors. A row stores only its leading n cells; the rest all equal the
 // row's fill cell, so clearing a row (in any background), DECALN and
 // scrolling a fresh row in cost O(1). A full-screen scroll advances the
-// ring's start; a scroll region rotates row headers, never cells.
+// ring's start; a scroll region rotates row headers, never cells. A row of
+// plain ASCII can instead be held in span form (its text, a byte a column,
+// and a few style runs; span.go): printing there copies bytes, and any
+// other access turns the row back into cells first.
 //
 // Scrollback is a bounded ring of Options.Scrollback lines, oldest first.
 // The newest 256 lines keep their row buffers (a scroll swaps the leaving

@@ -58,6 +58,10 @@ type Engine struct {
 	// work counts inner-loop steps (cells touched, bytes scanned); tests
 	// use it to check the per-byte work bound.
 	work uint64
+
+	// noSpans keeps every row in cell form (tests compare the span form
+	// against it).
+	noSpans bool
 }
 
 // cursor is the cursor state DECSC saves and DECRC restores.

@@ -18,6 +18,9 @@ func (e *Engine) printASCII(b []byte) int {
 		}
 		return i
 	}
+	if k := e.printSpans(b); k > 0 {
+		return k
+	}
 	if e.cur.wrapPending {
 		return e.printRun(b)
 	}
@@ -28,7 +31,7 @@ func (e *Engine) printASCII(b []byte) int {
 	l := e.scr.line(e.cur.row)
 	col := e.cur.col
 	room := e.cols - 1 - col
-	if col != l.n || room < 8 || len(b) < 8 {
+	if l.spanned || col != l.n || room < 8 || len(b) < 8 {
 		return e.printRun(b)
 	}
 	n := min(room, len(b))
@@ -54,6 +57,7 @@ func (e *Engine) printRun(b []byte) int {
 			e.wrapOrStay()
 		}
 		l := e.scr.line(e.cur.row)
+		e.scr.unspan(l)
 		row := l.cells
 		col := e.cur.col
 		if col > l.n {

@@ -19,6 +19,7 @@ func (e *Engine) Resize(cols, rows, pxWidth, pxHeight int) {
 	if cols == e.cols && rows == e.rows {
 		return
 	}
+	e.unspanAll()
 	if cols != e.cols && !e.altActive && cols >= 2 && e.cols >= 2 {
 		e.reflow(cols)
 	}
@@ -51,6 +52,21 @@ func (e *Engine) Resize(cols, rows, pxWidth, pxHeight int) {
 	// the table for the new size (O(cols·(rows+rawLines)), as the
 	// resize itself).
 	e.collectClusters()
+}
+
+// unspanAll turns every row in span form, on the screens and in raw
+// scrollback, back into cells: resizing and reflowing work on cells.
+func (e *Engine) unspanAll() {
+	for _, b := range [...]*buffer{e.prim, e.alt} {
+		if b != nil {
+			for i := range b.lines {
+				b.unspan(&b.lines[i])
+			}
+		}
+	}
+	for i := range e.sb.raw {
+		e.work += uint64(e.sb.raw[i].unspan())
+	}
 }
 
 // resizePrimary resizes the primary buffer and returns how far its content

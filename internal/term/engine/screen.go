@@ -38,14 +38,21 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 			dst.Scrollback[i] = decodeLine(dst.Scrollback[i][:0], enc)
 			continue
 		}
-		stored, fills := lineCells(l)
-		n := len(stored) + fills
+		var stored []cell
+		text, fills := 0, 0
+		if l.spanned {
+			text, fills = l.spanContent()
+		} else {
+			stored, fills = lineCells(l)
+		}
+		n := text + len(stored) + fills
 		out := dst.Scrollback[i]
 		if cap(out) < n {
 			out = make([]attachwire.Cell, n)
 		}
 		out = out[:n]
-		for j := range out {
+		screenSpans(out[:text], l)
+		for j := text; j < n; j++ {
 			c := l.fill
 			if j < len(stored) {
 				c = stored[j]
@@ -111,7 +118,12 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 	for i := range e.rows {
 		out := dst[i*e.cols : (i+1)*e.cols]
 		l := b.line(i)
-		for j := range out {
+		start := 0
+		if l.spanned {
+			start = min(len(l.text), e.cols)
+			screenSpans(out[:start], l)
+		}
+		for j := start; j < len(out); j++ {
 			c := l.fill
 			if j < l.n {
 				c = l.cells[j]
@@ -120,6 +132,16 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 		}
 	}
 	return dst
+}
+
+// screenSpans converts the first len(out) cells of a row in span form.
+func screenSpans(out []attachwire.Cell, l *line) {
+	for k, s := range l.spans {
+		end := min(l.runEnd(k), len(out))
+		for j := s.at; j < end; j++ {
+			out[j] = attachwire.Cell{Content: asciiContent(l.text[j]), Style: s.p.style, Fg: s.p.fg, Bg: s.p.bg}
+		}
+	}
 }
 
 // screenCell converts a cell; old is the content previously in the

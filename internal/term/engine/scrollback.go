@@ -105,12 +105,12 @@ func (s *scrollback) push(l *line, ct *clusters) {
 	if !ok {
 		return
 	}
-	old := s.raw[slot].cells
+	old := s.raw[slot]
 	s.raw[slot] = *l
-	if len(old) != len(l.cells) {
-		old = make([]cell, len(l.cells))
+	if len(old.cells) != len(l.cells) {
+		old.cells = make([]cell, len(l.cells))
 	}
-	*l = line{cells: old, fill: cell{c: ' '}}
+	*l = line{cells: old.cells, fill: cell{c: ' '}, text: old.text[:0], spans: old.spans[:0]}
 }
 
 // place puts l, which the ring then owns, as the newest line.
@@ -153,7 +153,7 @@ func (s *scrollback) pushEncoded(src *line, ct *clusters) {
 		return
 	}
 	s.tmp = encodeLine(s.tmp[:0], src, ct)
-	s.work += uint64(min(src.n, len(src.cells)) + 1)
+	s.work += uint64(min(src.n, len(src.cells)) + len(src.text) + 1)
 	var l *sbLine
 	switch {
 	case s.encN < len(s.enc):
@@ -217,9 +217,40 @@ func lineCells(l *line) (stored []cell, fills int) {
 	return l.cells[:end], 0
 }
 
+// encodeLine appends the encoding of l, in either form.
 func encodeLine(dst []byte, l *line, ct *clusters) []byte {
+	if l.spanned {
+		return encodeSpanLine(dst, l)
+	}
 	stored, fills := lineCells(l)
 	dst = encodeCells(dst, stored, fills, l.fill, ct)
+	return dst
+}
+
+// encodeSpanLine is encodeLine for a row in span form, giving the bytes
+// encodeCells gives for the same cells: printable ASCII is its own UTF-8.
+func encodeSpanLine(dst []byte, l *line) []byte {
+	end, fills := l.spanContent()
+	var cur pen
+	attrs := func(p pen) {
+		if p != cur {
+			cur = p
+			dst = append(dst, sbAttr, byte(p.style))
+			dst = appendColor(dst, p.fg)
+			dst = appendColor(dst, p.bg)
+		}
+	}
+	for k, s := range l.spans {
+		if s.at >= end {
+			break
+		}
+		attrs(s.p)
+		dst = append(dst, l.text[s.at:min(l.runEnd(k), end)]...)
+	}
+	if fills > 0 {
+		attrs(fillPen(l.fill))
+		dst = append(dst, sbRepeat, byte(fills), byte(fills>>8), byte(l.fill.c&runeMask))
+	}
 	return dst
 }
 

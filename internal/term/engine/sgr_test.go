@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -40,4 +41,29 @@ func TestPlainSGRTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestShortSGR checks csiFast's shortcut for an SGR of one code of one or
+// two digits against the general path: each code, written whole (the
+// shortcut) and from several pens, gives the pen sgrFrom gives.
+func TestShortSGR(t *testing.T) {
+	starts := []string{"", "\x1b[1;3;38;2;1;2;3;48;5;9m", "\x1b[4:3;7;31m"}
+	for v := range 100 {
+		for _, start := range starts {
+			e := New(term.Options{Cols: 10, Rows: 2})
+			e.Write([]byte(start))
+			from := e.cur.pen
+			e.Write(fmt.Appendf(nil, "\x1b[%dmx", v))
+			got := e.cur.pen
+
+			e.cur.pen = from
+			e.p.params = [maxParams]int32{int32(v)}
+			e.p.nparams, e.p.colons = 1, 0
+			e.sgrFrom(0)
+			if want := e.cur.pen; got != want {
+				t.Fatalf("SGR %d from %q: %+v, want %+v", v, start, got, want)
+			}
+		}
+	}
+	checkSplits(t, 20, 3, fmt.Appendf(nil, "\x1b[1mA\x1b[32mB\x1b[4mC\x1b[0mD\x1b[38mE\x1b[99mF\x1b[7m\x1b[27mG"))
 }

@@ -36,6 +36,13 @@ func (e *Engine) AppendSnapshot(dst []byte, atSeq, epoch uint64, echo attachwire
 	n := e.sb.len()
 	enc.Scrollback(n)
 	for i := range n {
+		if l := e.sb.rawLine(i); l != nil && l.spanned {
+			end, fills := l.spanContent()
+			enc.Line(end + fills)
+			encodeSpans(&enc, l, end)
+			e.encodeRun(&enc, l.fill, fills)
+			continue
+		}
 		if l := e.sb.rawLine(i); l != nil {
 			stored, fills := lineCells(l)
 			enc.Line(len(stored) + fills)
@@ -60,7 +67,10 @@ func (e *Engine) snapshotEstimate() int {
 		cells *= 2
 	}
 	for i := range e.sb.len() {
-		if l := e.sb.rawLine(i); l != nil {
+		if l := e.sb.rawLine(i); l != nil && l.spanned {
+			end, fills := l.spanContent()
+			cells += end + fills
+		} else if l != nil {
 			stored, fills := lineCells(l)
 			cells += len(stored) + fills
 		} else {
@@ -75,6 +85,12 @@ func (e *Engine) snapshotEstimate() int {
 func (e *Engine) encodeGrid(enc *attachwire.ScreenEncoder, b *buffer) {
 	for i := range e.rows {
 		l := b.line(i)
+		if l.spanned {
+			end := min(len(l.text), e.cols)
+			encodeSpans(enc, l, end)
+			e.encodeRun(enc, l.fill, e.cols-end)
+			continue
+		}
 		stored := min(l.n, e.cols)
 		e.encodeCells(enc, l.cells[:stored])
 		e.encodeRun(enc, l.fill, e.cols-stored)
@@ -91,6 +107,15 @@ func (e *Engine) encodeCells(enc *attachwire.ScreenEncoder, cells []cell) {
 			enc.AppendCluster(e.ct.get(c.c&runeMask), c.style(), c.fg, c.bg)
 		default:
 			enc.AppendRune(cellRune(c), c.style(), c.fg, c.bg)
+		}
+	}
+}
+
+// encodeSpans encodes the first end cells of a row in span form.
+func encodeSpans(enc *attachwire.ScreenEncoder, l *line, end int) {
+	for k, s := range l.spans {
+		for _, ch := range l.text[min(s.at, end):min(l.runEnd(k), end)] {
+			enc.AppendRune(rune(ch), s.p.style, s.p.fg, s.p.bg)
 		}
 	}
 }
