@@ -22,9 +22,9 @@ const MaxMarkerLabel = 4096
 // frames it has published. Create one with Spawn. A Session is safe for
 // concurrent use by multiple goroutines.
 //
-// Goroutines: a Session runs four (the read loop and the feed loop it
-// owns, the answer writer, and the lifecycle goroutine that waits for the
-// child), five with a cast recording (its writer, joined by the
+// Goroutines: a Session runs three (the read loop, which also feeds the
+// terminal, the answer writer, and the lifecycle goroutine that waits for
+// the child), four with a cast recording (its writer, joined by the
 // lifecycle); all have exited once Done is closed, and Stop joins them.
 type Session struct {
 	spec   Spec
@@ -32,7 +32,8 @@ type Session struct {
 	cmd    *exec.Cmd
 	pid    int
 	master *os.File
-	anchor time.Time // rel_time 0: the moment the child was started
+	reader *chunkReader // the read loop's; close the master with closeMaster
+	anchor time.Time    // rel_time 0: the moment the child was started
 
 	answers *answerer
 	ring    *ring
@@ -182,4 +183,13 @@ func (s *Session) publishLocked(typ attachwire.FrameType, payload []byte) attach
 		s.rec.record(f)
 	}
 	return f
+}
+
+// closeMaster closes the master, first ending a read loop's wait for
+// output, which on Linux does not notice the master's Close by itself.
+func (s *Session) closeMaster() {
+	if s.reader != nil {
+		s.reader.interrupt()
+	}
+	s.master.Close()
 }
