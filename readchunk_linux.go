@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,9 +144,13 @@ func (r *chunkReader) wait() error {
 		}
 		var timeout *unix.Timespec
 		if d := r.deadline.Load(); d != 0 {
-			ts := unix.NsecToTimespec(d - int64(time.Since(r.epoch)))
+			ts := unix.NsecToTimespec(max(d-int64(time.Since(r.epoch)), 0)) // ppoll refuses a negative one
 			timeout = &ts
 		}
+		// A goroutine the caller readied (the subscriber woken by the
+		// frame just published) waits on this P, which ppoll holds until
+		// sysmon takes it away, 20 µs to 10 ms later: let it run first.
+		runtime.Gosched()
 		r.fds[0].Revents, r.fds[1].Revents = 0, 0
 		_, err := unix.Ppoll(r.fds[:], timeout, nil)
 		switch {
