@@ -19,6 +19,7 @@ type chunkReader struct {
 	rc syscall.RawConn // nil if the file has none: plain reads then
 }
 
+// newChunkReader takes the master's raw connection once; it cannot fail.
 func newChunkReader(master *os.File) (*chunkReader, error) {
 	rc, err := master.SyscallConn()
 	if err != nil {
