@@ -27,7 +27,9 @@ import (
 // ppoll's timeout, and interrupt ends a wait at once through an eventfd
 // that ppoll watches beside the master. The duplicate fd is the reader's
 // own, so closing the master never waits for a read in progress and its
-// number cannot be reused under one.
+// number cannot be reused under one. The price is a thread: a goroutine
+// in ppoll holds its OS thread, where one parked under the poller holds
+// none, so every live session keeps one more (see Session).
 //
 // read is called from one goroutine only (the read loop, which calls close
 // when it is done); setDeadline and interrupt are safe from any goroutine.

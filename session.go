@@ -26,6 +26,11 @@ const MaxMarkerLabel = 4096
 // terminal, the answer writer, and the lifecycle goroutine that waits for
 // the child), four with a cast recording (its writer, joined by the
 // lifecycle); all have exited once Done is closed, and Stop joins them.
+// On Linux a live session holds two OS threads (some tens of KiB each)
+// even when idle, one blocked in the lifecycle's wait for the child and
+// one in the read loop's wait for output; the kernel's PTY limit
+// (kernel.pty.max, 4096 by default) keeps that under the Go runtime's
+// 10,000 threads.
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
