@@ -26,11 +26,10 @@ const MaxMarkerLabel = 4096
 // terminal, the answer writer, and the lifecycle goroutine that waits for
 // the child), four with a cast recording (its writer, joined by the
 // lifecycle); all have exited once Done is closed, and Stop joins them.
-// On Linux a live session holds two OS threads (some tens of KiB each)
-// even when idle, one blocked in the lifecycle's wait for the child and
-// one in the read loop's wait for output; the kernel's PTY limit
-// (kernel.pty.max, 4096 by default) keeps that under the Go runtime's
-// 10,000 threads.
+// On Linux the lifecycle's wait for the child holds an OS thread for the
+// session's life, and while output flows the read loop's wait for it
+// holds another (readchunk_linux.go; it gives it back after a second of
+// quiet).
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
