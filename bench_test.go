@@ -75,6 +75,7 @@ func BenchmarkFirehose(b *testing.B) {
 	// runs in the same rotation, to split the engine's share from the
 	// plumbing's; csw/MiB counts the process's context switches
 	// (voluntary and involuntary), the scheduling each byte costs;
+	// null-cpu-ratio is the plumbing's CPU against the bare reader's;
 	// engine/bare is the wall-clock throughput ratio of the same runs.
 	b.Run("cpu-ratio", func(b *testing.B) {
 		runs := []struct {
@@ -107,12 +108,15 @@ func BenchmarkFirehose(b *testing.B) {
 			b.ReportMetric(float64(medianInt(r.csw))/mib, r.name+"-csw/MiB")
 		}
 		b.ReportMetric(median(runs[1].cpu).Seconds()/median(runs[0].cpu).Seconds(), "cpu-ratio")
+		b.ReportMetric(median(runs[2].cpu).Seconds()/median(runs[0].cpu).Seconds(), "null-cpu-ratio")
 		b.ReportMetric(median(runs[0].tree).Seconds()*1000, "bare-tree-cpu-ms")
 		b.ReportMetric(median(runs[1].tree).Seconds()*1000, "engine-tree-cpu-ms")
 		b.ReportMetric(median(runs[1].tree).Seconds()/median(runs[0].tree).Seconds(), "tree-cpu-ratio")
 		b.ReportMetric(runs[0].wall.Seconds()/runs[1].wall.Seconds(), "engine/bare")
 	})
-	for _, bc := range benchBackends(b) {
+	// Each backend alone, and null (the host's plumbing alone), for
+	// profiles.
+	for _, bc := range append(benchBackends(b), backendCase{"null", newNullTerm}) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {

@@ -7,9 +7,9 @@
 // controlling terminal is a fresh PTY, with every signal at its default
 // disposition even when the host ignores some (under nohup, or as a
 // background job). The [Session] owns the master side:
-// one goroutine reads it and hands every chunk, in order, to another that
-// feeds it to a headless terminal emulator (the single authority on what
-// the screen looks like) and publishes the bytes as Output frames. Every frame the host produces (Output, applied
+// one goroutine reads it and feeds every chunk, in order, to a headless
+// terminal emulator (the single authority on what the screen looks like),
+// then publishes the bytes as Output frames. Every frame the host produces (Output, applied
 // Resize, Marker, in-stream Snapshot, Exit) gets the next HostSeq, starting
 // at 1, and goes into a ring buffer bounded by Spec.RingBytes.
 //

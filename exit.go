@@ -95,7 +95,7 @@ func (s *Session) lifecycle() {
 	// Closing the master releases an answer write blocked on a child that
 	// does not read; the terminal is closed before the answerer so that no
 	// answer is pushed after it stops.
-	s.master.Close()
+	s.closeMaster()
 	s.term.Close()
 	s.answers.close()
 	s.log.Debug("ptyhost: session exited", "code", ex.Code, "signal", ex.Signal)
@@ -129,8 +129,8 @@ func (s *Session) drain() {
 	now := time.Now()
 	limit := now.Add(DrainLimit)
 	s.drainBy.Store(limit.UnixNano())
-	if err := s.master.SetReadDeadline(now.Add(DrainGrace)); err != nil {
-		s.master.Close()
+	if err := s.reader.setDeadline(now.Add(DrainGrace)); err != nil {
+		s.closeMaster()
 	}
 	<-s.readDone
 }
@@ -147,8 +147,8 @@ func (s *Session) extendDrain() {
 	if limit := time.Unix(0, by); limit.Before(deadline) {
 		deadline = limit
 	}
-	if err := s.master.SetReadDeadline(deadline); err != nil {
-		s.master.Close()
+	if err := s.reader.setDeadline(deadline); err != nil {
+		s.closeMaster()
 	}
 }
 

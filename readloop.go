@@ -14,23 +14,21 @@ import (
 // of the master is at most this long and becomes one frame.
 const MaxOutputFrame = 32 << 10
 
-// readLoop is the only reader of the master. It hands each chunk, in
-// order, to feedLoop, which feeds the terminal and publishes it as one
-// Output frame under the session lock: reading runs beside the feed, so
-// the child's writes and the emulator's work overlap on two cores instead
-// of taking turns. It returns at end of file (every slave fd closed: EIO
-// on Linux), at the drain's read deadline once the child has exited, or
-// when the master is closed, after feedLoop has published every chunk.
+// readLoop is the only reader of the master, and it feeds what it reads
+// to the terminal itself: each chunk is fed and published as one Output
+// frame under the session lock, then the loop reads again. It returns at
+// end of file (every slave fd closed: EIO on Linux), at the drain's read
+// deadline once the child has exited, or when the master is closed.
 //
-// A chunk goes to the feed at once when the feed is idle, so a keystroke's
-// echo waits for nothing. When the feed is still busy with the previous
-// chunk, the loop waits for it to finish and then takes everything the
-// master has gathered meanwhile into the same chunk (up to
-// MaxOutputFrame): under heavy output that makes chunks large, and a large
-// chunk costs one hand-off, one frame, one subscriber wake-up and one
-// empty read instead of one per few KiB. The wait is at most one chunk's
-// feed (about 150 µs for 32 KiB with the engine), less than the tty's
-// buffering lets the child run ahead, so the child does not wait for it.
+// Reading and feeding take turns on one goroutine, as in a bare reader's
+// loop: no hand-off, so a keystroke's echo waits for nothing and a chunk
+// costs no goroutine wake-up. The child does not wait for the feed: while
+// a chunk is fed, its output gathers in the tty's buffers, and the next
+// read takes everything gathered meanwhile (up to MaxOutputFrame) as one
+// chunk. Under heavy output chunks thus grow large by themselves, and a
+// large chunk costs one frame and one subscriber wake-up instead of one
+// per few KiB (docs/performance.md, "A reader that waits like the bare
+// one").
 //
 // A chunk that fills its buffer becomes the frame's payload as it is, and
 // the next read gets a fresh buffer: under heavy output, where nearly
@@ -40,35 +38,17 @@ const MaxOutputFrame = 32 << 10
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
-	chunks := make(chan []byte)
-	idle := make(chan struct{}, 1)
-	fed := make(chan struct{})
-	go s.feedLoop(chunks, idle, fed)
-	defer func() { <-fed }()
-	defer close(chunks)
-	r := newChunkReader(s.master)
+	defer s.reader.close()
 	var buf []byte
-	handed := false // a chunk went to the feed, which has not signalled idle since
 	for {
 		if buf == nil {
 			buf = make([]byte, MaxOutputFrame)
 		}
-		n, err := r.read(buf)
+		n, err := s.reader.read(buf)
 		if n > 0 {
-			if handed {
-				select {
-				case <-idle:
-				default:
-					<-idle // the feed is busy: wait, then take what came meanwhile
-					if err == nil {
-						n += r.readMore(buf[n:])
-					}
-				}
-			}
-			chunks <- ownChunk(&buf, n)
-			handed = true
-			// The deadline counts from here: time spent waiting for the
-			// feed is not quiet time on the PTY.
+			s.feed(ownChunk(&buf, n))
+			// The deadline counts from here: time spent feeding, or
+			// waiting for the session lock, is not quiet time on the PTY.
 			s.extendDrain()
 		}
 		if err != nil {
@@ -95,17 +75,6 @@ func ownChunk(buf *[]byte, n int) []byte {
 	return p
 }
 
-// feedLoop publishes the chunks readLoop reads, in order, signals idle
-// after each, and closes fed when chunks is closed and drained. readLoop
-// owns and joins it.
-func (s *Session) feedLoop(chunks <-chan []byte, idle chan<- struct{}, fed chan<- struct{}) {
-	defer close(fed)
-	for p := range chunks {
-		s.feed(p)
-		idle <- struct{}{} // never blocks: readLoop takes each signal before the next chunk
-	}
-}
-
 // feed runs one chunk through the terminal and publishes it, under the
 // session lock, so a snapshot never sees the terminal ahead of the
 // frames.
@@ -113,10 +82,10 @@ func (s *Session) feedLoop(chunks <-chan []byte, idle chan<- struct{}, fed chan<
 // It does not give up the CPU part-way through a large chunk any more.
 // A sched_yield every few KiB once helped, when the read loop read on
 // beside the feed and the child and the kernel's tty worker had to wait
-// behind both for a CPU; since the read loop waits for a busy feed and
-// then takes what came meanwhile in one chunk, the other core is free
-// while the feed computes, and on a loaded machine each yield was a
-// context switch that handed the CPU to other processes
+// behind both for a CPU; since the read loop does not read while a chunk
+// is fed and then takes what came meanwhile in one chunk, the other core
+// is free while the feed computes, and on a loaded machine each yield was
+// a context switch that handed the CPU to other processes
 // (docs/performance.md, "Where the CPU goes").
 func (s *Session) feed(p []byte) {
 	s.mu.Lock()

@@ -22,17 +22,22 @@ const MaxMarkerLabel = 4096
 // frames it has published. Create one with Spawn. A Session is safe for
 // concurrent use by multiple goroutines.
 //
-// Goroutines: a Session runs four (the read loop and the feed loop it
-// owns, the answer writer, and the lifecycle goroutine that waits for the
-// child), five with a cast recording (its writer, joined by the
+// Goroutines: a Session runs three (the read loop, which also feeds the
+// terminal, the answer writer, and the lifecycle goroutine that waits for
+// the child), four with a cast recording (its writer, joined by the
 // lifecycle); all have exited once Done is closed, and Stop joins them.
+// On Linux the lifecycle's wait for the child holds an OS thread for the
+// session's life, and while output flows the read loop's wait for it
+// holds another (readchunk_linux.go; it gives it back after a second of
+// quiet).
 type Session struct {
 	spec   Spec
 	log    *slog.Logger
 	cmd    *exec.Cmd
 	pid    int
 	master *os.File
-	anchor time.Time // rel_time 0: the moment the child was started
+	reader *chunkReader // the read loop's; close the master with closeMaster
+	anchor time.Time    // rel_time 0: the moment the child was started
 
 	answers *answerer
 	ring    *ring
@@ -182,4 +187,13 @@ func (s *Session) publishLocked(typ attachwire.FrameType, payload []byte) attach
 		s.rec.record(f)
 	}
 	return f
+}
+
+// closeMaster closes the master, first ending a read loop's wait for
+// output, which on Linux does not notice the master's Close by itself.
+func (s *Session) closeMaster() {
+	if s.reader != nil {
+		s.reader.interrupt()
+	}
+	s.master.Close()
 }

@@ -283,10 +283,16 @@ func (s *Session) start(path string, env []string, newTerm func(term.Options) (t
 	defer func() {
 		tty.Close()
 		if err != nil {
+			if s.reader != nil {
+				s.reader.close()
+			}
 			master.Close()
 		}
 	}()
 	s.master = master
+	if s.reader, err = newChunkReader(master); err != nil {
+		return err
+	}
 	s.answers = newAnswerer(master, answerQueueLen)
 	s.term, err = newTerm(term.Options{
 		Cols:       s.cols,

@@ -51,7 +51,7 @@ func (s *Session) Stop(ctx context.Context) error {
 		select {
 		case <-s.done:
 		case <-t.C:
-			s.master.Close()
+			s.closeMaster()
 			return fmt.Errorf("ptyhost: stop: child %d survived SIGKILL", s.pid)
 		}
 	}
