@@ -16,8 +16,23 @@ func (e *Engine) ground(b []byte, i int) int {
 		c := b[i]
 		switch {
 		case c-0x20 < 0x5f:
-			i += e.printASCII(b[i:])
+			// Printing may go on through a sequence it then leaves
+			// unfinished (appendSpans).
+			if i += e.printASCII(b[i:]); p.state != stGround {
+				return i
+			}
 		case c == 0x1B:
+			if i+2 < len(b) && b[i+1] == '[' {
+				if v, next, ok := shortSGR(b, i+2); ok {
+					// Nothing reads the parser's parameters in the
+					// ground state (every sequence clears them when it
+					// starts), so the code goes straight to the pen.
+					sgrOps[v].apply(&e.cur.pen)
+					e.lastRune = -1
+					i = next
+					continue
+				}
+			}
 			e.clearSeq(stEscape)
 			i++
 			if i == len(b) || b[i] != '[' {
