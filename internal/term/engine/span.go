@@ -287,10 +287,11 @@ func (e *Engine) printSpans(b []byte) int {
 // appendSpans is printSpans's usual case, the run appended at the end of
 // the text of l, the cursor's row: a log line. It goes on as long as the
 // stream does what such lines are made of, with the row and the column
-// kept at hand: further runs appended, SGRs between them, and a CR LF
-// onto a fresh row, which it appends to in turn. It stops at anything
-// else (leaving it to Write), at the right margin, and when l holds
-// maxSpans runs. The cursor and lastRune are brought up to date before
+// kept at hand: further runs appended, SGRs between them, a CR LF onto
+// a fresh row, which it appends to in turn, and a CR then EL (a redrawn
+// progress bar), after which the row is appended to from its start. It
+// stops at anything else (leaving it to Write), at the right margin, at
+// a run that would not append, and when l holds maxSpans runs. The cursor and lastRune are brought up to date before
 // anything outside the loop can read them.
 func (e *Engine) appendSpans(b []byte, l *line) int {
 	p := &e.p
@@ -301,8 +302,8 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 		c := b[n]
 		switch {
 		case c-0x20 < 0x5f:
-			if len(l.spans) == maxSpans {
-				goto out
+			if len(l.spans) == maxSpans || col != len(l.text) {
+				goto out // not appending (after a CR), or no run left
 			}
 			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
 			l.text = l.text[:col+k]
@@ -318,8 +319,9 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 				return n
 			}
 		case c == 0x1B && n+2 < len(b) && b[n+1] == '[':
-			// A CSI: applied here when it is an SGR, which changes only
-			// the pen; after anything else Write goes on.
+			// A CSI: an SGR changes only the pen, an EL at most the
+			// text's length and the fill; after anything else Write
+			// goes on.
 			if v, next, ok := shortSGR(b, n+2); ok {
 				sgrOps[v].apply(&e.cur.pen) // as in ground
 				n, last = next, -1
@@ -329,19 +331,23 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			e.clearSeq(stEscape)
 			p.state = stCSIEntry
 			next := e.csiFast(b, n+2)
-			if p.state != stGround || b[next-1] != 'm' || p.badInter || p.prefix != 0 || p.ninter != 0 {
+			if f := b[next-1]; p.state != stGround || f != 'm' && f != 'K' || p.badInter || p.prefix != 0 || p.ninter != 0 || !l.spanned || e.cur.wrapPending {
 				return next
 			}
-			n, last = next, -1
-		case c == '\r' && n+1 < len(b) && b[n+1] == '\n':
-			e.cur.col, e.cur.wrapPending, e.lastRune = 0, false, -1
+			n, col, last = next, e.cur.col, e.lastRune
+		case c == '\r':
+			// The wrap is not pending: the loop returns at the margin.
+			n, col, last = n+1, 0, -1
+			if n == len(b) || b[n] != '\n' {
+				continue
+			}
+			e.cur.col, e.lastRune = 0, -1
 			e.index()
-			n, last = n+2, -1
+			n++
 			l = e.scr.line(e.cur.row)
-			if !l.spanned && !l.spanForm() || len(l.text) != 0 {
+			if !l.spanned && !l.spanForm() {
 				return n
 			}
-			col = 0
 		default:
 			goto out
 		}
