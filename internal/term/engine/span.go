@@ -308,7 +308,11 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
 			l.text = l.text[:col+k]
 			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
-				l.spans = append(s, span{col, e.cur.pen})
+				// Made at full size (spanForm) and not full: a
+				// reslice stores only the length, where append
+				// stores the whole header behind a write barrier.
+				l.spans = l.spans[:len(s)+1]
+				l.spans[len(s)] = span{col, e.cur.pen}
 			}
 			n, col = n+k, col+k
 			last = rune(b[n-1])
