@@ -1,7 +1,5 @@
 package engine
 
-import "unicode/utf8"
-
 // The parser is the VT500-style state machine (DEC's, as Paul Williams
 // described it) with the sanitizer's structure rules (package
 // attachwire/sanitize), so that the host's screen is the one a viewer's
@@ -115,40 +113,9 @@ func (e *Engine) Write(b []byte) {
 		}
 		switch p.state {
 		case stGround:
-			// Tested in order of frequency in real output.
-			if c-0x20 < 0x5f {
-				i += e.printASCII(b[i:])
+			if j := e.ground(b, i); j != i {
+				i = j
 				continue
-			}
-			if c == 0x1B {
-				e.clearSeq(stEscape)
-				i++
-				if i < len(b) && b[i] == '[' {
-					p.state = stCSIEntry
-					i = e.csiFast(b, i+1)
-				}
-				continue
-			}
-			if c == '\r' {
-				e.cur.col = 0
-				e.cur.wrapPending = false
-				e.lastRune = -1
-				i++
-				continue
-			}
-			if c == '\n' {
-				e.lastRune = -1
-				e.index()
-				i++
-				continue
-			}
-			if c >= 0xC2 && c < 0xF5 {
-				// A whole, valid UTF-8 character (not C1): decode it here.
-				if r, size := utf8.DecodeRune(b[i:]); size > 1 && r >= 0xA0 {
-					e.printRune(r)
-					i += size
-					continue
-				}
 			}
 		case stEscape:
 			if c == '[' {

@@ -246,12 +246,12 @@ func asciiRun(b []byte) int {
 }
 
 // printSpans prints the run of printable ASCII bytes b starts with, up to
-// the right margin, onto the cursor's row in span form (and when it ends
-// the row's text, the runs after it that only one-code SGRs separate),
-// and returns how many bytes it consumed: 0 when the row holds cells
-// (then printRun prints) or autowrap is off. The caller has ruled out insert mode,
+// the right margin, onto the cursor's row in span form, and returns how
+// many bytes it consumed: 0 when the row holds cells (then printRun
+// prints) or autowrap is off. The caller has ruled out insert mode,
 // charsets and pending joiners, and calls again for the rest of a run
-// that wraps.
+// that wraps. When the run ends the row's text, printing goes on in
+// appendSpans.
 func (e *Engine) printSpans(b []byte) int {
 	if !e.mode.autowrap || e.noSpans {
 		return 0
@@ -264,38 +264,16 @@ func (e *Engine) printSpans(b []byte) int {
 		return 0
 	}
 	cols, col := e.cols, e.cur.col
-	n := 0
 	switch {
 	case col == len(l.text) && len(l.spans) < maxSpans:
-		// The usual case: appending.
-		for {
-			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
-			l.text = l.text[:col+k]
-			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
-				l.spans = append(s, span{col, e.cur.pen})
-			}
-			n, col = n+k, col+k
-			// A one-code SGR between two runs (a log line's colors)
-			// is applied here, as Write would, and the row goes on.
-			if col == cols || len(l.spans) == maxSpans || n+2 >= len(b) || b[n] != 0x1B || b[n+1] != '[' {
-				break
-			}
-			v, next, ok := shortSGR(b, n+2)
-			if !ok || next == len(b) || b[next]-0x20 >= 0x5f {
-				break
-			}
-			e.clearSeq(stGround)
-			e.applyShortSGR(v)
-			n = next
-		}
+		return e.appendSpans(b, l)
 	case len(l.spans)+3 > maxSpans:
 		e.scr.unspan(l)
 		return 0
-	default:
-		n = asciiRun(b[:min(len(b), cols-col)])
-		l.printSpan(col, b[:n], e.cur.pen)
-		col += n
 	}
+	n := asciiRun(b[:min(len(b), cols-col)])
+	l.printSpan(col, b[:n], e.cur.pen)
+	col += n
 	if col < cols {
 		e.cur.col = col
 	} else {
@@ -303,5 +281,82 @@ func (e *Engine) printSpans(b []byte) int {
 		e.cur.wrapPending = true
 	}
 	e.lastRune = rune(b[n-1])
+	return n
+}
+
+// appendSpans is printSpans's usual case, the run appended at the end of
+// the text of l, the cursor's row: a log line. It goes on as long as the
+// stream does what such lines are made of, with the row and the column
+// kept at hand: further runs appended, SGRs between them, a CR LF onto
+// a fresh row, which it appends to in turn, and a CR then EL (a redrawn
+// progress bar), after which the row is appended to from its start. It
+// stops at anything else (leaving it to Write), at the right margin, at
+// a run that would not append, and when l holds maxSpans runs. The cursor and lastRune are brought up to date before
+// anything outside the loop can read them.
+func (e *Engine) appendSpans(b []byte, l *line) int {
+	p := &e.p
+	cols, col := e.cols, e.cur.col
+	last := e.lastRune
+	n := 0
+	for n < len(b) {
+		c := b[n]
+		switch {
+		case c-0x20 < 0x5f:
+			if len(l.spans) == maxSpans || col != len(l.text) {
+				goto out // not appending (after a CR), or no run left
+			}
+			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
+			l.text = l.text[:col+k]
+			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
+				// Made at full size (spanForm) and not full: a
+				// reslice stores only the length, where append
+				// stores the whole header behind a write barrier.
+				l.spans = l.spans[:len(s)+1]
+				l.spans[len(s)] = span{col, e.cur.pen}
+			}
+			n, col = n+k, col+k
+			last = rune(b[n-1])
+			if col == cols {
+				e.cur.col = cols - 1
+				e.cur.wrapPending = true
+				e.lastRune = last
+				return n
+			}
+		case c == 0x1B && n+2 < len(b) && b[n+1] == '[':
+			// A CSI: an SGR changes only the pen, an EL at most the
+			// text's length and the fill; after anything else Write
+			// goes on.
+			if v, next, ok := shortSGR(b, n+2); ok {
+				sgrOps[v].apply(&e.cur.pen) // as in ground
+				n, last = next, -1
+				continue
+			}
+			e.cur.col, e.lastRune = col, last
+			e.clearSeq(stEscape)
+			p.state = stCSIEntry
+			next := e.csiFast(b, n+2)
+			if f := b[next-1]; p.state != stGround || f != 'm' && f != 'K' || p.badInter || p.prefix != 0 || p.ninter != 0 || !l.spanned || e.cur.wrapPending {
+				return next
+			}
+			n, col, last = next, e.cur.col, e.lastRune
+		case c == '\r':
+			// The wrap is not pending: the loop returns at the margin.
+			n, col, last = n+1, 0, -1
+			if n == len(b) || b[n] != '\n' {
+				continue
+			}
+			e.cur.col, e.lastRune = 0, -1
+			e.index()
+			n++
+			l = e.scr.line(e.cur.row)
+			if !l.spanned && !l.spanForm() {
+				return n
+			}
+		default:
+			goto out
+		}
+	}
+out:
+	e.cur.col, e.lastRune = col, last
 	return n
 }
