@@ -17,8 +17,10 @@
 // strands it. A WebSocket handshake tried every 30 s (#probe=<ms>) moves
 // it back once one opens. Controls (grab, release, the viewport) made
 // while no leg is up, as during that move, are held and sent once on the
-// next leg the relay admits. #nows=1 is the tests' switch that makes every
-// WebSocket dial fail.
+// next leg the relay admits. While the page rides the lane its bar shows
+// an "SSE fallback" chip beside the room state (which says how the host
+// is connected, not the page). #nows=1 is the tests' switch that makes
+// every WebSocket dial fail.
 //
 // The page decodes frames, snapshots and controls, and sanitizes output,
 // with the project's own Go code (package web/engine, compiled to

@@ -12,7 +12,8 @@ import (
 // three failed dials: it fetches a ticket, views the host's screen over
 // EventSource and drives it with POSTs. With WebSocket allowed again it
 // upgrades back within the probe period and goes on driving, each line
-// typed reaching the program once.
+// typed reaching the program once. It saves a screenshot of the page on
+// the lane under $TMPDIR.
 func TestBrowserOverTheLane(t *testing.T) {
 	bctx := startBrowser(t)
 	r := startRelay(t)
@@ -28,6 +29,10 @@ func TestBrowserOverTheLane(t *testing.T) {
 		return strings.Contains(h.screenText(t), "got: typed over sse")
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, "got: typed over sse")
+	if hidden := eval[bool](t, ctx, `document.getElementById('carrier').hidden`); hidden {
+		t.Fatal("the page on the lane does not show it")
+	}
+	saveScreenshot(t, ctx, "ptyhost-browser-lane.png")
 
 	eval[any](t, ctx, `window.ptyhostViewer.blockWebSocket(false)`)
 	var st viewerStatus
@@ -35,6 +40,9 @@ func TestBrowserOverTheLane(t *testing.T) {
 		st = pageStatus(t, ctx)
 		return st.Carrier == "websocket" && st.Connected
 	}, func() string { return "carrier " + st.Carrier })
+	if hidden := eval[bool](t, ctx, `document.getElementById('carrier').hidden`); !hidden {
+		t.Fatal("the page back on WebSocket still shows the SSE fallback")
+	}
 	waitHolding(t, ctx)
 	typeKeys(t, ctx, "back on websocket\r")
 	waitFor(t, "the child to get the line typed over WebSocket", func() bool {

@@ -183,6 +183,13 @@ function main(): void {
   let probe: { ch: number; t0: number; parsed: boolean } | null = null;
 
   function notice(s: string): void { $('notice').textContent = s; }
+  // setCarrier records the carrier a leg came up on and shows whether the
+  // page rides the degraded lane: room_state says how the host is
+  // connected, not how this page is.
+  function setCarrier(c: string): void {
+    status.carrier = c;
+    $('carrier').hidden = c !== 'lane';
+  }
   function setRoom(s: string): void {
     status.room = s;
     const el = $('room');
@@ -458,7 +465,7 @@ function main(): void {
       status.connected = true;
       status.connects++;
       status.laneConnects++;
-      status.carrier = 'lane';
+      setCarrier('lane');
       notice('');
       // The GET joined the room (the lane has no subscribe); the first
       // POST carries what awaits an ack and the held controls.
@@ -627,7 +634,7 @@ function main(): void {
       }
       opened = true;
       wsFails = 0;
-      status.carrier = 'websocket';
+      setCarrier('websocket');
       status.connected = true;
       status.connects++;
       notice('');
