@@ -60,13 +60,18 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 		// The lane delivers at least once and a relay that answered
 		// dedupHeader replays: a keystroke seen before, on whichever
 		// carrier, is not typed twice.
-		if l.dedup && !l.h.recent.add(inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}) {
+		key := inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}
+		if l.dedup && !l.h.recent.add(key) {
 			l.h.log.Debug("attachclient: dropped a repeated input", "inputSeq", in.InputSeq)
 			return nil
 		}
 		select {
 		case l.h.inputs <- in.Data: // in.Data aliases this message only
 		case <-ctx.Done():
+			// Not typed: the relay's replay on the next leg must be.
+			if l.dedup {
+				l.h.recent.remove(key)
+			}
 			return ctx.Err()
 		}
 	case attachwire.TypeResize:

@@ -156,6 +156,21 @@ func (s *inputSet) add(k inputKey) bool {
 	return true
 }
 
+// remove forgets k, added for an input that was then not handed to the
+// session (the leg ended first): its replay must be typed, not dropped.
+// The rare path scans the ring; its slot becomes the zero key, which add
+// never records (unstamped input is dropped before).
+func (s *inputSet) remove(k inputKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.seen, k)
+	for i, r := range s.ring {
+		if r == k {
+			s.ring[i] = inputKey{}
+		}
+	}
+}
+
 // lane is the HTTP half of a lane leg: the token and endpoints its POSTs
 // use. post serializes POSTs, so the pump's batches and the reader's
 // controls reach the relay one at a time.
@@ -188,6 +203,9 @@ func (h *host) runLaneLeg(ctx context.Context, tok string, claims hostClaims, af
 		return time.Time{}, err
 	}
 	defer body.Close()
+	// The GET took a fresh connection to whichever relay process answers
+	// now; a kept POST connection may lead to one that is draining.
+	h.dropIdlePosts()
 	ln := &lane{h: h, outURL: outURL, body: body, tok: tok}
 	l := &leg{h: h, lane: ln, dedup: true}
 	l.seen() // the 200 is the bind
@@ -546,6 +564,7 @@ func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
 		case status == http.StatusConflict:
 			return ans, &conflictError{ack: ans.AckSeq}
 		case status == http.StatusGone:
+			ln.h.dropIdlePosts()
 			return hostAnswer{}, errLaneGone
 		case status == http.StatusUnauthorized && !reminted:
 			reminted = true

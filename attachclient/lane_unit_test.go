@@ -95,6 +95,28 @@ func TestInputSetDedupsWithinItsBound(t *testing.T) {
 	}
 }
 
+// An input the leg could not hand to the session is forgotten, so its
+// replay is typed; forgetting it leaves the bound as it was.
+func TestInputSetRemove(t *testing.T) {
+	var s inputSet
+	k := func(i int) inputKey { return inputKey{user: "u", pen: 1, input: uint64(i)} }
+	s.add(k(0))
+	s.remove(k(0))
+	if !s.add(k(0)) {
+		t.Fatal("a removed key still counts as seen")
+	}
+	for i := 1; i < recentInputs-1; i++ {
+		s.add(k(i))
+	}
+	s.add(k(recentInputs)) // evicts the slot the removal emptied
+	if s.add(k(0)) {
+		t.Fatal("the key added again was forgotten with the emptied slot")
+	}
+	if len(s.seen) > recentInputs {
+		t.Fatalf("%d keys kept past the bound of %d", len(s.seen), recentInputs)
+	}
+}
+
 func TestRetryAfterForms(t *testing.T) {
 	if d := retryAfter("2"); d != 2*time.Second {
 		t.Fatalf("2 = %v", d)

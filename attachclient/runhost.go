@@ -45,6 +45,7 @@ func RunHost(ctx context.Context, cfg HostConfig) error {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 2
 		h.postHTTP = &http.Client{Transport: tr}
+		h.ownPosts = true
 		defer tr.CloseIdleConnections()
 	}
 	return h.run(ctx)
@@ -73,6 +74,7 @@ type host struct {
 	laneAck            uint64 // guarded by ackMu
 
 	postHTTP *http.Client    // the lane's POSTs: keeps connections alive unless the caller chose a client
+	ownPosts bool            // postHTTP is RunHost's own, whose idle connections it may drop
 	runCtx   context.Context // RunHost's, for the Kill hook
 	inputs   chan []byte     // stamped Input for the writer goroutine
 	killOnce sync.Once
@@ -346,4 +348,14 @@ func (h *host) kill(ctx context.Context, k attachwire.Kill) {
 			}
 		}()
 	})
+}
+
+// dropIdlePosts closes the kept connections of RunHost's own POST client,
+// so that the next POST dials the relay afresh: at each new lane leg and
+// after a 410, when a relay restart or a switch of instances may have left
+// a kept connection to a process that is going away.
+func (h *host) dropIdlePosts() {
+	if h.ownPosts {
+		h.postHTTP.CloseIdleConnections()
+	}
 }
