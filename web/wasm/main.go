@@ -36,17 +36,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method := func(name string, f func(args []js.Value) any) {
 		obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }))
 	}
-	method("subscribe", func(a []js.Value) any {
-		msgs, err := e.Subscribe(argInt(a, 0), argInt(a, 1))
-		if err != nil {
-			return js.ValueOf(err.Error())
-		}
-		arr := js.Global().Get("Array").New()
-		for _, m := range msgs {
-			arr.Call("push", bytesToJS(m))
-		}
-		return arr
-	})
+	method("subscribe", func(a []js.Value) any { return messagesToJS(e.Subscribe(argInt(a, 0), argInt(a, 1))) })
 	method("apply", func(a []js.Value) any {
 		evs, err := e.Apply(bytesFromJS(a[0]))
 		if err != nil {
@@ -75,17 +65,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("ok", ok)
 		return o
 	})
-	method("pending", func(a []js.Value) any {
-		msgs, err := e.Pending(argInt(a, 0))
-		if err != nil {
-			return js.ValueOf(err.Error())
-		}
-		arr := js.Global().Get("Array").New()
-		for _, m := range msgs {
-			arr.Call("push", bytesToJS(m))
-		}
-		return arr
-	})
+	method("pending", func(a []js.Value) any { return messagesToJS(e.Pending(argInt(a, 0))) })
 	method("inputSeq", func(a []js.Value) any {
 		f, err := attachwire.DecodeFrame(bytesFromJS(a[0]))
 		if err != nil || f.Type != attachwire.TypeInput {
@@ -180,4 +160,17 @@ func eventToJS(ev engine.Event) js.Value {
 		o.Set("holding", ev.Holding)
 	}
 	return o
+}
+
+// messagesToJS is an engine call's messages as an array of Uint8Arrays,
+// or its error's text (the page shows it).
+func messagesToJS(msgs [][]byte, err error) any {
+	if err != nil {
+		return js.ValueOf(err.Error())
+	}
+	arr := js.Global().Get("Array").New()
+	for _, m := range msgs {
+		arr.Call("push", bytesToJS(m))
+	}
+	return arr
 }
