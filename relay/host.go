@@ -16,7 +16,6 @@ func (l *leg) hostWriter() {
 	defer l.finish()
 	defer l.failKills()
 	rm := l.room
-	hostWake := rm.hostWake // nil once this leg is no longer the bound host
 	for {
 		if !l.flushOut() || !l.writeKills() {
 			return
@@ -50,15 +49,7 @@ func (l *leg) hostWriter() {
 			continue // the queue may hold more: take the next without waiting
 		}
 		select {
-		case <-hostWake:
-			if !rm.isHost(l) {
-				// The wake was for the writer of the leg that superseded
-				// this one, which is ending: pass it on, and stop taking
-				// wakes that are no longer ours.
-				rm.signalHost()
-				hostWake = nil
-			}
-		case <-l.wake:
+		case <-l.wake: // queued controls, or the room's signalHostLocked
 		case <-l.closing:
 		case <-l.ctx.Done():
 			return

@@ -33,9 +33,6 @@ type room struct {
 	// inputs carries stamped Input frames to whichever host leg is bound;
 	// a full queue blocks the sending driver's reader.
 	inputs chan []byte
-	// hostWake tells the bound host leg's writer that a control or
-	// Input is pending.
-	hostWake chan struct{}
 
 	mu       sync.Mutex
 	closed   bool
@@ -63,16 +60,15 @@ type room struct {
 
 func newRoom(rl *Relay, key roomKey) *room {
 	rm := &room{
-		relay:    rl,
-		key:      key,
-		ring:     newRing(rl.cfg.RingBytes),
-		inputs:   make(chan []byte, rl.cfg.HostQueueFrames),
-		hostWake: make(chan struct{}, 1),
-		state:    attachwire.RoomHostReconnecting,
-		viewers:  make(map[*leg]struct{}),
-		san:      newRoomSanitizer(),
-		acks:     make(map[string]uint64),
-		sent:     inputWindow{maxCount: rl.cfg.ReplayInputs, maxBytes: rl.cfg.ReplayBytes, maxAge: rl.cfg.ReplayAge},
+		relay:   rl,
+		key:     key,
+		ring:    newRing(rl.cfg.RingBytes),
+		inputs:  make(chan []byte, rl.cfg.HostQueueFrames),
+		state:   attachwire.RoomHostReconnecting,
+		viewers: make(map[*leg]struct{}),
+		san:     newRoomSanitizer(),
+		acks:    make(map[string]uint64),
+		sent:    inputWindow{maxCount: rl.cfg.ReplayInputs, maxBytes: rl.cfg.ReplayBytes, maxAge: rl.cfg.ReplayAge},
 	}
 	rm.pen.gen = penBase(rl.cfg.Now())
 	if rl.cluster != nil {
@@ -268,7 +264,7 @@ func (rm *room) requestSnapshotLocked(reason attachwire.SnapshotReason) {
 		return
 	}
 	rm.snapReason = reason
-	rm.signalHost()
+	rm.signalHostLocked()
 }
 
 // requestSnapshot is requestSnapshotLocked for viewers, which hold no lock.
@@ -278,18 +274,21 @@ func (rm *room) requestSnapshot(reason attachwire.SnapshotReason) {
 	rm.requestSnapshotLocked(reason)
 }
 
-// isHost reports whether l is the room's bound host leg.
-func (rm *room) isHost(l *leg) bool {
-	rm.mu.Lock()
-	defer rm.mu.Unlock()
-	return rm.host == l
+// signalHostLocked wakes the bound host leg's writer: a control or Input
+// is pending. The wake goes to that leg alone, so a superseded writer
+// still running never takes it; a writer takes what is pending before
+// its first wait, so a wake sent before it was bound is not needed.
+func (rm *room) signalHostLocked() {
+	if rm.host != nil {
+		rm.host.signal()
+	}
 }
 
+// signalHost is signalHostLocked for callers that do not hold rm.mu.
 func (rm *room) signalHost() {
-	select {
-	case rm.hostWake <- struct{}{}:
-	default:
-	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	rm.signalHostLocked()
 }
 
 // takeHostControls returns the pending relay→host controls if l is still
@@ -552,7 +551,7 @@ func (rm *room) pushHolderSizeLocked() {
 	}
 	cfg := &rm.relay.cfg
 	rm.resize = &attachwire.Resize{Cols: min(vp.Cols, cfg.MaxCols), Rows: min(vp.Rows, cfg.MaxRows)}
-	rm.signalHost()
+	rm.signalHostLocked()
 }
 
 // timer is a time.AfterFunc the relay can join: stop or the callback
