@@ -10,19 +10,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/relay/natsembed"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
 // natsOut returns the messages and bytes the NATS server has delivered.
-func natsOut(b testing.TB, ns *server.Server) (msgs, bytes int64) {
-	v, err := ns.Varz(nil)
+func natsOut(b testing.TB, ns *natsembed.Server) (msgs, bytes int64) {
+	st, err := ns.Stats()
 	if err != nil {
 		b.Fatal(err)
 	}
-	return v.OutMsgs, v.OutBytes
+	return st.OutMsgs, st.OutBytes
 }
 
 // BenchmarkClusterFanout streams b.N 4 KiB Output frames from a host on

@@ -7,31 +7,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
+	"github.com/ptyhost/ptyhost/relay/natsembed"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
 // natsServer starts an embedded NATS server with JetStream on a loopback
 // ephemeral port, stored in a temporary directory, and stops it when the
 // test ends.
-func natsServer(t testing.TB) *server.Server {
+func natsServer(t testing.TB) *natsembed.Server {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	return natsServerWith(t, natsembed.Options{})
+}
+
+// natsServerWith is natsServer with opts (their StoreDir replaced).
+func natsServerWith(t testing.TB, opts natsembed.Options) *natsembed.Server {
+	t.Helper()
+	opts.StoreDir = t.TempDir()
+	ns, err := natsembed.Start("127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(relaytest.Timeout) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
-	})
+	t.Cleanup(func() { ns.Close() })
 	return ns
 }
 
@@ -51,7 +50,7 @@ func (n *node) kill() {
 // cluster starts len(names) relay nodes joined through ns. Every node
 // accepts the first node's key, so the first node's token helpers mint
 // tokens for all of them.
-func startCluster(t testing.TB, ns *server.Server, names ...string) []*node {
+func startCluster(t testing.TB, ns *natsembed.Server, names ...string) []*node {
 	t.Helper()
 	cfg := quiet()
 	cfg.SnapshotRetry = 200 * time.Millisecond
@@ -59,7 +58,7 @@ func startCluster(t testing.TB, ns *server.Server, names ...string) []*node {
 }
 
 // startClusterWith is startCluster with every node configured by cfg.
-func startClusterWith(t testing.TB, ns *server.Server, base relay.Config, names ...string) []*node {
+func startClusterWith(t testing.TB, ns *natsembed.Server, base relay.Config, names ...string) []*node {
 	t.Helper()
 	var nodes []*node
 	var key ed25519.PublicKey
@@ -385,19 +384,7 @@ func TestClusterNATSOutage(t *testing.T) {
 // TestClusterChunksLargeFrames: a frame larger than the NATS server's max
 // payload crosses nodes in parts and arrives whole.
 func TestClusterChunksLargeFrames(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true, MaxPayload: 8 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(relaytest.Timeout) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
-	})
+	ns := natsServerWith(t, natsembed.Options{MaxPayload: 8 << 10})
 	nodes := startCluster(t, ns, "a", "b")
 	a, b := nodes[0], nodes[1]
 	h := hostOn(t, a.Server, a.Server, 1)

@@ -31,6 +31,12 @@
 // through a relay; relay serves rooms to hosts and viewers; keygen and
 // token make the keys and attach tokens a relay checks.
 //
+// relay's --nats embedded runs a NATS server in the process only in a
+// binary built with -tags ptyhost_natsembedded: nats-server arms a timer
+// at init that would cost every command CPU (docs/performance.md). Other
+// builds refuse it with exit status 2; --nats nats://HOST:PORT works in
+// every build.
+//
 // # Exit status
 //
 // The program's own status, 128 + signum when a signal killed it; 2 for a

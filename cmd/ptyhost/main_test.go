@@ -81,8 +81,15 @@ func buildCLI(bin string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	args := []string{"build", "-o", bin}
-	if xvtgate.Built { // the binary under test has what the test binary has
-		args = append(args, "-tags", xvtgate.Tag)
+	var tags []string // the binary under test has what the test binary has
+	if xvtgate.Built {
+		tags = append(tags, xvtgate.Tag)
+	}
+	if natsEmbeddedBuilt {
+		tags = append(tags, natsEmbeddedTag)
+	}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	cmd := exec.CommandContext(ctx, gotool, append(args, ".")...)
 	out, err := cmd.CombinedOutput()

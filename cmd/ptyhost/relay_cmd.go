@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,12 +50,29 @@ Flags:
   --nats URL|embedded      join a cluster of relay nodes through NATS
                            (nats://HOST:PORT), or run its server in this
                            process (embedded); see docs/relay.md, "Cluster"
+                           (embedded needs -tags ` + natsEmbeddedTag + `)
   --node NAME              this node's name in the cluster (default: random)
   --nats-listen ADDR       where --nats embedded listens (default
                            127.0.0.1:4222)
   --nats-store DIR         --nats embedded's JetStream store (default: a
                            temporary directory)
 `
+
+// natsEmbeddedTag is the build tag that links nats-server into the binary
+// for --nats embedded.
+const natsEmbeddedTag = "ptyhost_natsembedded"
+
+// errNoEmbeddedNATS is matched by the usage error of --nats embedded in a
+// binary built without natsEmbeddedTag. It names both ways out.
+var errNoEmbeddedNATS = errors.New("--nats embedded is not built into this binary: " +
+	"build it with 'go build -tags " + natsEmbeddedTag + " ./cmd/ptyhost', " +
+	"or run a nats-server and pass --nats nats://HOST:PORT")
+
+// embeddedNATS is the NATS server --nats embedded runs in this process.
+type embeddedNATS interface {
+	ClientURL() string
+	Close() error
+}
 
 // stringsFlag collects a repeatable flag's values.
 type stringsFlag []string
@@ -91,6 +109,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	}
 	if fs.NArg() > 0 {
 		return usagef("relay", "unexpected argument %q", fs.Arg(0))
+	}
+	if natsURL == "embedded" && !natsEmbeddedBuilt {
+		return &usageError{cmd: "relay", err: errNoEmbeddedNATS}
 	}
 	if len(keys) == 0 {
 		return usagef("relay", "--public-key is required")
@@ -154,11 +175,11 @@ func checkRelayLimits(fs *flag.FlagSet, cfg relay.Config) error {
 // "embedded" first starts one in this process on listen; stop closes the
 // connection and then the embedded server.
 func joinNATS(url, listen, store string, stdout io.Writer) (*nats.Conn, func(), error) {
-	var emb *relay.EmbeddedNATS
+	var emb embeddedNATS
 	if url == "embedded" {
 		var err error
-		if emb, err = relay.StartNATS(listen, store); err != nil {
-			return nil, nil, err
+		if emb, err = startEmbeddedNATS(listen, store); err != nil {
+			return nil, nil, fmt.Errorf("relay: --nats embedded: %w", err)
 		}
 		url = emb.ClientURL()
 		fmt.Fprintf(stdout, "ptyhost relay: embedded NATS at %s\n", url)

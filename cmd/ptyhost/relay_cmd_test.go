@@ -166,3 +166,12 @@ func (r *relayRun) awaitStop(t *testing.T, wait time.Duration) {
 		t.Fatal("the relay did not stop")
 	}
 }
+
+// ptyhost relay --help says, in both builds, that --nats embedded needs
+// the build tag.
+func TestRelayHelpNamesNATSTag(t *testing.T) {
+	r := cli(t, "", "", "relay", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "(embedded needs -tags ptyhost_natsembedded)") {
+		t.Fatalf("exit %d, help %q; want 0 and the tag", r.code, r.stdout)
+	}
+}

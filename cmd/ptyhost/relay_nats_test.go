@@ -1,3 +1,5 @@
+//go:build ptyhost_natsembedded
+
 package main
 
 import (
@@ -10,9 +12,10 @@ import (
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
-// ptyhost relay --nats embedded starts a NATS server in the process, says
-// where, joins it as a cluster node, serves a host and a viewer, and stops
-// both when its context ends.
+// ptyhost relay --nats embedded (in a build with the ptyhost_natsembedded
+// tag) starts a NATS server in the process, says where, joins it as a
+// cluster node, serves a host and a viewer, and stops both when its
+// context ends.
 func TestRelayCommandNATSEmbedded(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
