@@ -17,13 +17,13 @@ import (
 var ErrBadAddress = errors.New("natsembed: bad listen address")
 
 // ErrNotReady is matched by the error Start returns when the server did
-// not take connections within ReadyTimeout.
+// not take connections within ten seconds.
 var ErrNotReady = errors.New("natsembed: the server did not take connections in time")
 
-// ReadyTimeout bounds how long Start waits for the server to take
+// readyTimeout bounds how long Start waits for the server to take
 // connections. JetStream recovering a large store can take a while; an
 // empty one starts in milliseconds.
-const ReadyTimeout = 10 * time.Second
+const readyTimeout = 10 * time.Second
 
 // Options configures Start. The zero value is a server with a temporary
 // store and the server's default limits.
@@ -60,7 +60,7 @@ func Start(addr string, opts Options) (*Server, error) {
 		port = server.RANDOM_PORT
 	} else if err := probe(addr); err != nil {
 		// The server would only say so through its log, which is off,
-		// after ReadyTimeout; a taken port is the common mistake.
+		// after readyTimeout; a taken port is the common mistake.
 		return nil, err
 	}
 	s := &Server{}
@@ -80,9 +80,9 @@ func Start(addr string, opts Options) (*Server, error) {
 	// Start returns once the server's own goroutines are running (the
 	// accept loop among them); Shutdown, in Close, stops and joins them.
 	s.srv.Start()
-	if !s.srv.ReadyForConnections(ReadyTimeout) {
+	if !s.srv.ReadyForConnections(readyTimeout) {
 		s.Close()
-		return nil, fmt.Errorf("%w: on %s after %v", ErrNotReady, addr, ReadyTimeout)
+		return nil, fmt.Errorf("%w: on %s after %v", ErrNotReady, addr, readyTimeout)
 	}
 	return s, nil
 }
