@@ -114,7 +114,9 @@ func probe(addr string) error {
 func (s *Server) ClientURL() string { return s.srv.ClientURL() }
 
 // Stats are the server's message counters since it started, over all
-// its clients (JetStream's internal ones included).
+// its clients (JetStream's internal ones included). The server adds a
+// client's messages once it has handled the read that held them, so a
+// subscriber may hold a message a moment before it is counted.
 type Stats struct {
 	InMsgs, InBytes   int64 // published to the server
 	OutMsgs, OutBytes int64 // delivered by the server to subscribers
