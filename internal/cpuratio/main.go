@@ -7,11 +7,15 @@
 //	go run ./internal/cpuratio            # 10 rounds
 //	go run ./internal/cpuratio -rounds 20
 //	go run ./internal/cpuratio -warm      # steady state (see below)
+//	go run ./internal/cpuratio -cli ./ptyhost  # also `ptyhost exec`
 //
 // The host is the library as an embedder runs it (Spawn, one subscriber
 // reading every frame, Stop); the bare reader is creack/pty's blocking
-// read loop. Both run `cat FILE` at 120×40. The figures are in
-// docs/performance.md, "CPU per byte as the issue measures it".
+// read loop. Both run `cat FILE` at 120×40. With -cli, each round also
+// times that ptyhost binary's `exec --size 120x40 -- cat FILE` (its
+// screen print included), which is what a user of the command pays. The
+// figures are in docs/performance.md, "CPU per byte as the issue
+// measures it".
 //
 // A fresh host spends its first 16 MiB growing its heap to hold the ring
 // (8 MiB by default, twice that with the garbage collector's headroom):
@@ -51,15 +55,22 @@ func main() {
 	rounds := flag.Int("rounds", 10, "pairs of runs")
 	size := flag.Int("size", 16<<20, "bytes of the mixed stream")
 	warm := flag.Bool("warm", false, "time a second run in each process (steady state)")
+	cli := flag.String("cli", "", "a ptyhost binary whose exec to time as well (not with -warm)")
 	flag.Parse()
-	if err := measure(*rounds, *size, *warm); err != nil {
+	if *cli != "" && *warm {
+		fmt.Fprintln(os.Stderr, "cpuratio: -cli times whole processes: it does not go with -warm")
+		os.Exit(2)
+	}
+	if err := measure(*rounds, *size, *warm, *cli); err != nil {
 		fmt.Fprintln(os.Stderr, "cpuratio:", err)
 		os.Exit(1)
 	}
 }
 
-// measure runs the pairs and prints each run and the medians.
-func measure(rounds, size int, warm bool) error {
+// measure runs the rounds and prints each run and the medians. Each round
+// runs every contender once, the order rotating from round to round so
+// that none is always first after a pause or last before one.
+func measure(rounds, size int, warm bool, cli string) error {
 	dir, err := os.MkdirTemp("", "cpuratio")
 	if err != nil {
 		return err
@@ -73,59 +84,75 @@ func measure(rounds, size int, warm bool) error {
 	if err != nil {
 		return err
 	}
-	var bare, host, ratios []time.Duration
-	for i := range rounds {
-		modes := []string{"-bare", "-host"}
-		if i%2 == 1 {
-			modes[0], modes[1] = modes[1], modes[0]
-		}
-		var got [2]time.Duration
-		for _, m := range modes {
-			d, err := timed(self, m, path, warm)
-			if err != nil {
-				return err
-			}
-			if m == "-bare" {
-				got[0] = d
-			} else {
-				got[1] = d
-			}
-		}
-		bare, host = append(bare, got[0]), append(host, got[1])
-		ratios = append(ratios, time.Duration(float64(got[1])/float64(got[0])*1000))
-		fmt.Printf("round %2d: bare %6.1f ms  host %6.1f ms  host/bare %.3f\n",
-			i+1, ms(got[0]), ms(got[1]), float64(got[1])/float64(got[0]))
-	}
-	mb, mh := median(bare), median(host)
-	fmt.Printf("median: bare %.1f ms, host %.1f ms, ratio of medians %.3f, median of ratios %.3f (goal ≤ 1.3)\n",
-		ms(mb), ms(mh), float64(mh)/float64(mb), float64(median(ratios))/1000)
-	return nil
-}
-
-// timed runs this program in mode m and returns the user+system time of
-// it and its waited-for children, as wait4 reports it; with warm, what
-// the process measured of its second run.
-func timed(self, m, path string, warm bool) (time.Duration, error) {
 	arg := "cold"
 	if warm {
 		arg = "warm"
 	}
-	cmd := exec.Command(self, m, path, arg)
+	runs := []contender{
+		{name: "bare", argv: []string{self, "-bare", path, arg}},
+		{name: "host", argv: []string{self, "-host", path, arg}},
+	}
+	if cli != "" {
+		runs = append(runs, contender{name: "exec", argv: []string{cli, "exec", "--size", "120x40", "--", "cat", path}})
+	}
+	for i := range rounds {
+		line := fmt.Sprintf("round %2d:", i+1)
+		for k := range runs {
+			c := &runs[(i+k)%len(runs)]
+			d, err := timed(c.argv, warm)
+			if err != nil {
+				return fmt.Errorf("%s run: %w", c.name, err)
+			}
+			c.cpu = append(c.cpu, d)
+		}
+		for _, c := range runs {
+			line += fmt.Sprintf("  %s %6.1f ms", c.name, ms(c.cpu[i]))
+		}
+		for _, c := range runs[1:] {
+			line += fmt.Sprintf("  %s/bare %.3f", c.name, float64(c.cpu[i])/float64(runs[0].cpu[i]))
+		}
+		fmt.Println(line)
+	}
+	bare := median(runs[0].cpu)
+	for _, c := range runs[1:] {
+		ratios := make([]time.Duration, rounds)
+		for i := range rounds {
+			ratios[i] = time.Duration(float64(c.cpu[i]) / float64(runs[0].cpu[i]) * 1000)
+		}
+		m := median(c.cpu)
+		fmt.Printf("median: bare %.1f ms, %s %.1f ms, ratio of medians %.3f, median of ratios %.3f (goal ≤ 1.3)\n",
+			ms(bare), c.name, ms(m), float64(m)/float64(bare), float64(median(ratios))/1000)
+	}
+	return nil
+}
+
+// contender is one program measured in every round, and its CPU times.
+type contender struct {
+	name string
+	argv []string
+	cpu  []time.Duration
+}
+
+// timed runs argv and returns the user+system time of it and its
+// waited-for children, as wait4 reports it; with warm, what the process
+// measured of its second run (printed in ns on its stdout).
+func timed(argv []string, warm bool) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, fmt.Errorf("%s run: %w", m, err)
+		return 0, err
 	}
 	if warm {
 		var ns int64
 		if _, err := fmt.Sscan(string(out), &ns); err != nil {
-			return 0, fmt.Errorf("%s run: its report %q: %w", m, out, err)
+			return 0, fmt.Errorf("its report %q: %w", out, err)
 		}
 		return time.Duration(ns), nil
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return 0, fmt.Errorf("%s run: no rusage on this platform", m)
+		return 0, errors.New("no rusage on this platform")
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
