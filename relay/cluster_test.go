@@ -202,6 +202,37 @@ func TestClusterAcrossNodes(t *testing.T) {
 	}
 }
 
+// A viewer joining an ended room on a node that never followed it (its
+// ring is filled by the fetch alone, with no snapshot in the owner's ring
+// to carry a tail) still gets the Exit frame and then the post-Exit
+// snapshot, as on the owner.
+func TestClusterLateJoinerOnAMirrorGetsTheExit(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.output("one")
+	exitSeq := h.exit(7)
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.finalSnapshot(exitSeq, "bye")
+	eventually(t, "the owner caches the final snapshot", func() bool {
+		p := relaytest.MustDial(t, a.RoomURL(room), a.ViewerToken(t, room, "probe"),
+			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+		defer p.Close()
+		return relaytest.NextFrame(t, p).Type == attachwire.TypeExit
+	})
+	late := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "lee"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	if rs := relaytest.ExpectControl[attachwire.RoomState](t, late); rs.State != attachwire.RoomEnded {
+		t.Fatalf("late viewer on B: room_state %q, want ended", rs.State)
+	}
+	expectExit(t, late, exitSeq, 7)
+	f := relaytest.NextFrame(t, late)
+	if sn, scr := snapshotOf(t, f); f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "bye" {
+		t.Fatalf("late viewer on B: snapshot seq %d at %d %q, want the final one at %d", f.Seq, sn.AtSeq, text(scr), exitSeq)
+	}
+}
+
 // stream checks a viewer's stream against what the host sent: every Output
 // is the host's for its seq, and seqs are contiguous except where a
 // snapshot bridges (a Snapshot at seq s shows everything up to s-1). It

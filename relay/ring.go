@@ -50,7 +50,11 @@ type ring struct {
 	tail     uint64 // seq of the oldest buffered entry (n > 0)
 	head     uint64 // seq of the newest entry ever appended, 0 before the first
 	exitSeq  uint64 // seq of the Exit frame once appended
-	final    []byte // the post-Exit snapshot's wire bytes, once cached
+	// exit is the Exit frame's wire bytes, kept apart from the entries so
+	// a viewer served the post-Exit snapshot can be given the session's
+	// status whatever the ring holds (a mirror's may hold nothing else).
+	exit  []byte
+	final []byte // the post-Exit snapshot's wire bytes, once cached
 	// hostLostAt is when the room's host leg was lost without Exit; zero
 	// while a host is bound (or the stream ended). Viewers read it here to
 	// serve host-less resumes without the room's lock.
@@ -71,7 +75,7 @@ func (r *ring) reset(epoch uint64) {
 	r.gen++
 	r.epoch, r.hasEpoch = epoch, true
 	r.clearLocked()
-	r.head, r.exitSeq, r.final = 0, 0, nil
+	r.head, r.exitSeq, r.exit, r.final = 0, 0, nil, nil
 	r.wakeLocked()
 }
 
@@ -131,7 +135,7 @@ func (r *ring) append(seq uint64, typ attachwire.FrameType, atSeq uint64, wire [
 		r.resize(len(r.entries) / 2)
 	}
 	if typ == attachwire.TypeExit {
-		r.exitSeq = seq
+		r.exitSeq, r.exit = seq, wire
 	}
 	r.wakeLocked()
 }

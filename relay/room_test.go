@@ -1,6 +1,9 @@
 package relay_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +39,7 @@ func TestPostExitLateJoinGetsCachedFinalSnapshot(t *testing.T) {
 	// A probe viewer proves the final snapshot is cached before the host
 	// leaves.
 	probe := dialViewer(t, s, s.ViewerToken(t, room, "p"), attachwire.RoleViewer, attachwire.Subscribe{})
+	expectExit(t, probe, exitSeq, 0)
 	if sn, scr := snapshotOf(t, relaytest.NextFrame(t, probe)); sn.AtSeq != exitSeq || text(scr) != "final" {
 		t.Fatalf("probe got %q at %d", text(scr), sn.AtSeq)
 	}
@@ -45,10 +49,107 @@ func TestPostExitLateJoinGetsCachedFinalSnapshot(t *testing.T) {
 	if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomEnded {
 		t.Fatalf("late joiner's room_state %q, want ended", st.State)
 	}
+	expectExit(t, v, exitSeq, 0)
 	f := relaytest.NextFrame(t, v)
 	sn, scr := snapshotOf(t, f)
 	if f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "final" {
 		t.Fatalf("late join got seq %d atSeq %d %q", f.Seq, sn.AtSeq, text(scr))
+	}
+}
+
+// expectExit reads the next frame and fails unless it is the Exit frame at
+// seq with code.
+func expectExit(t testing.TB, c *relaytest.Conn, seq uint64, code uint32) {
+	t.Helper()
+	f := relaytest.NextFrame(t, c)
+	if f.Type != attachwire.TypeExit {
+		t.Fatalf("got %v at seq %d, want Exit at %d", f.Type, f.Seq, seq)
+	}
+	ex, err := attachwire.DecodeExit(f.Payload)
+	if err != nil || f.Seq != seq || ex.Code != code {
+		t.Fatalf("Exit at seq %d code %d (%v), want seq %d code %d", f.Seq, ex.Code, err, seq, code)
+	}
+}
+
+// Every way into an ended room tells the session's status. A viewer that
+// needs a snapshot (a join, a resume of another epoch, an evicted or
+// future seq) gets the Exit frame, then the post-Exit snapshot at the
+// Exit's seq, and nothing after it: the snapshot's tail is empty forever.
+// A resume the ring still holds replays through Exit as usual; one from
+// the Exit's own seq has already applied it and gets nothing more.
+func TestPostExitJoinsAndResumesGetTheExitStatus(t *testing.T) {
+	cfg := quiet()
+	cfg.RingBytes = 1024
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 4)
+	h.snapshot("run")
+	for i := range 30 {
+		h.output(fmt.Sprintf("%02d%s", i, strings.Repeat(".", 40)))
+	}
+	exitSeq := h.exit(3)
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c) // asked at Exit
+	h.finalSnapshot(exitSeq, "final")
+	eventually(t, "the final snapshot cached", func() bool {
+		v := dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{})
+		defer v.Close()
+		return relaytest.NextFrame(t, v).Type == attachwire.TypeExit
+	})
+	h.c.Close()
+	waitHostGone(t, s)
+
+	snapshotCases := []struct {
+		name string
+		sub  attachwire.Subscribe
+	}{
+		{"join", attachwire.Subscribe{}},
+		{"resume of another epoch", resumeSub(u64(exitSeq-1), u64(3))},
+		{"resume without an epoch", resumeSub(u64(exitSeq-1), nil)},
+		{"resume evicted", resumeSub(u64(2), u64(4))},
+		{"resume ahead", resumeSub(u64(exitSeq+5), u64(4))},
+	}
+	for i, tc := range snapshotCases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := dialViewer(t, s, s.ViewerToken(t, room, fmt.Sprintf("s%d", i)), attachwire.RoleViewer, tc.sub)
+			if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomEnded {
+				t.Fatalf("room_state %q, want ended", st.State)
+			}
+			expectExit(t, v, exitSeq, 3)
+			f := relaytest.NextFrame(t, v)
+			if sn, scr := snapshotOf(t, f); f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "final" {
+				t.Fatalf("then seq %d atSeq %d %q, want the post-Exit snapshot", f.Seq, sn.AtSeq, text(scr))
+			}
+			expectNothing(t, v)
+		})
+	}
+	t.Run("resume before Exit in the ring", func(t *testing.T) {
+		v := dialViewer(t, s, s.ViewerToken(t, room, "hit"), attachwire.RoleViewer, resumeSub(u64(exitSeq-2), u64(4)))
+		if f := relaytest.NextFrame(t, v); f.Type != attachwire.TypeOutput || f.Seq != exitSeq-1 {
+			t.Fatalf("replay began with %v at %d, want Output at %d", f.Type, f.Seq, exitSeq-1)
+		}
+		expectExit(t, v, exitSeq, 3)
+		expectNothing(t, v)
+	})
+	t.Run("resume at Exit", func(t *testing.T) {
+		v := dialViewer(t, s, s.ViewerToken(t, room, "at"), attachwire.RoleViewer, resumeSub(u64(exitSeq), u64(4)))
+		relaytest.ExpectControl[attachwire.PenState](t, v) // joined
+		expectNothing(t, v)
+	})
+}
+
+// expectNothing fails if a frame other than a control arrives within a
+// short wait. A busy machine can only make it pass wrongly, never fail.
+func expectNothing(t testing.TB, c *relaytest.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	for {
+		f, err := c.Next(ctx)
+		if err != nil {
+			return
+		}
+		if f.Type != attachwire.TypeControl {
+			t.Fatalf("unexpected %v at seq %d", f.Type, f.Seq)
+		}
 	}
 }
 
