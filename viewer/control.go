@@ -101,7 +101,9 @@ func removeConn(ms []attachwire.Member, conn string) []attachwire.Member {
 
 // applyRoom records the room's state. "ended" ends the Client once the
 // mirror holds the stream's last frame (a viewer that joined after Exit
-// gets the final Snapshot and never the Exit frame).
+// gets the Exit frame before the final Snapshot, so the Client ends on the
+// Snapshot knowing the status; from a relay that sends no such Exit it
+// ends on the Snapshot with the status unknown).
 func (c *Client) applyRoom(rs attachwire.RoomState) {
 	c.mu.Lock()
 	c.room = rs.State
