@@ -27,7 +27,9 @@ func (h *host) finalSnapshot(exitSeq uint64, text string) {
 }
 
 // A viewer joining after Exit, once the host has gone, is served the cached
-// post-Exit snapshot (contiguity case 3: the tail is empty forever).
+// post-Exit snapshot's screen, at the seq before Exit, and the Exit frame
+// as its tail: it learns the session's status, and the stream it sees is
+// contiguous (snapshot at atSeq A, then A+1).
 func TestPostExitLateJoinGetsCachedFinalSnapshot(t *testing.T) {
 	s := relaytest.NewServer(t, quiet())
 	h := dialHost(t, s, 2)
@@ -39,22 +41,37 @@ func TestPostExitLateJoinGetsCachedFinalSnapshot(t *testing.T) {
 	// A probe viewer proves the final snapshot is cached before the host
 	// leaves.
 	probe := dialViewer(t, s, s.ViewerToken(t, room, "p"), attachwire.RoleViewer, attachwire.Subscribe{})
-	expectExit(t, probe, exitSeq, 0)
-	if sn, scr := snapshotOf(t, relaytest.NextFrame(t, probe)); sn.AtSeq != exitSeq || text(scr) != "final" {
-		t.Fatalf("probe got %q at %d", text(scr), sn.AtSeq)
-	}
+	expectFinal(t, probe, exitSeq, 0, "final")
 	h.c.Close()
 	waitHostGone(t, s)
 	v := dialViewer(t, s, s.ViewerToken(t, room, "late"), attachwire.RoleViewer, attachwire.Subscribe{})
 	if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomEnded {
 		t.Fatalf("late joiner's room_state %q, want ended", st.State)
 	}
-	expectExit(t, v, exitSeq, 0)
-	f := relaytest.NextFrame(t, v)
-	sn, scr := snapshotOf(t, f)
-	if f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "final" {
-		t.Fatalf("late join got seq %d atSeq %d %q", f.Seq, sn.AtSeq, text(scr))
+	expectFinal(t, v, exitSeq, 0, "final")
+}
+
+// expectFinal reads the final screen (a seq-0 snapshot at exitSeq-1 showing
+// text) and then the Exit frame at exitSeq with code.
+func expectFinal(t testing.TB, c *relaytest.Conn, exitSeq uint64, code uint32, want string) {
+	t.Helper()
+	f := relaytest.NextFrame(t, c)
+	if f.Type != attachwire.TypeSnapshot {
+		t.Fatalf("got %v at seq %d, want the final snapshot", f.Type, f.Seq)
 	}
+	if sn, scr := snapshotOf(t, f); f.Seq != 0 || sn.AtSeq != exitSeq-1 || text(scr) != want {
+		t.Fatalf("snapshot seq %d atSeq %d %q, want seq 0 atSeq %d %q", f.Seq, sn.AtSeq, text(scr), exitSeq-1, want)
+	}
+	expectExit(t, c, exitSeq, code)
+}
+
+// finalCached reports whether a viewer joining now starts from the cached
+// final screen (a seq-0 snapshot) rather than an in-ring one.
+func finalCached(t testing.TB, c *relaytest.Conn) bool {
+	t.Helper()
+	defer c.Close()
+	f := relaytest.NextFrame(t, c)
+	return f.Type == attachwire.TypeSnapshot && f.Seq == 0
 }
 
 // expectExit reads the next frame and fails unless it is the Exit frame at
@@ -73,10 +90,10 @@ func expectExit(t testing.TB, c *relaytest.Conn, seq uint64, code uint32) {
 
 // Every way into an ended room tells the session's status. A viewer that
 // needs a snapshot (a join, a resume of another epoch, an evicted or
-// future seq) gets the Exit frame, then the post-Exit snapshot at the
-// Exit's seq, and nothing after it: the snapshot's tail is empty forever.
-// A resume the ring still holds replays through Exit as usual; one from
-// the Exit's own seq has already applied it and gets nothing more.
+// future seq) gets the final screen at the seq before Exit, the Exit
+// frame, and nothing after it. A resume the ring still holds replays
+// through Exit as usual; one from the Exit's own seq has already applied
+// it and gets nothing more.
 func TestPostExitJoinsAndResumesGetTheExitStatus(t *testing.T) {
 	cfg := quiet()
 	cfg.RingBytes = 1024
@@ -90,9 +107,7 @@ func TestPostExitJoinsAndResumesGetTheExitStatus(t *testing.T) {
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c) // asked at Exit
 	h.finalSnapshot(exitSeq, "final")
 	eventually(t, "the final snapshot cached", func() bool {
-		v := dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{})
-		defer v.Close()
-		return relaytest.NextFrame(t, v).Type == attachwire.TypeExit
+		return finalCached(t, dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{}))
 	})
 	h.c.Close()
 	waitHostGone(t, s)
@@ -113,11 +128,7 @@ func TestPostExitJoinsAndResumesGetTheExitStatus(t *testing.T) {
 			if st := relaytest.ExpectControl[attachwire.RoomState](t, v); st.State != attachwire.RoomEnded {
 				t.Fatalf("room_state %q, want ended", st.State)
 			}
-			expectExit(t, v, exitSeq, 3)
-			f := relaytest.NextFrame(t, v)
-			if sn, scr := snapshotOf(t, f); f.Seq != 0 || sn.AtSeq != exitSeq || text(scr) != "final" {
-				t.Fatalf("then seq %d atSeq %d %q, want the post-Exit snapshot", f.Seq, sn.AtSeq, text(scr))
-			}
+			expectFinal(t, v, exitSeq, 3, "final")
 			expectNothing(t, v)
 		})
 	}

@@ -28,7 +28,7 @@ type cursor struct {
 	// every request cannot keep it waiting forever.
 	retried bool
 	// then is a message to write right after the frame nextWire returned:
-	// a control, or the post-Exit snapshot after the Exit frame.
+	// a control, or the Exit frame after the final screen.
 	then []byte
 	// The host-lost notice this leg was last given, for host-still-absent:
 	// the snapshot it came with, when, and the message.
@@ -44,8 +44,8 @@ type cursor struct {
 // (contiguity: the tail starts exactly at atSeq+1). A viewer lagging more
 // than ViewerQueueBytes behind the head, or off the ring's tail, skips to
 // a newer snapshot the same way. Once the post-Exit snapshot is cached, a
-// viewer needing a snapshot gets the Exit frame and then that snapshot. It
-// returns when the leg ends.
+// viewer needing a snapshot gets its screen at the seq before Exit, then
+// the Exit frame. It returns when the leg ends.
 func (l *leg) viewerWriter(req resumeRequest) {
 	defer l.finish()
 	var c cursor
@@ -171,17 +171,14 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 	if r.final != nil {
 		c.next, c.snap = r.exitSeq+1, ""
 		l.relay.metrics.snapshots.Inc()
-		if r.exit != nil {
-			// The Exit frame, then the snapshot that shows it: the
-			// snapshot alone would leave a late joiner without the
-			// session's status. Exit's seq is the snapshot's atSeq, so
-			// nothing follows the snapshot (its tail is empty forever)
-			// and the Exit sits where a ring replay through Exit would
-			// put it; a client before its first snapshot, or behind,
-			// takes only the status from it (docs/relay.md, "Late
-			// joiners after Exit").
-			c.then = r.final
-			return r.exit, nil, ""
+		if r.exit != nil && r.finalBefore != nil {
+			// The final screen at the seq before Exit, then the Exit
+			// frame as its tail (atSeq+1): the post-Exit snapshot alone
+			// would leave a late joiner without the session's status,
+			// and an Exit on either side of it would be a repeat or a
+			// gap (docs/relay.md, "Late joiners after Exit").
+			c.then = r.exit
+			return r.finalBefore, nil, ""
 		}
 		return r.final, nil, ""
 	}

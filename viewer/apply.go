@@ -48,9 +48,6 @@ func (c *Client) position(seq uint64) (apply bool) {
 
 // applyStream applies an Output, Resize, Marker or Exit frame.
 func (c *Client) applyStream(f attachwire.Frame) {
-	if f.Type == attachwire.TypeExit && c.exitOutOfPlace(f) {
-		return
-	}
 	if !c.position(f.Seq) {
 		return
 	}
@@ -84,41 +81,6 @@ func (c *Client) applyStream(f attachwire.Frame) {
 	if ev.Kind != 0 {
 		c.emit(ev)
 	}
-}
-
-// exitOutOfPlace takes the session's status from an Exit frame that is not
-// the mirror's next frame, and reports whether it was one. A relay serves
-// a viewer that joins or resumes after the session ended the Exit frame
-// and then the post-Exit snapshot, which shows the screen through that
-// Exit: before the mirror's first snapshot, or past a gap, the frame only
-// says how the session ended (it asks for no resync: the snapshot comes
-// next). One the mirror is already past ends the Client, as the frame at
-// its place would have.
-func (c *Client) exitOutOfPlace(f attachwire.Frame) bool {
-	c.mu.Lock()
-	has, last := c.mirror.has, c.mirror.last
-	if has && f.Seq == last+1 {
-		c.mu.Unlock()
-		return false
-	}
-	ex, err := attachwire.DecodeExit(f.Payload)
-	if err != nil {
-		c.mu.Unlock()
-		return true
-	}
-	known := c.exit != nil
-	if !known {
-		ex.Signal = sanitize.UIString(ex.Signal, maxUIRunes)
-		c.exit = &ex
-	}
-	if has && f.Seq <= last {
-		c.ended, c.closeLeg = true, true
-	}
-	c.mu.Unlock()
-	if !known {
-		c.emit(Event{Kind: EventExit, Seq: f.Seq, Exit: ex})
-	}
-	return true
 }
 
 // applySnapshot applies a Snapshot. One that continues the mirror's own

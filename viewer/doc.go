@@ -57,9 +57,7 @@
 //
 // The Client ends after the Exit frame (or a room that reports
 // "ended" once the mirror holds its last frame), on a refusal
-// (*RefusedError), or on Close. A Client that joins an ended room learns
-// the status from the Exit frame the relay sends before the final
-// Snapshot (Exit reports it), then ends on that Snapshot.
+// (*RefusedError), or on Close.
 //
 // # Concurrency
 //

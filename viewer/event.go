@@ -17,9 +17,7 @@ const (
 	EventResize
 	// EventMarker: a marker at Seq; Text is its label, made displayable.
 	EventMarker
-	// EventExit: the session ended at Seq with Exit. A viewer that joined
-	// or resumed after the end gets it before the EventSnapshot of the
-	// final screen.
+	// EventExit: the session ended at Seq with Exit.
 	EventExit
 	// EventPen: the pen changed (or was reported); Pen is the new state.
 	EventPen

@@ -326,9 +326,9 @@ func TestInputAfterRelayRestart(t *testing.T) {
 }
 
 // A Client that joins after the session ended, over WebSocket or the lane,
-// learns its exit status: the relay sends the Exit frame before the cached
-// post-Exit snapshot, and the Client ends on that snapshot with Exit set
-// and the final screen in its EventSnapshot.
+// learns its exit status: the relay serves the cached final screen at the
+// seq before Exit and the Exit frame after it, and the Client ends on that
+// Exit with the final screen in its EventSnapshot.
 func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 	for _, carrier := range []string{"websocket", "lane"} {
 		t.Run(carrier, func(t *testing.T) {
@@ -337,12 +337,13 @@ func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 			h.output([]byte("last words\r\n"))
 			h.exit(5)
 			// The final snapshot is cached once a fresh leg starts from
-			// the Exit frame (before, an in-ring snapshot and its tail).
+			// a seq-0 snapshot (before, an in-ring one and its tail).
 			eventually(t, "the post-Exit snapshot cached", func() bool {
 				p := relaytest.MustDial(t, s.RoomURL(room), s.ViewerToken(t, room, "probe"),
 					attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
 				defer p.Close()
-				return relaytest.NextFrame(t, p).Type == attachwire.TypeExit
+				f := relaytest.NextFrame(t, p)
+				return f.Type == attachwire.TypeSnapshot && f.Seq == 0
 			})
 			want, _ := h.screen()
 			h.close()
@@ -373,13 +374,15 @@ func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 			var final *attachwire.Screen
 			for _, ev := range rec.events {
 				switch ev.Kind {
-				case viewer.EventExit, viewer.EventSnapshot:
+				case viewer.EventExit:
+					kinds = append(kinds, ev.Kind)
+				case viewer.EventSnapshot:
 					kinds = append(kinds, ev.Kind)
 					final = ev.Screen
 				}
 			}
-			if len(kinds) != 2 || kinds[0] != viewer.EventExit || kinds[1] != viewer.EventSnapshot {
-				t.Fatalf("events %v, want Exit then Snapshot", kinds)
+			if len(kinds) != 2 || kinds[0] != viewer.EventSnapshot || kinds[1] != viewer.EventExit {
+				t.Fatalf("events %v, want Snapshot then Exit", kinds)
 			}
 			if d := screenDiff(want, *final); d != "" {
 				t.Fatalf("final screen: %s", d)

@@ -35,13 +35,13 @@ func TestBrowserLateJoinerSeesTheExitStatus(t *testing.T) {
 	if ex, ok := h.sess.Exit(); !ok || ex.Code != 3 {
 		t.Fatalf("the program's exit %+v %v, want 3", ex, ok)
 	}
-	// A joiner served from the cached final snapshot starts with the Exit
-	// frame (with this fix) or that snapshot itself (without it); before
-	// the cache it starts with an in-ring snapshot at a seq.
+	// A joiner served from the cached final snapshot starts with a seq-0
+	// snapshot; before the cache, with an in-ring one at a seq of its own
+	// (whose tail carries the Exit).
 	var first attachwire.Frame
 	waitFor(t, "the relay to cache the final snapshot", func() bool {
 		first = probe()
-		return first.Type == attachwire.TypeExit || (first.Type == attachwire.TypeSnapshot && first.Seq == 0)
+		return first.Type == attachwire.TypeSnapshot && first.Seq == 0
 	}, func() string { return "first frame " + first.Type.String() })
 
 	for _, tc := range []struct{ name, frag, carrier string }{

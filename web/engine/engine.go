@@ -257,12 +257,6 @@ func (e *Engine) Apply(msg []byte) ([]Event, error) {
 	case attachwire.TypeSnapshot:
 		return e.snapshot(f)
 	}
-	if f.Type == attachwire.TypeExit && (!e.synced || f.Seq != e.applied+1) {
-		// A relay serves a leg that joins or resumes after the end the
-		// Exit frame, then the post-Exit snapshot that shows the screen
-		// through it: out of place, the frame only tells the status.
-		return e.exit(f)
-	}
 	if !e.synced || (f.Seq != 0 && f.Seq <= e.applied) {
 		return nil, nil
 	}
@@ -285,18 +279,13 @@ func (e *Engine) Apply(msg []byte) ([]Event, error) {
 		}
 		return []Event{{Kind: Marker, Text: sanitize.UIString(m.Label, maxLabelRunes)}}, nil
 	case attachwire.TypeExit:
-		return e.exit(f)
+		x, err := attachwire.DecodeExit(f.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		return []Event{{Kind: Exit, Code: uint32(x.Code), Text: sanitize.UIString(x.Signal, maxNameRunes)}}, nil
 	}
 	return nil, nil // Input: never sent to a viewer; nothing to show
-}
-
-// exit reports an Exit frame's status.
-func (e *Engine) exit(f attachwire.Frame) ([]Event, error) {
-	x, err := attachwire.DecodeExit(f.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	return []Event{{Kind: Exit, Code: uint32(x.Code), Text: sanitize.UIString(x.Signal, maxNameRunes)}}, nil
 }
 
 // snapshot applies a Snapshot keyed by its atSeq: it repaints when the

@@ -507,42 +507,6 @@ func TestExitAndMarker(t *testing.T) {
 	}
 }
 
-// A leg that joins or resumes after the end gets the Exit frame, then the
-// post-Exit snapshot (seq 0, atSeq the Exit's seq). Out of place (before
-// the first snapshot, or past a gap) the Exit only tells the status: the
-// leg's position stays, so the snapshot after it still repaints.
-func TestExitOutOfPlaceTellsTheStatus(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		before [][]byte // what the leg applied before the Exit
-		at     uint64   // the position they leave
-	}{
-		{"join", nil, 0},
-		{"resume past a gap", [][]byte{snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")), outputMsg(t, 2, "x")}, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e := New(Options{SessionID: "s"})
-			for _, m := range tc.before {
-				apply(t, e, m)
-			}
-			evs := apply(t, e, wire(t, attachwire.Exit{Code: 3}.Frame(9, 0), nil))
-			if len(evs) != 1 || evs[0].Kind != Exit || evs[0].Code != 3 {
-				t.Fatalf("exit = %+v, want the status", evs)
-			}
-			if seq, _, _ := e.Applied(); seq != tc.at {
-				t.Fatalf("applied %d after the Exit, want %d", seq, tc.at)
-			}
-			evs = apply(t, e, snapshotMsg(t, 0, 9, screen(t, 1, 10, 2, "final")))
-			if len(evs) != 2 || evs[0].Text != "snapshot" || !strings.Contains(written(evs), "final") {
-				t.Fatalf("post-Exit snapshot = %+v, want a repaint", evs)
-			}
-			if seq, _, _ := e.Applied(); seq != 9 {
-				t.Fatalf("applied %d after the final snapshot, want 9", seq)
-			}
-		})
-	}
-}
-
 func TestFramingErrors(t *testing.T) {
 	e := New(Options{SessionID: "s"})
 	for name, msg := range map[string][]byte{
