@@ -18,7 +18,7 @@ const (
 
 // maxInputChunk is the most data one Input frame carries (as package
 // viewer's): a paste of any size goes as several frames in order, each
-// far under the relay's 1 MiB limit on a viewer's message and lane POST.
+// far under the relay's limits on a viewer's message (1 MiB) and POST.
 const maxInputChunk = 64 << 10
 
 // Caps on the strings the page shows, in runes.

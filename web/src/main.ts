@@ -38,8 +38,9 @@ const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
 const FALLBACK_AFTER = 3, PROBE_MS = 30000, POST_RETRIES = 8, BATCH_INPUTS = 256, HELD_MAX = 256;
 // BATCH_BYTES bounds the Input messages one POST carries, in bytes before
 // base64 (which makes them 4/3): the body stays far under the relay's
-// limit on a viewer's POST (1 MiB by default; 413 past it). The engine
-// splits a paste into messages of 64 KiB of data, so one always fits.
+// limit on a viewer's POST (2 MiB + 64 KiB by default, twice its 1 MiB
+// message limit; 413 past it). The engine splits a paste into messages
+// of 64 KiB of data, so one always fits.
 const BATCH_BYTES = 256 << 10;
 
 // Events a person causes. Terminal data produced while one of these is
