@@ -242,3 +242,18 @@ func TestShutdownPlannedRestartTrio(t *testing.T) {
 		t.Errorf("/readyz %d while draining", code)
 	}
 }
+
+// A stream whose only frame is its Exit (seq 1) still ends a late
+// joiner's view properly: the final screen at atSeq 0, then the Exit.
+func TestPostExitWhenExitIsTheFirstFrame(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 5)
+	exitSeq := h.exit(9)
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.finalSnapshot(exitSeq, "empty")
+	eventually(t, "the final snapshot cached", func() bool {
+		return finalCached(t, dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{}))
+	})
+	v := dialViewer(t, s, s.ViewerToken(t, room, "late"), attachwire.RoleViewer, attachwire.Subscribe{})
+	expectFinal(t, v, exitSeq, 9, "empty")
+}
