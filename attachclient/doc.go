@@ -47,7 +47,8 @@
 // of 4096. Every dial (WebSocket and SSE) sends "Attach-Input-Dedup:
 // any-carrier"; a relay that answers it replays, to the next leg, Input it
 // wrote to a leg that ended, whatever the carriers, and the host then
-// dedups on WebSocket too, in the same set. Up, it POSTs …/host/output batches of up to 64 frames, each
+// dedups on WebSocket too, in the same set. Up, it POSTs …/host/output batches of up to 64 frames
+// and 4 MiB of payload (a larger frame goes alone), each
 // numbered by its frames' own seqs under a random batchId kept across
 // retries: 401 re-mints once, 429 waits Retry-After (seconds or a date;
 // 500 ms without one), 5xx or no answer retries up to 8 times (50 ms ×

@@ -140,26 +140,20 @@ func TestPostExitSnapshotServedWithinTheWindow(t *testing.T) {
 	r.start(t, cfg)
 	<-r.sess.Done()
 	// A viewer joining after Exit, within the window, gets the final
-	// screen and learns how the session ended (Exit in the tail, or a
-	// snapshot at the Exit's seq). That the host answers the relay's
+	// screen and the Exit frame (in the tail of an in-ring snapshot, or
+	// after the final screen the relay serves at the seq before Exit), so
+	// it learns how the session ended. That the host answers the relay's
 	// post-Exit snapshot_request with a seq-0 snapshot is checked against
 	// the test peer (TestPeerPostExitSnapshotIsSentDirectly).
 	v := r.join(t, attachwire.RoleViewer, "late", attachwire.Subscribe{})
-	_, head, _ := r.sess.Snapshot()
+	ex, _ := r.sess.Exit()
 	v.until(t, "the final screen and the exit", func(v *view) bool {
-		if !strings.Contains(v.text.String(), "hello from the child") {
-			return false
-		}
-		if v.exit != nil {
-			return true
-		}
-		for _, f := range v.frames {
-			if f.Type == attachwire.TypeSnapshot && atSeq(t, f) == head {
-				return true
-			}
-		}
-		return false
+		return strings.Contains(v.text.String(), "hello from the child") && v.exit != nil
 	})
+	if v.exit.Code != ex.Code {
+		t.Fatalf("the late viewer's Exit %+v, want the session's %+v", *v.exit, ex)
+	}
+	checkContiguous(t, v.frames)
 	if err := r.wait(t); err != nil {
 		t.Fatalf("RunHost = %v", err)
 	}

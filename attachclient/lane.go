@@ -25,6 +25,7 @@ import (
 // Lane limits (attach-v1 §14 and the seed carrier's figures).
 const (
 	maxLaneBatch      = 64                     // frames per POST
+	laneBatchBytes    = 4 << 20                // payload bytes per POST, but always one frame (see lanePump)
 	laneRetries       = 8                      // 5xx or network errors per batch
 	laneRetryStep     = 50 * time.Millisecond  // × attempt, capped at laneRetryMax
 	laneRetryMax      = time.Second            //
@@ -417,9 +418,11 @@ func (tr touchReader) Read(p []byte) (int, error) {
 }
 
 // lanePump reads the session from sub, which it owns, and POSTs it in
-// batches of up to maxLaneBatch frames, each numbered by its frames'
-// seqs. It returns nil after the Exit frame is acked, or when stop ends
-// between batches (an upgrade).
+// batches of up to maxLaneBatch frames and laneBatchBytes of payload (a
+// larger frame goes alone), each numbered by its frames' seqs, so a batch
+// of snapshots stays under the relay's body limit as each frame does. It
+// returns nil after the Exit frame is acked, or when stop ends between
+// batches (an upgrade).
 func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscription) error {
 	defer func() { sub.Close() }()
 	// A done context still yields a frame that is ready, so Next(now)
@@ -427,31 +430,43 @@ func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscript
 	now, cancel := context.WithCancel(context.Background())
 	cancel()
 	var batch []attachwire.Frame
+	var held *attachwire.Frame // read past the last batch's byte bound: the next one starts with it
 	misses := 0
 	for {
-		f, err := sub.Next(stop)
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, agent.ErrRingMiss):
-			if sub, err = l.resync(sub, &misses, err); err != nil {
+		var f attachwire.Frame
+		if held != nil {
+			f, held = *held, nil
+		} else {
+			var err error
+			f, err = sub.Next(stop)
+			switch {
+			case errors.Is(err, io.EOF):
+				return nil
+			case errors.Is(err, agent.ErrRingMiss):
+				if sub, err = l.resync(sub, &misses, err); err != nil {
+					return err
+				}
+				continue
+			case err != nil && stop.Err() != nil && ctx.Err() == nil:
+				return nil // upgrading: every frame read so far is acked
+			case err != nil:
 				return err
 			}
-			continue
-		case err != nil && stop.Err() != nil && ctx.Err() == nil:
-			return nil // upgrading: every frame read so far is acked
-		case err != nil:
-			return err
 		}
 		if f.Type != attachwire.TypeSnapshot {
 			misses = 0
 		}
 		batch = append(batch[:0], f)
+		size := len(f.Payload)
 		eof := false
 		for len(batch) < maxLaneBatch {
 			f, err := sub.Next(now)
 			if err != nil {
 				eof = errors.Is(err, io.EOF)
+				break
+			}
+			if size += len(f.Payload); size > laneBatchBytes {
+				held = &f
 				break
 			}
 			batch = append(batch, f)
@@ -462,7 +477,7 @@ func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscript
 		}
 		if next != nil { // rewound: read again from the relay's ack
 			sub.Close()
-			sub = next
+			sub, held = next, nil
 			continue
 		}
 		if eof {

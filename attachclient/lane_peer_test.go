@@ -42,7 +42,9 @@ type fakeLane struct {
 	batches  []laneBatch
 	gets     int
 	wsDials  int
-	getFirst int // statuses for the first GETs
+	getFirst int   // statuses for the first GETs
+	maxBody  int64 // > 0: bodies longer are refused 413, as by a relay's limit
+	tooLarge int   // POSTs refused so
 }
 
 func (f *fakeLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,6 +85,13 @@ func (f *fakeLane) sse(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeLane) output(w http.ResponseWriter, r *http.Request) {
+	if f.maxBody > 0 && r.ContentLength > f.maxBody {
+		f.mu.Lock()
+		f.tooLarge++
+		f.mu.Unlock()
+		http.Error(w, "batch too large", http.StatusRequestEntityTooLarge)
+		return
+	}
 	var b laneBatch
 	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
 		f.t.Errorf("fake lane: bad batch: %v", err)
@@ -267,5 +276,58 @@ func TestLaneSilentSSEStreamIsReopened(t *testing.T) {
 	eventually(t, "the silent stream reopened twice", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
 	if _, _, ws, h := fl.snapshot(); ws != 3 || h != 1 {
 		t.Fatalf("%d WebSocket dials, head %d: want 3 and the frame acked, the host kept on the lane", ws, h)
+	}
+}
+
+// A session that has produced more than one POST may carry (here 12
+// frames of 1 MiB, as a run of large snapshots) goes up in batches bounded
+// by bytes as well as frames: each under a relay's body limit (6 MiB
+// here), contiguous, and all of them acked. (Before, up to 64 frames went
+// in one POST whatever their size: 16 MiB of base64, refused 413, and the
+// leg ended, again and again.)
+func TestLaneBatchesAreBoundedByBytes(t *testing.T) {
+	fl := &fakeLane{t: t, events: make(chan []byte), maxBody: 6 << 20}
+	srv := httptest.NewServer(fl)
+	t.Cleanup(srv.Close)
+	sess := newFakeSession(1)
+	big := make([]string, 12)
+	for i := range big {
+		big[i] = strings.Repeat(string(rune('a'+i)), 1<<20)
+	}
+	sess.publish(0, big...)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- attachclient.RunHost(ctx, attachclient.HostConfig{
+			AttachURL:            "ws" + strings.TrimPrefix(srv.URL, "http") + "/v1/rooms/r",
+			TokenSource:          func(context.Context) (string, error) { return fakeJWT("r", 1), nil },
+			Session:              sess,
+			Logger:               testLogger(),
+			BackoffMin:           time.Millisecond,
+			BackoffMax:           10 * time.Millisecond,
+			UpgradeProbeInterval: time.Hour,
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the 12 frames acked", func() bool { _, _, _, h := fl.snapshot(); return h == 12 })
+	batches, _, _, _ := fl.snapshot()
+	fl.mu.Lock()
+	tooLarge := fl.tooLarge
+	fl.mu.Unlock()
+	if tooLarge != 0 {
+		t.Fatalf("%d POSTs refused as too large", tooLarge)
+	}
+	next := uint64(1)
+	for _, b := range batches {
+		if len(b.Frames) == 0 {
+			continue
+		}
+		if b.status != http.StatusOK || b.FirstSeq != next || b.LastSeq != next+uint64(len(b.Frames))-1 {
+			t.Fatalf("batch %d..%d (%d frames, status %d), want one from %d", b.FirstSeq, b.LastSeq, len(b.Frames), b.status, next)
+		}
+		next = b.LastSeq + 1
+	}
+	if next != 13 {
+		t.Fatalf("batches carried seqs up to %d, want 12", next-1)
 	}
 }

@@ -320,15 +320,14 @@ func atSeq(t testing.TB, f attachwire.Frame) uint64 {
 
 // checkContiguous fails the test unless the viewer's in-namespace frames
 // are contiguous within each stretch between snapshots: after a snapshot
-// at atSeq A the next frame is A+1, and every frame after follows its
+// at atSeq A (keyed on atSeq whatever its header seq: an in-stream one, a
+// post-Exit one, or the final screen a relay serves at the seq before
+// Exit) the next frame is A+1, and every frame after follows its
 // predecessor; no seq repeats or goes back.
 func checkContiguous(t testing.TB, frames []attachwire.Frame) {
 	t.Helper()
 	var want uint64 // 0: anything may come next
 	for i, f := range frames {
-		if f.Seq == 0 {
-			continue // post-Exit snapshot
-		}
 		if f.Type == attachwire.TypeSnapshot {
 			want = atSeq(t, f) + 1
 			if f.Seq >= want { // in-stream: it takes a seq of its own

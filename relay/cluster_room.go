@@ -311,7 +311,8 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 
 // answerFetch sends a new mirror what it needs to start: the stream's
 // epoch, the host's state, the newest snapshot whose tail fits a viewer's
-// headroom and that tail, the final snapshot, then the end mark.
+// headroom and that tail, the Exit frame (if that tail lacks it), the final
+// snapshot, then the end mark.
 func (rm *room) answerFetch(reply string) {
 	if reply == "" {
 		return
@@ -333,11 +334,18 @@ func (rm *room) answerFetch(reply string) {
 			lost = uint64(r.hostLostAt.UnixNano())
 		}
 		items = append(items, item{kind: outHostLost, arg: lost, epoch: r.epoch})
+		tailHasExit := false
 		if e := r.newestSnapshotLocked(rm.relay.cfg.ViewerQueueBytes); e != nil {
 			for s := e.seq; s <= r.head; s++ {
 				x, _ := r.atLocked(s)
 				items = append(items, item{kind: outFrame, arg: x.atSeq, wire: x.wire, epoch: r.epoch})
 			}
+			tailHasExit = r.exit != nil
+		}
+		if r.exit != nil && !tailHasExit {
+			// The mirror's late joiners get the session's status with the
+			// final snapshot, as here: the Exit frame alone starts its ring.
+			items = append(items, item{kind: outFrame, wire: r.exit, epoch: r.epoch})
 		}
 		if r.final != nil {
 			items = append(items, item{kind: outFinal, wire: r.final, epoch: r.epoch})

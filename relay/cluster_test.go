@@ -196,9 +196,35 @@ func TestClusterAcrossNodes(t *testing.T) {
 	late := relaytest.MustDial(t, c.RoomURL(room), a.ViewerToken(t, room, "lee"),
 		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
 	f = untilFrame(t, late, attachwire.TypeSnapshot)
-	if sn, scr := snapshotOf(t, f); sn.AtSeq != exitSeq || text(scr) != "bye" {
-		t.Fatalf("late viewer on C: snapshot at %d %q, want the final one at %d", sn.AtSeq, text(scr), exitSeq)
+	if sn, scr := snapshotOf(t, f); sn.AtSeq != exitSeq-1 || text(scr) != "bye" {
+		t.Fatalf("late viewer on C: snapshot at %d %q, want the final screen at %d", sn.AtSeq, text(scr), exitSeq-1)
 	}
+	expectExit(t, late, exitSeq, 0)
+}
+
+// A viewer joining an ended room on a node that never followed it (its
+// ring is filled by the fetch alone, with no snapshot in the owner's ring
+// to carry a tail) still gets the final screen and then the Exit frame,
+// as on the owner.
+func TestClusterLateJoinerOnAMirrorGetsTheExit(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.output("one")
+	exitSeq := h.exit(7)
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.finalSnapshot(exitSeq, "bye")
+	eventually(t, "the owner caches the final snapshot", func() bool {
+		return finalCached(t, relaytest.MustDial(t, a.RoomURL(room), a.ViewerToken(t, room, "probe"),
+			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer}))
+	})
+	late := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "lee"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	if rs := relaytest.ExpectControl[attachwire.RoomState](t, late); rs.State != attachwire.RoomEnded {
+		t.Fatalf("late viewer on B: room_state %q, want ended", rs.State)
+	}
+	expectFinal(t, late, exitSeq, 7, "bye")
 }
 
 // stream checks a viewer's stream against what the host sent: every Output

@@ -250,12 +250,22 @@ func TestLaneSession(t *testing.T) {
 	expectSSE[attachwire.SnapshotRequest](t, h.sse)
 	final := h.snapshotFrame("bye", 0, exit)
 	h.ok(relay.HostBatch{BatchID: h.id(), OutOfSeq: []string{relaytest.B64(t, final)}})
-	eventually(t, "a late lane viewer gets the post-Exit snapshot", func() bool {
+	eventually(t, "a late lane viewer gets the final screen, then the Exit", func() bool {
 		v := openLaneViewer(t, s, s.ViewerToken(t, room, "late"), "")
 		defer v.Close()
-		f := nextSSEOf(t, v, attachwire.TypeSnapshot)
-		_, scr := snapshotOf(t, f)
-		return f.Seq == 0 && text(scr) == "bye"
+		f := nextSSECtx(t, ctxT(t), v)
+		for f.Type == attachwire.TypeControl {
+			f = nextSSECtx(t, ctxT(t), v)
+		}
+		if f.Type != attachwire.TypeSnapshot || f.Seq != 0 {
+			return false // the final snapshot is not cached yet: an in-ring one came
+		}
+		if sn, scr := snapshotOf(t, f); sn.AtSeq != exit-1 || text(scr) != "bye" {
+			t.Fatalf("late lane viewer's final screen: atSeq %d %q, want %d \"bye\"", sn.AtSeq, text(scr), exit-1)
+		}
+		f = nextSSEOf(t, v, attachwire.TypeExit)
+		ex, err := attachwire.DecodeExit(f.Payload)
+		return err == nil && f.Seq == exit && ex.Code == 0
 	})
 }
 

@@ -50,7 +50,15 @@ type ring struct {
 	tail     uint64 // seq of the oldest buffered entry (n > 0)
 	head     uint64 // seq of the newest entry ever appended, 0 before the first
 	exitSeq  uint64 // seq of the Exit frame once appended
-	final    []byte // the post-Exit snapshot's wire bytes, once cached
+	// exit is the Exit frame's wire bytes, kept apart from the entries so
+	// a viewer served the final screen can be given the session's status
+	// whatever the ring holds (a mirror's may hold nothing else).
+	exit  []byte
+	final []byte // the post-Exit snapshot's wire bytes, once cached
+	// finalBefore is the same screen as a snapshot at atSeq exitSeq-1: the
+	// Exit frame changes nothing on the screen, so it shows that seq too,
+	// and the Exit frame can follow it as its tail (seq atSeq+1).
+	finalBefore []byte
 	// hostLostAt is when the room's host leg was lost without Exit; zero
 	// while a host is bound (or the stream ended). Viewers read it here to
 	// serve host-less resumes without the room's lock.
@@ -71,7 +79,7 @@ func (r *ring) reset(epoch uint64) {
 	r.gen++
 	r.epoch, r.hasEpoch = epoch, true
 	r.clearLocked()
-	r.head, r.exitSeq, r.final = 0, 0, nil
+	r.head, r.exitSeq, r.exit, r.final, r.finalBefore = 0, 0, nil, nil, nil
 	r.wakeLocked()
 }
 
@@ -131,17 +139,42 @@ func (r *ring) append(seq uint64, typ attachwire.FrameType, atSeq uint64, wire [
 		r.resize(len(r.entries) / 2)
 	}
 	if typ == attachwire.TypeExit {
-		r.exitSeq = seq
+		r.exitSeq, r.exit = seq, wire
 	}
 	r.wakeLocked()
 }
 
-// setFinal caches the post-Exit snapshot and wakes the waiters.
+// setFinal caches the post-Exit snapshot, and the same screen at the seq
+// before Exit, and wakes the waiters.
 func (r *ring) setFinal(wire []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.final = wire
+	r.final, r.finalBefore = wire, snapshotBefore(wire)
 	r.wakeLocked()
+}
+
+// snapshotBefore re-encodes a post-Exit snapshot frame (atSeq = the Exit's
+// seq) at atSeq-1, or returns nil when it does not decode or its atSeq is
+// 0.
+func snapshotBefore(wire []byte) []byte {
+	f, err := attachwire.DecodeFrame(wire)
+	if err != nil {
+		return nil
+	}
+	s, err := attachwire.DecodeSnapshot(f.Payload)
+	if err != nil || s.AtSeq == 0 {
+		return nil
+	}
+	s.AtSeq--
+	p, err := attachwire.AppendSnapshot(nil, s)
+	if err != nil {
+		return nil
+	}
+	b, err := attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: p}.MarshalBinary()
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 func (r *ring) resize(size int) {

@@ -27,7 +27,8 @@ type cursor struct {
 	// newest snapshot whatever its tail costs, so a host that outruns
 	// every request cannot keep it waiting forever.
 	retried bool
-	// then is a control to write right after the frame nextWire returned.
+	// then is a message to write right after the frame nextWire returned:
+	// a control, or the Exit frame after the final screen.
 	then []byte
 	// The host-lost notice this leg was last given, for host-still-absent:
 	// the snapshot it came with, when, and the message.
@@ -42,7 +43,9 @@ type cursor struct {
 // the ring; otherwise it starts from a snapshot whose tail is in the ring
 // (contiguity: the tail starts exactly at atSeq+1). A viewer lagging more
 // than ViewerQueueBytes behind the head, or off the ring's tail, skips to
-// a newer snapshot the same way. It returns when the leg ends.
+// a newer snapshot the same way. Once the post-Exit snapshot is cached, a
+// viewer needing a snapshot gets its screen at the seq before Exit, then
+// the Exit frame. It returns when the leg ends.
 func (l *leg) viewerWriter(req resumeRequest) {
 	defer l.finish()
 	var c cursor
@@ -72,7 +75,7 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			retry = retryTimer.C
 		}
 		if wire != nil {
-			if !l.pace(len(wire)) {
+			if !l.pace(len(wire) + len(c.then)) {
 				continue // the leg is ending: flushOut finishes it
 			}
 			if err := l.write(wire); err != nil {
@@ -168,6 +171,15 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 	if r.final != nil {
 		c.next, c.snap = r.exitSeq+1, ""
 		l.relay.metrics.snapshots.Inc()
+		if r.exit != nil && r.finalBefore != nil {
+			// The final screen at the seq before Exit, then the Exit
+			// frame as its tail (atSeq+1): the post-Exit snapshot alone
+			// would leave a late joiner without the session's status,
+			// and an Exit on either side of it would be a repeat or a
+			// gap (docs/relay.md, "Late joiners after Exit").
+			c.then = r.exit
+			return r.finalBefore, nil, ""
+		}
 		return r.final, nil, ""
 	}
 	snapBudget := budget

@@ -100,8 +100,10 @@ func removeConn(ms []attachwire.Member, conn string) []attachwire.Member {
 }
 
 // applyRoom records the room's state. "ended" ends the Client once the
-// mirror holds the stream's last frame (a viewer that joined after Exit
-// gets the final Snapshot and never the Exit frame).
+// mirror holds the stream's last frame: a relay that serves a viewer
+// joining after Exit only the post-Exit Snapshot (at the Exit's seq) never
+// sends it the Exit frame. (Ours serves that screen at the seq before Exit
+// and the Exit frame after it, which ends the Client with the status.)
 func (c *Client) applyRoom(rs attachwire.RoomState) {
 	c.mu.Lock()
 	c.room = rs.State

@@ -39,7 +39,8 @@
 // does; refusals, 429 and 503 do not count) the Client rides the degraded
 // lane (attach-v1 §14): an SSE stream down (GET …/sse with the attach
 // token, resuming with ?resume_from=&epoch=) and batched POSTs up
-// (…/input). Both halves carry the token's jti, so the relay keeps the
+// (…/input, at most 256 KiB of Input each, in order, so a batch stays under
+// the relay's body limit however much input waits). Both halves carry the token's jti, so the relay keeps the
 // same input_ack for the Client on either carrier: inputSeq is one space
 // across carriers, and what a carrier left unacknowledged is resent on
 // the next. A POST's 200 acknowledges like input_ack; 409 resends from

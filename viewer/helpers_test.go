@@ -37,9 +37,10 @@ type testHost struct {
 	c     *relaytest.Conn
 	epoch uint64
 
-	mu  sync.Mutex
-	emu *engine.Engine
-	seq uint64
+	mu     sync.Mutex
+	emu    *engine.Engine
+	seq    uint64
+	exited uint64 // the Exit frame's seq, once sent
 
 	input     chan []byte
 	resized   attachwire.Resize // the last authoritative Resize; under mu
@@ -130,7 +131,8 @@ func (h *testHost) screenLocked() attachwire.Screen {
 	return scr
 }
 
-// snapshot publishes an in-stream Snapshot (seq S, atSeq S-1).
+// snapshot publishes an in-stream Snapshot (seq S, atSeq S-1), or after
+// Exit the post-Exit one (seq 0, atSeq the Exit's seq).
 func (h *testHost) snapshot() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -140,8 +142,12 @@ func (h *testHost) snapshot() {
 		h.t.Errorf("host snapshot: %v", err)
 		return
 	}
-	h.seq++
-	f, err := sn.Frame(h.seq, h.seq)
+	seq := uint64(0)
+	if h.exited == 0 {
+		h.seq++
+		seq = h.seq
+	}
+	f, err := sn.Frame(seq, seq)
 	if err != nil {
 		h.t.Errorf("host snapshot: %v", err)
 		return
@@ -154,6 +160,7 @@ func (h *testHost) exit(code uint32) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
+	h.exited = h.seq
 	h.sendLocked(attachwire.Exit{Code: code}.Frame(h.seq, h.seq))
 }
 

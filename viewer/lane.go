@@ -235,23 +235,59 @@ type laneAnswer struct {
 	AckInputSeq uint64 `json:"ackInputSeq"`
 }
 
-// send posts frames as one batch: Input frames (contiguous, as the
-// Client's queue hands them out) in inputs, the rest in controls. The
-// answer's ack is applied as an input_ack; a 409 rewinds the queue to the
-// ack (the batch was refused whole, so its controls go again); a 429
-// waits for Retry-After; network errors and 5xx retry the same batchId.
+// laneBatchBytes bounds the Input frames one POST carries, in bytes before
+// base64: far under the relay's body limit (twice a viewer's 1 MiB message
+// limit by default; 413 past it) whatever MaxPendingInput allows to wait.
+// One frame (maxInputChunk of data) always fits.
+const laneBatchBytes = 256 << 10
+
+// send posts frames in batches: Input frames (contiguous, as the Client's
+// queue hands them out) in inputs, at most laneBatchBytes of them per
+// batch, in order; the rest, in controls, with the first. Each answer's
+// ack is applied as an input_ack; a 409 rewinds the queue to the ack (the
+// batch was refused whole, so its controls go again, and the inputs after
+// it are due again too); a 429 waits for Retry-After; network errors and
+// 5xx retry the same batchId.
 func (l *laneCarrier) send(ctx context.Context, frames []attachwire.Frame) error {
-	b := laneBatch{Inputs: []string{}, Controls: []string{}}
 	var controls []attachwire.Frame
 	controls = append(controls, l.carry...)
 	l.carry = nil
+	var batches [][]attachwire.Frame
+	size := 0
 	for _, f := range frames {
-		raw, err := f.MarshalBinary()
-		if err != nil {
-			continue
-		}
 		if f.Type != attachwire.TypeInput {
 			controls = append(controls, f)
+			continue
+		}
+		if n := len(batches); n == 0 || (size+len(f.Payload) > laneBatchBytes && len(batches[n-1]) > 0) {
+			batches = append(batches, nil)
+			size = 0
+		}
+		size += len(f.Payload)
+		batches[len(batches)-1] = append(batches[len(batches)-1], f)
+	}
+	if len(batches) == 0 {
+		batches = append(batches, nil)
+	}
+	for i, inputs := range batches {
+		if i > 0 {
+			controls = nil
+		}
+		rewound, err := l.postBatch(ctx, inputs, controls)
+		if err != nil || rewound {
+			return err
+		}
+	}
+	return nil
+}
+
+// postBatch posts one batch of inputs and controls; it reports rewound after a
+// 409, which leaves the inputs from the ack on due again.
+func (l *laneCarrier) postBatch(ctx context.Context, inputs, controls []attachwire.Frame) (rewound bool, err error) {
+	b := laneBatch{Inputs: []string{}, Controls: []string{}}
+	for _, f := range inputs {
+		raw, err := f.MarshalBinary()
+		if err != nil {
 			continue
 		}
 		in, err := attachwire.DecodeInput(f.Payload)
@@ -272,14 +308,14 @@ func (l *laneCarrier) send(ctx context.Context, frames []attachwire.Frame) error
 		}
 	}
 	if len(b.Inputs) == 0 && len(b.Controls) == 0 {
-		return nil
+		return false, nil
 	}
 	var id [16]byte
 	rand.Read(id[:])
 	b.BatchID = hex.EncodeToString(id[:])
 	body, err := json.Marshal(b)
 	if err != nil {
-		return fmt.Errorf("viewer: lane: batch: %w", err)
+		return false, fmt.Errorf("viewer: lane: batch: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
 		status, ans, hint, err := l.post(body)
@@ -290,7 +326,7 @@ func (l *laneCarrier) send(ctx context.Context, frames []attachwire.Frame) error
 				if err == nil {
 					err = fmt.Errorf("HTTP %d", status)
 				}
-				return fmt.Errorf("viewer: lane: post: %w", err)
+				return false, fmt.Errorf("viewer: lane: post: %w", err)
 			}
 			wait = min(postRetryStep*time.Duration(attempt), postRetryCap)
 		case status == http.StatusOK:
@@ -298,29 +334,29 @@ func (l *laneCarrier) send(ctx context.Context, frames []attachwire.Frame) error
 			l.c.in.ack(ans.AckInputSeq)
 			l.c.poke()
 			l.c.mu.Unlock()
-			return nil
+			return false, nil
 		case status == http.StatusConflict:
 			l.c.mu.Lock()
 			l.c.in.rewind(ans.AckInputSeq)
 			l.c.poke()
 			l.c.mu.Unlock()
 			l.carry = controls
-			return nil
+			return true, nil
 		case status == http.StatusTooManyRequests:
 			wait = min(max(hint, time.Millisecond), l.c.cfg.BackoffMax)
 		case status == http.StatusGone:
-			return errLaneGone
+			return false, errLaneGone
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
 			// The SSE half is redialled and gets the final answer.
-			return fmt.Errorf("viewer: lane: post: HTTP %d", status)
+			return false, fmt.Errorf("viewer: lane: post: HTTP %d", status)
 		default:
-			return &laneUnavailableError{status: status}
+			return false, &laneUnavailableError{status: status}
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-t.C:
 		}
 	}

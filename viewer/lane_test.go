@@ -1,6 +1,7 @@
 package viewer_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,6 +40,19 @@ type gate struct {
 	notFound atomic.Int64 // lane requests answered 404
 	lastGET  atomic.Value // the last lane GET's query string
 	posts    atomic.Int64 // POSTs forwarded
+	tooLarge atomic.Int64 // POSTs the relay answered 413
+	maxBody  atomic.Int64 // the largest POST body forwarded
+}
+
+// statusWriter remembers the status a handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func newGate(t testing.TB, s *relaytest.Server) *gate {
@@ -95,12 +109,21 @@ func newGate(t testing.TB, s *relaytest.Server) *gate {
 				return
 			}
 			g.posts.Add(1)
+			if r.ContentLength > g.maxBody.Load() {
+				g.maxBody.Store(r.ContentLength) // one POST at a time per Client
+			}
 			if g.lose.Load() > 0 {
 				g.lose.Add(-1)
 				rp.ServeHTTP(httptest.NewRecorder(), r)
 				http.Error(w, "answer lost", http.StatusBadGateway)
 				return
 			}
+			sw := &statusWriter{ResponseWriter: w}
+			rp.ServeHTTP(sw, r)
+			if sw.status == http.StatusRequestEntityTooLarge {
+				g.tooLarge.Add(1)
+			}
+			return
 		}
 		rp.ServeHTTP(w, r)
 	}))
@@ -378,5 +401,58 @@ func TestLaneConflictAndGone(t *testing.T) {
 		if ex, ok := cl.Exit(); !ok || ex.Code != 7 || cl.Err() != nil {
 			t.Fatalf("exit %+v %v, err %v", ex, ok, cl.Err())
 		}
+	}
+}
+
+// A driver on the lane whose MaxPendingInput lets megabytes wait sends a
+// 4 MiB paste in POSTs of bounded size: it reaches the host whole and in
+// order, no POST is refused as too large (413), and the Client stays on
+// the lane. (Before, every due input went in one POST, which the relay
+// refused past its body limit, and the Client left the lane.)
+func TestLaneLargeInputInBoundedBatches(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := newHost(t, s, 1, 80, 24)
+	g := newGate(t, s)
+	g.blockWS.Store(-1)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	c, err := viewer.Dial(ctx, viewer.Config{
+		URL: g.URL + "/v1/rooms/" + room, Token: s.DriverToken(t, room, "ann"), Role: attachwire.RoleDriver,
+		Viewport:   attachwire.Viewport{Cols: 80, Rows: 24},
+		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+		HTTPClient: &http.Client{Transport: tr}, MaxPendingInput: 8 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	eventually(t, "the pen on the lane", func() bool { return c.Lane() && c.Pen().Mine })
+	paste := make([]byte, 4<<20)
+	for i := range paste {
+		paste[i] = byte('a' + (i/7)%26)
+	}
+	if err := c.Input(paste); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	deadline := time.After(relaytest.Timeout)
+	for len(got) < len(paste) {
+		select {
+		case p := <-h.input:
+			got = append(got, p...)
+		case <-deadline:
+			t.Fatalf("watchdog: the host got %d of %d bytes; 413s %d, on the lane %v", len(got), len(paste), g.tooLarge.Load(), c.Lane())
+		}
+	}
+	if !bytes.Equal(got, paste) {
+		t.Fatal("the host got the paste's bytes changed or out of order")
+	}
+	if n := g.tooLarge.Load(); n != 0 || !c.Lane() {
+		t.Fatalf("%d POSTs refused as too large; on the lane %v", n, c.Lane())
+	}
+	if m := g.maxBody.Load(); m > 512<<10 {
+		t.Fatalf("a POST of %d bytes", m)
 	}
 }

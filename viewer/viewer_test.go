@@ -324,3 +324,69 @@ func TestInputAfterRelayRestart(t *testing.T) {
 	h2.expectInput("def")
 	eventually(t, "acks on the new relay", func() bool { return viewer.PendingInput(c) == 0 })
 }
+
+// A Client that joins after the session ended, over WebSocket or the lane,
+// learns its exit status: the relay serves the cached final screen at the
+// seq before Exit and the Exit frame after it, and the Client ends on that
+// Exit with the final screen in its EventSnapshot.
+func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
+	for _, carrier := range []string{"websocket", "lane"} {
+		t.Run(carrier, func(t *testing.T) {
+			s := relaytest.NewServer(t, quiet())
+			h := newHost(t, s, 1, 40, 10)
+			h.output([]byte("last words\r\n"))
+			h.exit(5)
+			// The final snapshot is cached once a fresh leg starts from
+			// a seq-0 snapshot (before, an in-ring one and its tail).
+			eventually(t, "the post-Exit snapshot cached", func() bool {
+				p := relaytest.MustDial(t, s.RoomURL(room), s.ViewerToken(t, room, "probe"),
+					attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+				defer p.Close()
+				f := relaytest.NextFrame(t, p)
+				return f.Type == attachwire.TypeSnapshot && f.Seq == 0
+			})
+			want, _ := h.screen()
+			h.close()
+			var c *viewer.Client
+			var rec *recorder
+			if carrier == "lane" {
+				g := newGate(t, s)
+				g.blockWS.Store(-1)
+				c, rec = laneDial(t, g.URL, s.DriverToken(t, room, "late"))
+			} else {
+				c, rec = dial(t, s.URL, s.ViewerToken(t, room, "late"), attachwire.RoleViewer)
+			}
+			select {
+			case <-c.Done():
+			case <-time.After(relaytest.Timeout):
+				t.Fatal("the Client did not end in the ended room")
+			}
+			ex, ok := c.Exit()
+			if !ok || ex.Code != 5 || c.Err() != nil {
+				t.Fatalf("Exit %+v known %v, Err %v; want code 5", ex, ok, c.Err())
+			}
+			if carrier == "lane" && !c.Lane() {
+				t.Fatal("the Client did not ride the lane")
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			var kinds []viewer.EventKind
+			var final *attachwire.Screen
+			for _, ev := range rec.events {
+				switch ev.Kind {
+				case viewer.EventExit:
+					kinds = append(kinds, ev.Kind)
+				case viewer.EventSnapshot:
+					kinds = append(kinds, ev.Kind)
+					final = ev.Screen
+				}
+			}
+			if len(kinds) != 2 || kinds[0] != viewer.EventSnapshot || kinds[1] != viewer.EventExit {
+				t.Fatalf("events %v, want Snapshot then Exit", kinds)
+			}
+			if d := screenDiff(want, *final); d != "" {
+				t.Fatalf("final screen: %s", d)
+			}
+		})
+	}
+}

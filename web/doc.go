@@ -6,9 +6,11 @@
 // it rides the degraded lane: it trades the attach token for a ticket
 // (POST …/sse-ticket), opens an EventSource on …/sse?ticket= (resuming
 // from the last seq it applied), and POSTs batches to …/input with the
-// token, one in flight at a time. Each batch carries every input not yet
-// acknowledged (the engine's, in one inputSeq space across carriers) and
-// the controls waiting. On a 409 it sends again from the relay's
+// token, one in flight at a time. Each batch carries the oldest inputs not
+// yet acknowledged (the engine's, in one inputSeq space across carriers),
+// up to 256 KiB of them before base64, and the controls waiting. The
+// engine splits what is typed or pasted into Input frames of at most
+// 64 KiB, so a paste of megabytes meets no relay limit on either carrier. On a 409 it sends again from the relay's
 // ackInputSeq+1; on a 429 it waits Retry-After and sends the same batch
 // (same batchId); network errors and 5xx are retried with a backoff; a 410
 // reopens the lane on a new ticket; a 401 or 403 does so once and stops

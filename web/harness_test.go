@@ -171,6 +171,38 @@ type testHost struct {
 	inputs atomic.Int64 // Input frames the relay delivered
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// Once divert is set, Input data is kept in diverted instead of going
+	// to the session: a paste of megabytes is checked byte for byte here,
+	// not through a cooked terminal's line discipline.
+	divertMu sync.Mutex
+	divert   bool
+	diverted []byte
+}
+
+// divertInput keeps the Input delivered from now on instead of writing it
+// to the session.
+func (h *testHost) divertInput() {
+	h.divertMu.Lock()
+	defer h.divertMu.Unlock()
+	h.divert = true
+}
+
+// divertedInput returns the Input kept since divertInput.
+func (h *testHost) divertedInput() []byte {
+	h.divertMu.Lock()
+	defer h.divertMu.Unlock()
+	return append([]byte(nil), h.diverted...)
+}
+
+// keep records p if Input is diverted, and reports whether it was.
+func (h *testHost) keep(p []byte) bool {
+	h.divertMu.Lock()
+	defer h.divertMu.Unlock()
+	if h.divert {
+		h.diverted = append(h.diverted, p...)
+	}
+	return h.divert
 }
 
 func startHost(tb testing.TB, r *testRelay, room, helper string) *testHost {
@@ -268,7 +300,9 @@ func (h *testHost) leg(ctx context.Context, url, room, tok string, after uint64)
 			in, err := attachwire.DecodeInput(f.Payload)
 			if err == nil && in.UserID != "" {
 				h.inputs.Add(1)
-				h.sess.WriteInput(in.Data)
+				if !h.keep(in.Data) {
+					h.sess.WriteInput(in.Data)
+				}
 			}
 		case attachwire.TypeResize:
 			if rs, err := attachwire.DecodeResize(f.Payload); err == nil {

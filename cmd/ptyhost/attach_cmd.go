@@ -48,8 +48,8 @@ Flags:
   --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
                      (default ^])
 
-Exit status: the session's own once it ended (0 when it had ended before
-attach joined, so its status is unknown); 0 on detach; 2 for a usage
+Exit status: the session's own once it ended, also when it had ended
+before attach joined (0 if the relay did not say how); 0 on detach; 2 for a usage
 error; 69 when the relay cannot be reached; 77 when the relay refuses the
 token or the room; 128 + signal number when interrupted.
 `
@@ -274,7 +274,9 @@ func (a *attacher) ended(c *viewer.Client) error {
 	}
 	ex, ok := c.Exit()
 	if !ok {
-		return &exitStatus{code: exitOK, msg: "attach: the session had ended before attach joined; its exit status is unknown"}
+		// A relay that serves a late joiner only the final screen, without
+		// the Exit frame (ours sends both).
+		return &exitStatus{code: exitOK, msg: "attach: the session had ended before attach joined; the relay did not say how"}
 	}
 	if ex.Code != 0 {
 		return &exitStatus{code: int(ex.Code)}

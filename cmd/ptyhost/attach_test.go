@@ -346,8 +346,8 @@ func TestAttachExitCodes(t *testing.T) {
 
 // A watching attach exits with the session's status when the session
 // ends (here the program is stopped, and dies of a signal); one that
-// joins after the end shows the final screen and exits 0, since the
-// status is not known to it.
+// joins after the end shows the final screen and exits with that status
+// too (the relay sends it the Exit frame before the final snapshot).
 func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 	tm := newTmux(t)
 	s, sess, _ := attachRelay(t)
@@ -363,8 +363,11 @@ func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 	}
 	tm.waitFor(fmt.Sprintf("rc=%d", ex.Code))
 
-	tm.typeLine("clear; " + attachLine(s, s.ViewerToken(t, attachRoom, "late")))
-	tm.waitFor("rc=0")
+	late := strings.Replace(attachLine(s, s.ViewerToken(t, attachRoom, "late")), "echo rc=", "echo late-rc=", 1)
+	tm.typeLine("clear; " + late)
+	if got := tm.waitFor(fmt.Sprintf("late-rc=%d", ex.Code)); strings.Contains(got, "did not say") {
+		t.Errorf("the late attach did not learn the status:\n%s", got)
+	}
 }
 
 // When the host's leg drops, the attach says so on its status line and

@@ -9,9 +9,17 @@ import (
 	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
-// MaxPendingInputs bounds the Input frames kept for resending until the
-// relay acknowledges them.
-const MaxPendingInputs = 4096
+// MaxPendingInputs and MaxPendingInputBytes bound the Input kept for
+// resending until the relay acknowledges it: frames, and bytes of data.
+const (
+	MaxPendingInputs     = 4096
+	MaxPendingInputBytes = 16 << 20
+)
+
+// maxInputChunk is the most data one Input frame carries (as package
+// viewer's): a paste of any size goes as several frames in order, each
+// far under the relay's limits on a viewer's message (1 MiB) and POST.
+const maxInputChunk = 64 << 10
 
 // Caps on the strings the page shows, in runes.
 const (
@@ -140,7 +148,7 @@ func (e *Engine) Subscribe(cols, rows int) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pending, err := e.Pending(len(e.pending))
+	pending, err := e.Pending(len(e.pending), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -149,36 +157,65 @@ func (e *Engine) Subscribe(cols, rows int) ([][]byte, error) {
 
 // Pending returns the oldest n (at most) Input messages not yet
 // acknowledged, in inputSeq order: contiguous, starting right after the
-// last ack. The degraded lane builds each POST from them, so an input is
-// carried by whichever batch or leg comes next until an ack covers it.
-func (e *Engine) Pending(n int) ([][]byte, error) {
+// last ack. With maxBytes > 0 it stops before the message that would take
+// their total size past maxBytes, though it always returns the first (one
+// message is at most maxInputChunk and a few bytes). The degraded lane
+// builds each POST from them, bounded so the body stays under the relay's
+// limit, and an input is carried by whichever batch or leg comes next
+// until an ack covers it.
+func (e *Engine) Pending(n, maxBytes int) ([][]byte, error) {
 	n = max(0, min(n, len(e.pending)))
 	out := make([][]byte, 0, n)
+	size := 0
 	for _, in := range e.pending[:n] {
 		m, err := e.inputMessage(in)
 		if err != nil {
 			return nil, err
+		}
+		if size += len(m); maxBytes > 0 && size > maxBytes && len(out) > 0 {
+			break
 		}
 		out = append(out, m)
 	}
 	return out, nil
 }
 
-// Input returns the Input message carrying data, typed by the person at
-// this page, or nil when this leg does not hold the pen (or too many
-// inputs await an ack): keys typed without the pen go nowhere.
-func (e *Engine) Input(data []byte) []byte {
-	if !e.holding || len(data) == 0 || len(e.pending) >= MaxPendingInputs {
+// Input returns the Input messages carrying data, typed or pasted by the
+// person at this page: one per maxInputChunk bytes, in order, so a paste
+// of any size fits the relay's limits on every carrier. It returns nil
+// when this leg does not hold the pen (keys typed without it go nowhere),
+// and when data would take the Input awaiting an ack past
+// MaxPendingInputs or MaxPendingInputBytes: a paste goes whole or not at
+// all.
+func (e *Engine) Input(data []byte) [][]byte {
+	if !e.holding || len(data) == 0 {
 		return nil
 	}
-	e.nextInput++
-	in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data...)}
-	e.pending = append(e.pending, in)
-	m, err := e.inputMessage(in)
-	if err != nil {
+	chunks := (len(data) + maxInputChunk - 1) / maxInputChunk
+	if len(e.pending)+chunks > MaxPendingInputs || e.pendingBytes()+len(data) > MaxPendingInputBytes {
 		return nil
 	}
-	return m
+	out := make([][]byte, 0, chunks)
+	for len(data) > 0 {
+		n := min(len(data), maxInputChunk)
+		e.nextInput++
+		in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data[:n]...)}
+		e.pending = append(e.pending, in)
+		data = data[n:]
+		if m, err := e.inputMessage(in); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// pendingBytes is the data of the Input awaiting an ack.
+func (e *Engine) pendingBytes() int {
+	n := 0
+	for _, in := range e.pending {
+		n += len(in.Data)
+	}
+	return n
 }
 
 // Viewport returns the Resize message advertising cols x rows, or nil

@@ -248,7 +248,11 @@ func TestInputOnlyWithThePen(t *testing.T) {
 		t.Errorf("refresh = %#v, want resume_from seq 0", c)
 	}
 	for i, want := range []uint64{1, 2} {
-		f, err := attachwire.DecodeFrame(e.Input([]byte("k")))
+		msgs := e.Input([]byte("k"))
+		if len(msgs) != 1 {
+			t.Fatalf("input %d: %d messages, want 1", i, len(msgs))
+		}
+		f, err := attachwire.DecodeFrame(msgs[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +324,7 @@ func TestAcksAndResend(t *testing.T) {
 		t.Errorf("renumbered after the relay forgot: %v, want [1 2]", got)
 	}
 	apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 2}))
-	if got := inputSeqs(t, [][]byte{e.Input([]byte("d"))}); !equal(got, []uint64{3}) {
+	if got := inputSeqs(t, e.Input([]byte("d"))); !equal(got, []uint64{3}) {
 		t.Errorf("next input after the acks = %v, want [3]", got)
 	}
 }
@@ -334,7 +338,7 @@ func TestPendingFollowsAcks(t *testing.T) {
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
 	pending := func(n int) []uint64 {
 		t.Helper()
-		msgs, err := e.Pending(n)
+		msgs, err := e.Pending(n, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,6 +367,72 @@ func TestPendingFollowsAcks(t *testing.T) {
 			apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: c.ack}))
 			if got := pending(c.n); !equal(got, c.want) {
 				t.Errorf("Pending(%d) = %v, want %v", c.n, got, c.want)
+			}
+		})
+	}
+}
+
+// TestInputSplitsAPaste: a paste becomes Input frames of at most
+// maxInputChunk bytes each, in order, whole; one past the pending bounds
+// is refused whole, never in part.
+func TestInputSplitsAPaste(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	paste := make([]byte, 3*maxInputChunk+5)
+	for i := range paste {
+		paste[i] = byte('a' + i%26)
+	}
+	msgs := e.Input(paste)
+	if got := inputSeqs(t, msgs); !equal(got, []uint64{1, 2, 3, 4}) {
+		t.Fatalf("paste went as inputSeqs %v, want [1 2 3 4]", got)
+	}
+	var joined []byte
+	for _, m := range msgs {
+		f, _ := attachwire.DecodeFrame(m)
+		in, _ := attachwire.DecodeInput(f.Payload)
+		if len(in.Data) > maxInputChunk {
+			t.Errorf("inputSeq %d carries %d bytes, over %d", in.InputSeq, len(in.Data), maxInputChunk)
+		}
+		joined = append(joined, in.Data...)
+	}
+	if !bytes.Equal(joined, paste) {
+		t.Fatal("the frames do not carry the paste whole and in order")
+	}
+	if m := e.Input(make([]byte, MaxPendingInputBytes)); m != nil {
+		t.Fatalf("a paste past MaxPendingInputBytes went as %d messages, want none", len(m))
+	}
+	if got := inputSeqs(t, e.Input([]byte("k"))); !equal(got, []uint64{5}) {
+		t.Fatalf("the key after a refused paste = %v, want [5]", got)
+	}
+}
+
+// TestPendingBytesCap: the lane's batches are bounded by bytes too: Pending
+// stops before the message that would pass maxBytes, but always returns
+// at least the oldest.
+func TestPendingBytesCap(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	msgs := e.Input(make([]byte, 4*maxInputChunk))
+	one := len(msgs[0])
+	for _, c := range []struct {
+		name     string
+		maxBytes int
+		want     []uint64
+	}{
+		{"no cap", 0, []uint64{1, 2, 3, 4}},
+		{"two fit", 2*one + 1, []uint64{1, 2}},
+		{"exactly three", 3 * one, []uint64{1, 2, 3}},
+		{"under one: still the oldest", 10, []uint64{1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := e.Pending(10, c.maxBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seqs := inputSeqs(t, got); !equal(seqs, c.want) {
+				t.Errorf("Pending(10, %d) = %v, want %v", c.maxBytes, seqs, c.want)
 			}
 		})
 	}

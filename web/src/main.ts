@@ -18,13 +18,13 @@ interface Ev {
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
   apply(msg: Uint8Array): Ev[] | string;
-  input(data: Uint8Array): Uint8Array | null;
+  input(data: Uint8Array): Uint8Array[];
   viewport(cols: number, rows: number): Uint8Array | null;
   grab(): Uint8Array;
   release(): Uint8Array;
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
-  pending(max: number): Uint8Array[] | string;
+  pending(max: number, maxBytes?: number): Uint8Array[] | string;
   inputSeq(msg: Uint8Array): number;
   ack(ackInputSeq: number): Ev[] | string;
 }
@@ -36,6 +36,12 @@ const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
 // period (#probe=<ms> overrides it), the POST retry bounds, the inputs
 // one batch carries at most, and the controls held for the next carrier.
 const FALLBACK_AFTER = 3, PROBE_MS = 30000, POST_RETRIES = 8, BATCH_INPUTS = 256, HELD_MAX = 256;
+// BATCH_BYTES bounds the Input messages one POST carries, in bytes before
+// base64 (which makes them 4/3): the body stays far under the relay's
+// limit on a viewer's POST (2 MiB + 64 KiB by default, twice its 1 MiB
+// message limit; 413 past it). The engine splits a paste into messages
+// of 64 KiB of data, so one always fits.
+const BATCH_BYTES = 256 << 10;
 
 // Events a person causes. Terminal data produced while one of these is
 // being dispatched (and trusted) was typed, pasted, clicked or focused;
@@ -287,8 +293,8 @@ function main(): void {
   function typed(data: Uint8Array): void {
     if (!typedByPerson()) { status.repliesDropped++; return; }
     if (!eng) return;
-    const m = eng.input(data);
-    if (m) { status.inputsSent++; send(m); }
+    // A paste comes as several messages, in order, whole or not at all.
+    for (const m of eng.input(data)) { status.inputsSent++; send(m); }
   }
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
@@ -491,11 +497,12 @@ function main(): void {
 
   // flushLane posts one batch: the inputs not yet acknowledged (contiguous
   // from the ack, as the engine keeps them, so a batch refused or lost is
-  // simply carried again by the next) and the held controls. One POST is
-  // in flight at a time; what comes meanwhile goes in the next.
+  // simply carried again by the next; at most BATCH_INPUTS of them and
+  // BATCH_BYTES) and the held controls. One POST is in flight at a time;
+  // what comes meanwhile, or did not fit, goes in the next.
   async function flushLane(): Promise<void> {
     if (posting || !lane || !laneOpen || !eng) return;
-    const inputs = eng.pending(BATCH_INPUTS);
+    const inputs = eng.pending(BATCH_INPUTS, BATCH_BYTES);
     if (typeof inputs === 'string') { notice(inputs); return; }
     if (inputs.length === 0 && held.length === 0) return;
     posting = true;

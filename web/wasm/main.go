@@ -48,7 +48,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		}
 		return arr
 	})
-	method("input", func(a []js.Value) any { return bytesOrNull(e.Input(bytesFromJS(a[0]))) })
+	method("input", func(a []js.Value) any { return messagesToJS(e.Input(bytesFromJS(a[0])), nil) })
 	method("viewport", func(a []js.Value) any { return bytesOrNull(e.Viewport(argInt(a, 0), argInt(a, 1))) })
 	method("grab", func([]js.Value) any { return bytesToJS(e.Grab()) })
 	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
@@ -65,7 +65,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("ok", ok)
 		return o
 	})
-	method("pending", func(a []js.Value) any { return messagesToJS(e.Pending(argInt(a, 0))) })
+	method("pending", func(a []js.Value) any { return messagesToJS(e.Pending(argInt(a, 0), argInt(a, 1))) })
 	method("inputSeq", func(a []js.Value) any {
 		f, err := attachwire.DecodeFrame(bytesFromJS(a[0]))
 		if err != nil || f.Type != attachwire.TypeInput {
