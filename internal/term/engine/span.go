@@ -331,6 +331,18 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 				n, last = next, -1
 				continue
 			}
+			if b[n+2] == 'K' && col <= len(l.text) {
+				// "ESC [ K", a progress bar's redraw after its CR:
+				// what eraseLine(0) does to this row, without the
+				// parser (the SGR shortcut's reasoning holds).
+				l.truncate(col)
+				l.fill = blankCell(e.cur.pen.bg)
+				l.wrapped = false
+				e.scr.work++
+				e.work++
+				n, last = n+3, -1
+				continue
+			}
 			e.cur.col, e.lastRune = col, last
 			e.clearSeq(stEscape)
 			p.state = stCSIEntry
