@@ -219,6 +219,19 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 	return n
 }
 
+// scrollOne is scrollUp(0, rows-1, 1, bg, sb, ct), what a line feed at
+// the bottom of the screen does, in one short call.
+func (b *buffer) scrollOne(bg attachwire.Color, sb *scrollback, ct *clusters) {
+	l := &b.lines[b.top]
+	if sb != nil {
+		sb.push(l, ct)
+	}
+	b.clearLine(l, bg)
+	if b.top++; b.top == b.rows {
+		b.top = 0
+	}
+}
+
 // scrollDown moves rows top..bot down by n, blanking the n rows that enter
 // at the top.
 func (b *buffer) scrollDown(top, bot, n int, bg attachwire.Color) int {

@@ -65,6 +65,11 @@ func (e *Engine) scrollUpBg(n int, bg attachwire.Color) {
 	if !e.altActive && e.top == 0 {
 		sb = &e.sb
 	}
+	if n == 1 && e.top == 0 && e.bot == e.rows-1 {
+		e.scr.scrollOne(bg, sb, &e.ct) // a line feed at the bottom
+		e.work++
+		return
+	}
 	e.work += uint64(e.scr.scrollUp(e.top, e.bot, n, bg, sb, &e.ct))
 }
 

@@ -101,10 +101,24 @@ func (s *scrollback) resetRaw() { s.rawStart, s.rawN = 0, 0 }
 // recycled buffer of the same length in its place, holding no stored
 // cells (n = 0). Without scrollback the line just stays.
 func (s *scrollback) push(l *line, ct *clusters) {
-	slot, ok := s.slot(ct)
-	if !ok {
-		return
+	var slot int
+	if n := s.rawN; n == s.max && n == len(s.raw) && n > 0 && n <= rawLines {
+		// The usual case, inline: a full ring of raw lines and nothing
+		// older to encode; the oldest line's buffers are recycled.
+		slot = s.rawStart
+		s.rawStart = ringIndex(slot, 1, n)
+	} else {
+		var ok bool
+		if slot, ok = s.slot(ct); !ok {
+			return
+		}
 	}
+	s.swapIn(slot, l)
+}
+
+// swapIn moves l into raw slot slot and gives l the buffers the slot
+// held, as push describes.
+func (s *scrollback) swapIn(slot int, l *line) {
 	// Field by field, not through line values: a line built in a
 	// temporary and then copied whole is stored in 8-byte words and
 	// reloaded in 16-byte ones, which stalls store forwarding (a third
