@@ -261,7 +261,7 @@ func encodeSpanLine(dst []byte, l *line) []byte {
 		}
 	}
 	for k, s := range l.spans {
-		if s.at >= end {
+		if int(s.at) >= end {
 			break
 		}
 		attrs(s.p)

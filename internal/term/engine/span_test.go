@@ -75,7 +75,7 @@ func checkSpanRow(tb testing.TB, l *line, ct *clusters) {
 		tb.Fatalf("runs %v do not start the text %q", l.spans, l.text)
 	}
 	for k, s := range l.spans {
-		if s.at >= l.runEnd(k) {
+		if int(s.at) >= l.runEnd(k) {
 			tb.Fatalf("run %d of %v is empty (text %q)", k, l.spans, l.text)
 		}
 	}
