@@ -143,11 +143,11 @@ func (l *line) printSpan(col int, src []byte, p pen) {
 }
 
 // appendRun copies the run of printable ASCII bytes src starts with, up
-// to room bytes, to dst and returns its length: copying and scanning in
-// one pass, a word at a time. dst has room+8 bytes: bytes past the run
-// may be stored too.
-func appendRun(dst, src []byte, room int) int {
-	dst = dst[:room+8]
+// to len(dst)-8 bytes, to dst and returns its length: copying and
+// scanning in one pass, a word at a time. Bytes past the run may be
+// stored too, up to eight.
+func appendRun(dst, src []byte) int {
+	room := len(dst) - 8
 	k := 0
 	for ; k < room && k+8 <= len(src); k += 8 {
 		w := binary.LittleEndian.Uint64(src[k : k+8])
@@ -308,7 +308,7 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			if len(l.spans) == maxSpans || col != len(l.text) {
 				goto out // not appending (after a CR), or no run left
 			}
-			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
+			k := appendRun(l.text[col:cols+8], b[n:]) // spanForm's slack
 			l.text = l.text[:col+k]
 			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
 				// Made at full size (spanForm) and not full: a
