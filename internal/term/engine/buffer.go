@@ -94,6 +94,10 @@ func (b *buffer) extend(l *line, to int) {
 
 // fillWith sets every cell of dst to c; the default blank is a memmove.
 func (b *buffer) fillWith(dst []cell, c cell) {
+	if len(dst) <= 4 {
+		fill(dst, c) // printing stores a glyph's cell or two: no memmove call
+		return
+	}
 	if c == (cell{c: ' '}) && len(dst) <= len(b.blank) {
 		copy(dst, b.blank)
 		return

@@ -279,10 +279,13 @@ func (e *Engine) combine(r rune) {
 	if e.cur.wrapPending {
 		col = e.cur.col
 	}
-	row := e.scr.row(e.cur.row)
 	if col < 0 {
 		return
 	}
+	// Only the cells up to the one joined are stored, as in printRune.
+	l := e.scr.line(e.cur.row)
+	e.scr.extend(l, col+1)
+	row := l.cells
 	if row[col].isCont() && col > 0 {
 		col--
 	}
