@@ -291,13 +291,10 @@ func (e *Engine) softReset() {
 // b[i] in one loop, with the current parameter in a register, and
 // dispatches it when its final byte follows. It stops (handing its state
 // to the state machine) at anything else: a private marker, an
-// intermediate, a ':', a control, the end of b.
+// intermediate, a ':', a control, the end of b. Its callers have tried
+// shortSGR at b[i] already.
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
-	if v, next, ok := shortSGR(b, i); ok {
-		e.applyShortSGR(v)
-		return next
-	}
 	start := i
 	seq := b[:min(len(b), i+maxCSILen)]
 	n := 0
@@ -369,15 +366,6 @@ func shortSGR(b []byte, i int) (v, next int, ok bool) {
 	v = int(b[i]-'0')*(1-9*two) + d&two
 	next = i + 2 - two
 	return v, next, b[next-1] == 'm'
-}
-
-// applyShortSGR applies the code shortSGR found, leaving the parser as
-// csiFast leaves it after the sequence (cleared by Write before it).
-func (e *Engine) applyShortSGR(v int) {
-	p := &e.p
-	p.params[0], p.nparams, p.hasParam, p.state = int32(v), 1, true, stGround
-	e.lastRune = -1
-	sgrOps[v].apply(&e.cur.pen)
 }
 
 func (e *Engine) csiByte(c byte) {
