@@ -297,8 +297,7 @@ func (e *Engine) printSpans(b []byte) int {
 // a run that would not append, and when l holds maxSpans runs. The cursor and lastRune are brought up to date before
 // anything outside the loop can read them.
 func (e *Engine) appendSpans(b []byte, l *line) int {
-	p := &e.p
-	cols, col := e.cols, e.cur.col
+	col := e.cur.col
 	last := e.lastRune
 	n := 0
 	for n < len(b) {
@@ -308,7 +307,7 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			if len(l.spans) == maxSpans || col != len(l.text) {
 				goto out // not appending (after a CR), or no run left
 			}
-			k := appendRun(l.text[col:cols+8], b[n:]) // spanForm's slack
+			k := appendRun(l.text[col:e.cols+8], b[n:]) // spanForm's slack
 			l.text = l.text[:col+k]
 			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
 				// Made at full size (spanForm) and not full: a
@@ -319,8 +318,8 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			}
 			n, col = n+k, col+k
 			last = rune(b[n-1])
-			if col == cols {
-				e.cur.col = cols - 1
+			if col == e.cols {
+				e.cur.col = col - 1
 				e.cur.wrapPending = true
 				e.lastRune = last
 				return n
@@ -348,6 +347,7 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			}
 			e.cur.col, e.lastRune = col, last
 			e.clearSeq(stEscape)
+			p := &e.p
 			p.state = stCSIEntry
 			next := e.csiFast(b, n+2)
 			if f := b[next-1]; p.state != stGround || f != 'm' && f != 'K' || p.badInter || p.prefix != 0 || p.ninter != 0 || !l.spanned || e.cur.wrapPending {
