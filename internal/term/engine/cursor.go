@@ -39,6 +39,14 @@ func (e *Engine) index() { e.indexBg(e.cur.pen.bg) }
 // for LF and IND, the default for an autowrap (tmux does so).
 func (e *Engine) indexBg(bg attachwire.Color) {
 	switch {
+	case e.cur.row == e.bot && e.top == 0 && e.bot == e.rows-1:
+		// The usual line feed: the whole screen scrolls by one.
+		var sb *scrollback
+		if !e.altActive {
+			sb = &e.sb
+		}
+		e.scr.scrollOne(bg, sb, &e.ct)
+		e.work++
 	case e.cur.row == e.bot:
 		e.scrollUpBg(1, bg)
 	case e.cur.row < e.rows-1:
@@ -64,11 +72,6 @@ func (e *Engine) scrollUpBg(n int, bg attachwire.Color) {
 	var sb *scrollback
 	if !e.altActive && e.top == 0 {
 		sb = &e.sb
-	}
-	if n == 1 && e.top == 0 && e.bot == e.rows-1 {
-		e.scr.scrollOne(bg, sb, &e.ct) // a line feed at the bottom
-		e.work++
-		return
 	}
 	e.work += uint64(e.scr.scrollUp(e.top, e.bot, n, bg, sb, &e.ct))
 }
