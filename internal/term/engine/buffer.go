@@ -94,6 +94,10 @@ func (b *buffer) extend(l *line, to int) {
 
 // fillWith sets every cell of dst to c; the default blank is a memmove.
 func (b *buffer) fillWith(dst []cell, c cell) {
+	if len(dst) <= 4 {
+		fill(dst, c) // printing stores a glyph's cell or two: no memmove call
+		return
+	}
 	if c == (cell{c: ' '}) && len(dst) <= len(b.blank) {
 		copy(dst, b.blank)
 		return
@@ -217,6 +221,19 @@ func (b *buffer) scrollUp(top, bot, n int, bg attachwire.Color, sb *scrollback, 
 	}
 	b.rotate(top, bot, n)
 	return n
+}
+
+// scrollOne is scrollUp(0, rows-1, 1, bg, sb, ct), what a line feed at
+// the bottom of the screen does, in one short call.
+func (b *buffer) scrollOne(bg attachwire.Color, sb *scrollback, ct *clusters) {
+	l := &b.lines[b.top]
+	if sb != nil {
+		sb.push(l, ct)
+	}
+	b.clearLine(l, bg)
+	if b.top++; b.top == b.rows {
+		b.top = 0
+	}
 }
 
 // scrollDown moves rows top..bot down by n, blanking the n rows that enter

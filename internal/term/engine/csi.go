@@ -291,13 +291,10 @@ func (e *Engine) softReset() {
 // b[i] in one loop, with the current parameter in a register, and
 // dispatches it when its final byte follows. It stops (handing its state
 // to the state machine) at anything else: a private marker, an
-// intermediate, a ':', a control, the end of b.
+// intermediate, a ':', a control, the end of b. Its callers have tried
+// shortSGR at b[i] already.
 func (e *Engine) csiFast(b []byte, i int) int {
 	p := &e.p
-	if v, next, ok := shortSGR(b, i); ok {
-		e.applyShortSGR(v)
-		return next
-	}
 	start := i
 	seq := b[:min(len(b), i+maxCSILen)]
 	n := 0
@@ -353,27 +350,22 @@ func (e *Engine) csiFast(b []byte, i int) int {
 }
 
 // shortSGR recognizes the commonest sequence of all at b[i:], just after
-// its "ESC [": an SGR of one simple code of one or two digits ("\x1b[0m",
-// "\x1b[32m"), which goes straight to the table. It returns the code and
-// the index after the final 'm'.
+// its "ESC [": an SGR of one code of one or two digits ("\x1b[0m",
+// "\x1b[32m"), which goes straight to the table: alone, without
+// sub-parameters, even the codes sgrFrom reads further (4, 38, 48, 58)
+// do what their entry does. It returns the code and the index after the
+// final 'm'.
 func shortSGR(b []byte, i int) (v, next int, ok bool) {
 	if i+2 >= len(b) || b[i]-'0' >= 10 {
 		return 0, 0, false
 	}
-	v, next = int(b[i]-'0'), i+1
-	if d := b[next] - '0'; d < 10 {
-		v, next = v*10+int(d), i+2
-	}
-	return v, next + 1, b[next] == 'm' && sgrOps[v].kind == sgrSimple
-}
-
-// applyShortSGR applies the code shortSGR found, leaving the parser as
-// csiFast leaves it after the sequence (cleared by Write before it).
-func (e *Engine) applyShortSGR(v int) {
-	p := &e.p
-	p.params[0], p.nparams, p.hasParam, p.state = int32(v), 1, true, stGround
-	e.lastRune = -1
-	sgrOps[v].apply(&e.cur.pen)
+	// One digit or two, without a branch: which it is follows the
+	// output's colors, not a pattern a predictor learns.
+	d := int(b[i+1] - '0')
+	two := (d - 10) >> 63 // -1 when b[i+1] is a digit, else 0
+	v = int(b[i]-'0')*(1-9*two) + d&two
+	next = i + 2 - two
+	return v, next, b[next-1] == 'm'
 }
 
 func (e *Engine) csiByte(c byte) {

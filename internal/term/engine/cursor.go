@@ -39,6 +39,14 @@ func (e *Engine) index() { e.indexBg(e.cur.pen.bg) }
 // for LF and IND, the default for an autowrap (tmux does so).
 func (e *Engine) indexBg(bg attachwire.Color) {
 	switch {
+	case e.cur.row == e.bot && e.top == 0 && e.bot == e.rows-1:
+		// The usual line feed: the whole screen scrolls by one.
+		var sb *scrollback
+		if !e.altActive {
+			sb = &e.sb
+		}
+		e.scr.scrollOne(bg, sb, &e.ct)
+		e.work++
 	case e.cur.row == e.bot:
 		e.scrollUpBg(1, bg)
 	case e.cur.row < e.rows-1:

@@ -1,7 +1,5 @@
 package engine
 
-import "unicode/utf8"
-
 // ground runs the ground state's common events from b[i] on, in order of
 // frequency in real output: printable ASCII runs, CSI sequences (SGR
 // above all), CR, LF and whole UTF-8 characters. Staying in this loop
@@ -54,7 +52,7 @@ func (e *Engine) ground(b []byte, i int) int {
 		case c >= 0xC2 && c < 0xF5:
 			// A whole, valid UTF-8 character (not C1): decode it here;
 			// anything else goes through the decoder in byte.
-			r, size := utf8.DecodeRune(b[i:])
+			r, size := decodeText(b[i:])
 			if size <= 1 || r < 0xA0 {
 				return i
 			}

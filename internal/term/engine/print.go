@@ -249,10 +249,14 @@ func (e *Engine) printRune(r rune) {
 			return // no room and no wrap: tmux drops the glyph
 		}
 	}
-	row := e.scr.row(e.cur.row)
+	// Only the cells up to the glyph are stored: a row that was fresh
+	// or in span form does not take a whole row of fill first.
+	l := e.scr.line(e.cur.row)
 	col := e.cur.col
-	splitWideDefault(row, col)
-	splitWideDefault(row, col+w)
+	e.scr.extend(l, col+w)
+	row := l.cells
+	splitWideDefault(row[:l.n], col)
+	splitWideDefault(row[:l.n], col+w)
 	c := e.cur.pen.cellFor(uint32(r))
 	if w == 2 {
 		c.c |= wideBit
@@ -275,10 +279,13 @@ func (e *Engine) combine(r rune) {
 	if e.cur.wrapPending {
 		col = e.cur.col
 	}
-	row := e.scr.row(e.cur.row)
 	if col < 0 {
 		return
 	}
+	// Only the cells up to the one joined are stored, as in printRune.
+	l := e.scr.line(e.cur.row)
+	e.scr.extend(l, col+1)
+	row := l.cells
 	if row[col].isCont() && col > 0 {
 		col--
 	}

@@ -138,7 +138,7 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 func screenSpans(out []attachwire.Cell, l *line) {
 	for k, s := range l.spans {
 		end := min(l.runEnd(k), len(out))
-		for j := s.at; j < end; j++ {
+		for j := int(s.at); j < end; j++ {
 			out[j] = attachwire.Cell{Content: asciiContent(l.text[j]), Style: s.p.style, Fg: s.p.fg, Bg: s.p.bg}
 		}
 	}

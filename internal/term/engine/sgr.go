@@ -159,6 +159,9 @@ var sgrOps = func() (ops [108]sgrOp) {
 	}
 	fg(39, 0)
 	bg(49, 0)
+	// Alone, 4 sets underline and 38, 48 and 58 do nothing (shortSGR
+	// applies them so); with more parameters sgrFrom reads them.
+	set(4, attachwire.StyleUnderline)
 	ops[4].kind, ops[38].kind, ops[48].kind, ops[58].kind = sgrComplex, sgrComplex, sgrComplex, sgrComplex
 	return ops
 }()

@@ -114,7 +114,7 @@ func (e *Engine) encodeCells(enc *attachwire.ScreenEncoder, cells []cell) {
 // encodeSpans encodes the first end cells of a row in span form.
 func encodeSpans(enc *attachwire.ScreenEncoder, l *line, end int) {
 	for k, s := range l.spans {
-		for _, ch := range l.text[min(s.at, end):min(l.runEnd(k), end)] {
+		for _, ch := range l.text[min(int(s.at), end):min(l.runEnd(k), end)] {
 			enc.AppendRune(rune(ch), s.p.style, s.p.fg, s.p.bg)
 		}
 	}

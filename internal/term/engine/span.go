@@ -30,7 +30,10 @@ const maxSpans = 32
 // span is one style run: the columns from at up to the next run's at (or
 // the end of the text) show pen p.
 type span struct {
-	at int
+	// at is an int32 so that a run takes 16 bytes, not 24: a fresh
+	// row's runs are written into memory not touched since the row
+	// last left the scrollback.
+	at int32
 	p  pen
 }
 
@@ -71,7 +74,7 @@ func (l *line) spanForm() bool {
 // runEnd returns the column where run k of l ends.
 func (l *line) runEnd(k int) int {
 	if k+1 < len(l.spans) {
-		return l.spans[k+1].at
+		return int(l.spans[k+1].at)
 	}
 	return len(l.text)
 }
@@ -83,7 +86,7 @@ func (l *line) spanCells(dst []cell) {
 		base := s.p.cellFor(0)
 		end := l.runEnd(k)
 		for j, ch := range l.text[s.at:end] {
-			dst[s.at+j] = cell{base.c | uint32(ch), base.fg, base.bg}
+			dst[int(s.at)+j] = cell{base.c | uint32(ch), base.fg, base.bg}
 		}
 	}
 }
@@ -112,7 +115,7 @@ func (b *buffer) unspan(l *line) {
 func (l *line) truncate(at int) {
 	l.text = l.text[:at]
 	k := len(l.spans)
-	for k > 0 && l.spans[k-1].at >= at {
+	for k > 0 && int(l.spans[k-1].at) >= at {
 		k--
 	}
 	l.spans = l.spans[:k]
@@ -140,11 +143,11 @@ func (l *line) printSpan(col int, src []byte, p pen) {
 }
 
 // appendRun copies the run of printable ASCII bytes src starts with, up
-// to room bytes, to dst and returns its length: copying and scanning in
-// one pass, a word at a time. dst has room+8 bytes: bytes past the run
-// may be stored too.
-func appendRun(dst, src []byte, room int) int {
-	dst = dst[:room+8]
+// to len(dst)-8 bytes, to dst and returns its length: copying and
+// scanning in one pass, a word at a time. Bytes past the run may be
+// stored too, up to eight.
+func appendRun(dst, src []byte) int {
+	room := len(dst) - 8
 	k := 0
 	for ; k < room && k+8 <= len(src); k += 8 {
 		w := binary.LittleEndian.Uint64(src[k : k+8])
@@ -165,15 +168,15 @@ func appendRun(dst, src []byte, room int) int {
 func (l *line) paint(a, b int, p pen, old int) {
 	s := l.spans
 	i := len(s)
-	for i > 0 && s[i-1].at >= a {
+	for i > 0 && int(s[i-1].at) >= a {
 		i--
 	}
 	if i == len(s) && b >= old && (i == 0 || s[i-1].p != p) {
-		l.spans = append(s, span{a, p}) // after the last run
+		l.spans = append(s, span{int32(a), p}) // after the last run
 		return
 	}
 	j := i
-	for j < len(s) && s[j].at < b {
+	for j < len(s) && int(s[j].at) < b {
 		j++
 	}
 	// s[i:j] start inside [a, b) and are replaced by at most two runs:
@@ -182,15 +185,15 @@ func (l *line) paint(a, b int, p pen, old int) {
 	var buf [2]span
 	rep := buf[:0]
 	if i == 0 || s[i-1].p != p {
-		rep = append(rep, span{a, p})
+		rep = append(rep, span{int32(a), p})
 	}
 	switch {
-	case j < len(s) && s[j].at == b:
+	case j < len(s) && int(s[j].at) == b:
 		if s[j].p == p {
 			j++ // merged into p's run
 		}
 	case b < old && s[j-1].p != p:
-		rep = append(rep, span{b, s[j-1].p})
+		rep = append(rep, span{int32(b), s[j-1].p})
 	}
 	l.spans = replaceSpans(s, i, j, rep)
 }
@@ -221,10 +224,10 @@ func (l *line) spanContent() (end, fills int) {
 	}
 	end = len(l.text)
 	for k := len(l.spans) - 1; k >= 0 && l.spans[k].p == (pen{}); k-- {
-		for end > l.spans[k].at && l.text[end-1] == ' ' {
+		for end > int(l.spans[k].at) && l.text[end-1] == ' ' {
 			end--
 		}
-		if end > l.spans[k].at {
+		if end > int(l.spans[k].at) {
 			break
 		}
 	}
@@ -294,8 +297,7 @@ func (e *Engine) printSpans(b []byte) int {
 // a run that would not append, and when l holds maxSpans runs. The cursor and lastRune are brought up to date before
 // anything outside the loop can read them.
 func (e *Engine) appendSpans(b []byte, l *line) int {
-	p := &e.p
-	cols, col := e.cols, e.cur.col
+	col := e.cur.col
 	last := e.lastRune
 	n := 0
 	for n < len(b) {
@@ -305,19 +307,19 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 			if len(l.spans) == maxSpans || col != len(l.text) {
 				goto out // not appending (after a CR), or no run left
 			}
-			k := appendRun(l.text[col:cap(l.text)], b[n:], cols-col)
+			k := appendRun(l.text[col:e.cols+8], b[n:]) // spanForm's slack
 			l.text = l.text[:col+k]
 			if s := l.spans; len(s) == 0 || s[len(s)-1].p != e.cur.pen {
 				// Made at full size (spanForm) and not full: a
 				// reslice stores only the length, where append
 				// stores the whole header behind a write barrier.
 				l.spans = l.spans[:len(s)+1]
-				l.spans[len(s)] = span{col, e.cur.pen}
+				l.spans[len(s)] = span{int32(col), e.cur.pen}
 			}
 			n, col = n+k, col+k
 			last = rune(b[n-1])
-			if col == cols {
-				e.cur.col = cols - 1
+			if col == e.cols {
+				e.cur.col = col - 1
 				e.cur.wrapPending = true
 				e.lastRune = last
 				return n
@@ -331,8 +333,21 @@ func (e *Engine) appendSpans(b []byte, l *line) int {
 				n, last = next, -1
 				continue
 			}
+			if b[n+2] == 'K' && col <= len(l.text) {
+				// "ESC [ K", a progress bar's redraw after its CR:
+				// what eraseLine(0) does to this row, without the
+				// parser (the SGR shortcut's reasoning holds).
+				l.truncate(col)
+				l.fill = blankCell(e.cur.pen.bg)
+				l.wrapped = false
+				e.scr.work++
+				e.work++
+				n, last = n+3, -1
+				continue
+			}
 			e.cur.col, e.lastRune = col, last
 			e.clearSeq(stEscape)
+			p := &e.p
 			p.state = stCSIEntry
 			next := e.csiFast(b, n+2)
 			if f := b[next-1]; p.state != stGround || f != 'm' && f != 'K' || p.badInter || p.prefix != 0 || p.ninter != 0 || !l.spanned || e.cur.wrapPending {

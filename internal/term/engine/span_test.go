@@ -75,7 +75,7 @@ func checkSpanRow(tb testing.TB, l *line, ct *clusters) {
 		tb.Fatalf("runs %v do not start the text %q", l.spans, l.text)
 	}
 	for k, s := range l.spans {
-		if s.at >= l.runEnd(k) {
+		if int(s.at) >= l.runEnd(k) {
 			tb.Fatalf("run %d of %v is empty (text %q)", k, l.spans, l.text)
 		}
 	}
@@ -143,7 +143,8 @@ func genSpans(seed uint64, n, cols, rows int) []byte {
 		case k < 66:
 			fmt.Fprintf(&b, "\x1b[%dG", 1+r.IntN(cols+2))
 		case k < 74:
-			fmt.Fprintf(&b, "\x1b[%dK", r.IntN(3))
+			// "ESC [ K" too: appendSpans takes that spelling itself.
+			b.WriteString([]string{"\x1b[K", "\x1b[0K", "\x1b[1K", "\x1b[2K", "\r\x1b[K"}[r.IntN(5)])
 		case k < 76:
 			fmt.Fprintf(&b, "\x1b[%dJ", r.IntN(3))
 		case k < 82:
@@ -238,6 +239,31 @@ func TestSpanFormUsed(t *testing.T) {
 		if got := lineText(sb[i]); got != want {
 			t.Errorf("scrollback line %d %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestSpanShortcuts pins the sequences appendSpans handles itself
+// against the general path (the engine without the span form takes it):
+// "ESC [ K" after a CR LF onto a soft-wrapped row must clear the wrap
+// (a resize rewraps by it) and fill in the pen's background.
+func TestSpanShortcuts(t *testing.T) {
+	const cols = 12
+	for _, tc := range []struct{ name, in string }{
+		{"EL on a wrapped row", "\r\n" + strings.Repeat("y", cols+3) + "\x1b[H\x1b[44ma\r\n\x1b[Kb"},
+		{"CR EL", "\x1b[32mabc\r\x1b[43m\x1b[Kde\r\x1b[0m\x1b[Kf\r\n"},
+		{"EL mid-row", "abcdef\x1b[3D\x1b[41m\x1b[Kg\x1b[Kh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans, cells := spanPair(t, cols, 5, 10)
+			spans.Write([]byte(tc.in))
+			cells.Write([]byte(tc.in))
+			checkSpanSame(t, spans, cells)
+			for _, w := range []int{cols + 5, cols - 5} {
+				spans.Resize(w, 5, 0, 0)
+				cells.Resize(w, 5, 0, 0)
+				checkSpanSame(t, spans, cells)
+			}
+		})
 	}
 }
 

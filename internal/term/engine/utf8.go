@@ -74,3 +74,25 @@ func (e *Engine) invalid() {
 		e.poison()
 	}
 }
+
+// decodeText decodes the character b starts with, whose lead byte is at
+// least 0xC2: one of two or three bytes (accents, symbols, CJK), whole
+// and valid, without utf8.DecodeRune's call; anything else goes to
+// utf8.DecodeRune, so the result is always DecodeRune's.
+func decodeText(b []byte) (r rune, size int) {
+	if len(b) >= 3 {
+		c0, c1, c2 := b[0], b[1], b[2]
+		switch {
+		case c0 < 0xE0:
+			if c1&0xC0 == 0x80 {
+				return rune(c0&0x1F)<<6 | rune(c1&0x3F), 2
+			}
+		case c0 < 0xF0:
+			_, lo, hi := utf8lead.Lead(c0)
+			if c1 >= lo && c1 <= hi && c2&0xC0 == 0x80 {
+				return rune(c0&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F), 3
+			}
+		}
+	}
+	return utf8.DecodeRune(b)
+}
