@@ -164,10 +164,24 @@ func (d *Display) Tick(now time.Time) {
 }
 
 // Close stops painting: later events are ignored, so the restore trailer
-// written after it is the last word.
+// written after it is the last word. A notice still up is taken off
+// first (the bottom row painted back from the mirror): the status line is
+// attach's, not the session's, and would otherwise stay in the user's
+// terminal below the session's last screen.
 func (d *Display) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closedUI {
+		return
+	}
+	if d.notice != "" {
+		d.notice, d.sticky, d.parts = "", false, nil
+		if scr, seq, ok := d.mirror(); ok {
+			d.paintLocked(&scr, seq)
+		} else {
+			d.write([]byte("\x1b[H\x1b[2J"))
+		}
+	}
 	d.closedUI = true
 }
 

@@ -120,3 +120,39 @@ func TestNoticesInABurstStayReadable(t *testing.T) {
 		t.Fatalf("a passing notice after a sticky one shows %q", d.notice)
 	}
 }
+
+// A notice still up when attach ends is taken off: the user's terminal
+// keeps the session's last screen, not attach's status line.
+func TestCloseTakesTheNoticeOff(t *testing.T) {
+	const cols, rows = 20, 4
+	for _, sticky := range []bool{false, true} {
+		m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
+		var out bytes.Buffer
+		d := NewDisplay(&out, m.get, cols, rows)
+		m.e.Write([]byte("hello\r\nbottom row\r\n\r\nlast"))
+		m.seq = 1
+		scr, _, _ := m.get()
+		d.Snapshot(&scr, 1)
+		d.Notice("pen: nobody is driving", sticky)
+		if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "pen: nobody is driv" {
+			t.Fatalf("sticky %v: bottom row %q, want the notice", sticky, got)
+		}
+		d.Close()
+		got := terminalOf(out.Bytes(), cols, rows)
+		for r := range rows {
+			if rowText(got, r) != rowText(scr, r) {
+				t.Errorf("sticky %v: row %d %q after Close, want the session's %q", sticky, r, rowText(got, r), rowText(scr, r))
+			}
+		}
+		if got.CursorRow != scr.CursorRow || got.CursorCol != scr.CursorCol {
+			t.Errorf("sticky %v: cursor (%d,%d) after Close, want the session's (%d,%d)", sticky, got.CursorRow, got.CursorCol, scr.CursorRow, scr.CursorCol)
+		}
+		n := out.Len()
+		d.Notice("late", false)
+		d.Close()
+		if out.Len() != n {
+			t.Errorf("sticky %v: painted after Close", sticky)
+		}
+		m.e.Close()
+	}
+}
