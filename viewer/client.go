@@ -173,7 +173,8 @@ func (c *Client) Ended() bool {
 }
 
 // Mirror returns a copy of the mirrored screen and the last host seq it
-// shows; ok is false until the first Snapshot.
+// shows; ok is false until the first Snapshot. Once the Client has ended
+// it returns the screen it ended on.
 func (c *Client) Mirror() (scr attachwire.Screen, seq uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -18,6 +18,9 @@ type mirror struct {
 	last       uint64 // the last host seq applied
 	epoch      uint64 // the epoch of the last Snapshot applied
 	echo       attachwire.EchoMode
+	// final is the screen as close found it, encoded, once the engine is
+	// released: a Client that has ended still shows its last screen.
+	final []byte
 }
 
 // load replaces the mirror with scr, which shows the stream up to last.
@@ -31,20 +34,35 @@ func (m *mirror) load(scr *attachwire.Screen, last uint64) {
 }
 
 // screen returns a copy of the mirror's screen; ok is false before the
-// first Snapshot.
+// first Snapshot. After close it is the screen close kept.
 func (m *mirror) screen() (attachwire.Screen, bool) {
 	var scr attachwire.Screen
-	if !m.has {
+	switch {
+	case !m.has:
 		return scr, false
+	case m.emu == nil:
+		// Encoded by us from a valid screen: decoding cannot fail.
+		if err := scr.UnmarshalBinary(m.final); err != nil {
+			return attachwire.Screen{}, false
+		}
+		return scr, true
 	}
 	m.emu.Screen(&scr)
 	scr.Epoch, scr.Echo = m.epoch, m.echo
 	return scr, true
 }
 
+// close releases the engine, keeping its last screen for screen.
 func (m *mirror) close() {
-	if m.emu != nil {
-		m.emu.Close()
-		m.emu = nil
+	if m.emu == nil {
+		return
 	}
+	if scr, ok := m.screen(); ok {
+		m.final, _ = scr.MarshalBinary()
+		if m.final == nil {
+			m.has = false
+		}
+	}
+	m.emu.Close()
+	m.emu = nil
 }

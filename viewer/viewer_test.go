@@ -387,6 +387,15 @@ func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 			if d := screenDiff(want, *final); d != "" {
 				t.Fatalf("final screen: %s", d)
 			}
+			// The ended Client still shows its last screen (this
+			// panicked once the engine was released).
+			scr, _, ok := c.Mirror()
+			if !ok {
+				t.Fatal("Mirror after the end: no screen")
+			}
+			if d := screenDiff(want, scr); d != "" {
+				t.Fatalf("Mirror after the end: %s", d)
+			}
 		})
 	}
 }
