@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/inputcut"
 )
 
 // maxUIRunes caps the UI strings the Client hands out (names, messages,
@@ -260,7 +261,9 @@ func (c *Client) InputWait(ctx context.Context, p []byte) error {
 			c.mu.Unlock()
 			return ErrNoPen
 		}
-		n := min(len(p), c.cfg.MaxPendingInput)
+		// The parts wait for acks in between: cut where a delay does no
+		// harm (inputcut).
+		n := inputcut.Cut(p, c.cfg.MaxPendingInput)
 		if c.in.add(p[:n], c.cfg.MaxPendingInput) == nil {
 			p = p[n:]
 			c.poke()

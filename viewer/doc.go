@@ -78,6 +78,7 @@
 // default: a Snapshot with scrollback can be large). Input not yet
 // acknowledged is bounded by Config.MaxPendingInput (1 MiB); Input sends
 // the rest as ErrInputFull, and InputWait waits for acks to make room.
-// Each Input frame carries at most 64 KiB.
+// Each Input frame carries at most 64 KiB, cut never inside a rune or a
+// short escape sequence (internal/inputcut).
 // Presence lists are bounded by attachwire's decoder.
 package viewer

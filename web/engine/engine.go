@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/inputcut"
 	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
@@ -192,13 +193,17 @@ func (e *Engine) Input(data []byte) ([][]byte, error) {
 	if !e.holding || len(data) == 0 {
 		return nil, nil
 	}
-	chunks := (len(data) + maxInputChunk - 1) / maxInputChunk
-	if pb := e.pendingBytes(); len(e.pending)+chunks > MaxPendingInputs || pb+len(data) > MaxPendingInputBytes {
+	var cuts []int // chunk lengths: never a cut inside a rune or a short escape sequence (inputcut)
+	for rest := data; len(rest) > 0; {
+		n := inputcut.Cut(rest, maxInputChunk)
+		cuts = append(cuts, n)
+		rest = rest[n:]
+	}
+	if pb := e.pendingBytes(); len(e.pending)+len(cuts) > MaxPendingInputs || pb+len(data) > MaxPendingInputBytes {
 		return nil, &InputFullError{Bytes: len(data), PendingBytes: pb, PendingInputs: len(e.pending)}
 	}
-	out := make([][]byte, 0, chunks)
-	for len(data) > 0 {
-		n := min(len(data), maxInputChunk)
+	out := make([][]byte, 0, len(cuts))
+	for _, n := range cuts {
 		e.nextInput++
 		in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data[:n]...)}
 		e.pending = append(e.pending, in)

@@ -410,6 +410,44 @@ func TestInputSplitsAPaste(t *testing.T) {
 	}
 }
 
+// TestInputCutsAPasteOutsideItsEndMarker: a bracketed paste whose end
+// marker straddles the 64 KiB mark is cut before the marker, not through
+// it (a program that times an ESC out would take half a marker for a key);
+// likewise a rune there goes whole into one frame.
+func TestInputCutsAPasteOutsideItsEndMarker(t *testing.T) {
+	for _, c := range []struct {
+		name, tail string
+		first      int // the first frame's data length
+	}{
+		{"end marker", "\x1b[201~", maxInputChunk - 2},
+		{"rune", "€€", maxInputChunk - 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+			apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+			apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+			paste := append(bytes.Repeat([]byte("p"), maxInputChunk-2), c.tail...)
+			var data [][]byte
+			for _, m := range input(t, e, paste) {
+				f, _ := attachwire.DecodeFrame(m)
+				in, _ := attachwire.DecodeInput(f.Payload)
+				data = append(data, in.Data)
+			}
+			if len(data) != 2 || len(data[0]) != c.first || !bytes.Equal(bytes.Join(data, nil), paste) {
+				t.Fatalf("frames of %d bytes, want 2, the first of %d, giving the paste back", lens(data), c.first)
+			}
+		})
+	}
+}
+
+func lens(bs [][]byte) []int {
+	var n []int
+	for _, b := range bs {
+		n = append(n, len(b))
+	}
+	return n
+}
+
 // TestInputRefusedSaysWhy: input past either pending bound is refused
 // whole with an *InputFullError whose message the page shows (before, Input
 // returned nil, exactly as for a key typed without the pen, and the page
