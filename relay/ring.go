@@ -55,6 +55,9 @@ type ring struct {
 	// whatever the ring holds (a mirror's may hold nothing else).
 	exit  []byte
 	final []byte // the post-Exit snapshot's wire bytes, once cached
+	// finalAt is final's atSeq: the Exit's seq, also on a mirror that
+	// never got the Exit frame (a message lost on the way).
+	finalAt uint64
 	// finalBefore is the same screen as a snapshot at atSeq exitSeq-1: the
 	// Exit frame changes nothing on the screen, so it shows that seq too,
 	// and the Exit frame can follow it as its tail (seq atSeq+1).
@@ -79,7 +82,7 @@ func (r *ring) reset(epoch uint64) {
 	r.gen++
 	r.epoch, r.hasEpoch = epoch, true
 	r.clearLocked()
-	r.head, r.exitSeq, r.exit, r.final, r.finalBefore = 0, 0, nil, nil, nil
+	r.head, r.exitSeq, r.exit, r.final, r.finalBefore, r.finalAt = 0, 0, nil, nil, nil, 0
 	r.wakeLocked()
 }
 
@@ -149,32 +152,34 @@ func (r *ring) append(seq uint64, typ attachwire.FrameType, atSeq uint64, wire [
 func (r *ring) setFinal(wire []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.final, r.finalBefore = wire, snapshotBefore(wire)
+	r.final = wire
+	r.finalBefore, r.finalAt = snapshotBefore(wire)
 	r.wakeLocked()
 }
 
 // snapshotBefore re-encodes a post-Exit snapshot frame (atSeq = the Exit's
-// seq) at atSeq-1, or returns nil when it does not decode or its atSeq is
-// 0.
-func snapshotBefore(wire []byte) []byte {
+// seq) at atSeq-1, and returns that atSeq; before is nil when it does not
+// decode or its atSeq is 0.
+func snapshotBefore(wire []byte) (before []byte, atSeq uint64) {
 	f, err := attachwire.DecodeFrame(wire)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	s, err := attachwire.DecodeSnapshot(f.Payload)
 	if err != nil || s.AtSeq == 0 {
-		return nil
+		return nil, 0
 	}
+	atSeq = s.AtSeq
 	s.AtSeq--
 	p, err := attachwire.AppendSnapshot(nil, s)
 	if err != nil {
-		return nil
+		return nil, atSeq
 	}
 	b, err := attachwire.Frame{Type: attachwire.TypeSnapshot, Payload: p}.MarshalBinary()
 	if err != nil {
-		return nil
+		return nil, atSeq
 	}
-	return b
+	return b, atSeq
 }
 
 func (r *ring) resize(size int) {

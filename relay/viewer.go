@@ -169,7 +169,11 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 		}
 	}
 	if r.final != nil {
-		c.next, c.snap = r.exitSeq+1, ""
+		// After the final screen comes nothing: past the Exit, also where
+		// the Exit frame never arrived (a mirror that lost it), or the
+		// cursor would fall off the ring's tail and be served the final
+		// screen again, in a loop.
+		c.next, c.snap = max(r.exitSeq, r.finalAt)+1, ""
 		l.relay.metrics.snapshots.Inc()
 		if r.exit != nil && r.finalBefore != nil {
 			// The final screen at the seq before Exit, then the Exit

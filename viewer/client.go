@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/inputcut"
 )
 
 // maxUIRunes caps the UI strings the Client hands out (names, messages,
@@ -45,6 +46,9 @@ type Client struct {
 	controls []attachwire.Control // waiting for the writer
 	resize   bool                 // a viewport advert waits for the writer
 	in       inputQueue
+	// changed is closed (and cleared) by the next poke: an ack or a pen
+	// change may let InputWait go on. Made by a waiter.
+	changed chan struct{}
 	// legCancel drops the current leg; regrab makes the next leg
 	// subscribe as a driver and ask for the pen (a Grab from a leg that
 	// subscribed as a viewer).
@@ -241,6 +245,48 @@ func (c *Client) Input(p []byte) error {
 	return nil
 }
 
+// InputWait is Input for a caller that would rather wait than lose input,
+// as a terminal whose reads must not be dropped: while MaxPendingInput
+// bytes await their acknowledgement it waits for acks, and input larger
+// than that bound goes in parts as acks make room. It returns ctx's error
+// or ErrClosed if those end first, and ErrNoPen if the pen is lost
+// before all of p is queued (what was queued still goes).
+func (c *Client) InputWait(ctx context.Context, p []byte) error {
+	for len(p) > 0 {
+		c.mu.Lock()
+		switch {
+		case c.ended || c.ctx.Err() != nil:
+			c.mu.Unlock()
+			return ErrClosed
+		case !c.pen.Mine:
+			c.mu.Unlock()
+			return ErrNoPen
+		}
+		// The parts wait for acks in between: cut where a delay does no
+		// harm (inputcut).
+		n := inputcut.Cut(p, c.cfg.MaxPendingInput)
+		if c.in.add(p[:n], c.cfg.MaxPendingInput) == nil {
+			p = p[n:]
+			c.poke()
+			c.mu.Unlock()
+			continue
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-c.done:
+			return ErrClosed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Grab asks for the pen. The answer comes as an EventPen (or, for a
 // viewer token, an error that ends the Client: ErrViewerRole is returned
 // instead of asking).
@@ -300,8 +346,12 @@ func (c *Client) control(ctl attachwire.Control) error {
 	return nil
 }
 
-// poke wakes the writer; c.mu is held.
+// poke wakes the writer, and InputWait's waiters; c.mu is held.
 func (c *Client) poke() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:

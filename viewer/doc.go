@@ -77,6 +77,8 @@
 // Messages from the relay are read up to Config.ReadLimit (16 MiB by
 // default: a Snapshot with scrollback can be large). Input not yet
 // acknowledged is bounded by Config.MaxPendingInput (1 MiB); Input sends
-// the rest as ErrInputFull. Each Input frame carries at most 64 KiB.
+// the rest as ErrInputFull, and InputWait waits for acks to make room.
+// Each Input frame carries at most 64 KiB, cut never inside a rune or a
+// short escape sequence (internal/inputcut).
 // Presence lists are bounded by attachwire's decoder.
 package viewer

@@ -1,6 +1,9 @@
 package viewer
 
-import "github.com/ptyhost/ptyhost/attachwire"
+import (
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/inputcut"
+)
 
 // pendingInput is one Input frame's data, kept until acknowledged.
 type pendingInput struct {
@@ -20,7 +23,8 @@ type inputQueue struct {
 	bytes   int
 }
 
-// add queues p in frames of at most maxInputChunk bytes.
+// add queues p in frames of at most maxInputChunk bytes, cut where
+// inputcut says (never inside a rune or a short escape sequence).
 func (q *inputQueue) add(p []byte, limit int) error {
 	if len(p) == 0 {
 		return nil
@@ -29,7 +33,7 @@ func (q *inputQueue) add(p []byte, limit int) error {
 		return ErrInputFull
 	}
 	for len(p) > 0 {
-		n := min(len(p), maxInputChunk)
+		n := inputcut.Cut(p, maxInputChunk)
 		q.next++
 		q.pending = append(q.pending, pendingInput{seq: q.next, data: append([]byte(nil), p[:n]...)})
 		q.bytes += n

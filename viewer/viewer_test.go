@@ -399,3 +399,38 @@ func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 		})
 	}
 }
+
+// InputWait takes input larger than MaxPendingInput: it queues what fits
+// and waits for acks to make room for the rest, so the host gets all of it
+// once, in order, where Input refuses it whole (ErrInputFull). A terminal
+// (ptyhost attach) feeds its reads to InputWait, so a paste past the bound
+// is delayed, never cut.
+func TestInputWaitTakesMoreThanMaxPendingInput(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := newHost(t, s, 1, 40, 10)
+	h.output([]byte("$ "))
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	c, err := viewer.Dial(ctx, viewer.Config{
+		URL: s.URL + "/v1/rooms/" + room, Token: s.DriverToken(t, room, "dan"), Role: attachwire.RoleDriver,
+		Viewport: attachwire.Viewport{Cols: 80, Rows: 24}, MaxPendingInput: 1000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	var paste strings.Builder
+	for i := 0; paste.Len() < 10_000; i++ {
+		fmt.Fprintf(&paste, "[%05d]", i)
+	}
+	if err := c.Input([]byte(paste.String())); !errors.Is(err, viewer.ErrInputFull) {
+		t.Fatalf("Input of %d bytes past a bound of 1000: %v, want ErrInputFull", paste.Len(), err)
+	}
+	if err := c.InputWait(ctx, []byte(paste.String())); err != nil {
+		t.Fatalf("InputWait: %v", err)
+	}
+	h.expectInput(paste.String())
+	eventually(t, "the acks", func() bool { return viewer.PendingInput(c) == 0 })
+	h.noInput()
+}

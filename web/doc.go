@@ -10,9 +10,13 @@
 // yet acknowledged (the engine's, in one inputSeq space across carriers),
 // up to 256 KiB of them before base64, and the controls waiting. The
 // engine splits what is typed or pasted into Input frames of at most
-// 64 KiB, so a paste of megabytes meets no relay limit on either carrier. On a 409 it sends again from the relay's
-// ackInputSeq+1; on a 429 it waits Retry-After and sends the same batch
-// (same batchId); network errors and 5xx are retried with a backoff; a 410
+// 64 KiB (never cut inside a rune or a short escape sequence, as
+// internal/inputcut says), so a paste of megabytes meets no relay limit on
+// either carrier;
+// one that would take the input awaiting the relay's ack past 16 MiB (or
+// 4,096 frames) is not sent at all, and the notice line says so. On a 409
+// it sends again from the relay's ackInputSeq+1; on a 429 it waits
+// Retry-After and sends the same batch (same batchId); network errors and 5xx are retried with a backoff; a 410
 // reopens the lane on a new ticket; a 401 or 403 does so once and stops
 // the page if it comes again; a 404 (or three failed lane legs in a row)
 // sends it back to WebSocket dials, so a relay without the lane never

@@ -438,6 +438,7 @@ type viewerStatus struct {
 	Exit           string    `json:"exit"`
 	Error          string    `json:"error"`
 	InputsSent     int       `json:"inputsSent"`
+	InputsRefused  int       `json:"inputsRefused"`
 	RepliesDropped int       `json:"repliesDropped"`
 	Latencies      []float64 `json:"latencies"`
 	Carrier        string    `json:"carrier"`

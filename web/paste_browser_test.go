@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // pasteText is n bytes of numbered tokens, so that a lost, doubled or
@@ -25,10 +26,12 @@ func pasteText(n int) string {
 }
 
 // insertText enters text into the terminal as one trusted input event, as
-// a paste or an input method does.
+// a paste or an input method does. Its watchdog grows with the text: the
+// browser takes its time over megabytes (16 MiB: about 11 s on an idle
+// 2-core machine).
 func insertText(t *testing.T, ctx context.Context, text string) {
 	t.Helper()
-	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ictx, cancel := context.WithTimeout(ctx, 20*time.Second+time.Duration(len(text)>>20)*3*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ictx, chromedp.Focus(chromedp.CSS(".xterm-helper-textarea"))); err != nil {
 		t.Fatalf("focus the terminal: %v", err)
@@ -110,5 +113,39 @@ func pasteAndCheck(t *testing.T, ctx context.Context, h *testHost) {
 			i++
 		}
 		t.Fatalf("the host got %d bytes differing from the pastes' %d at byte %d", len(got), len(want), i)
+	}
+}
+
+// TestBrowserPasteRefusedIsShown: a paste past the page's bound on input
+// awaiting the relay's ack (engine.MaxPendingInputBytes) goes not at all,
+// and the page says so on its notice line and counts it; what is typed
+// next goes as usual. Before, the engine returned nothing for it, exactly
+// as for a key typed without the pen, and the page dropped the paste
+// without a word.
+func TestBrowserPasteRefusedIsShown(t *testing.T) {
+	bctx := startBrowser(t)
+	r := startRelay(t)
+	h := startHost(t, r, "refuse", "shell")
+	ctx := page(t, bctx, r.pageURL("refuse", r.token(attachwire.RoleDriver, "refuse", "wes")))
+	waitScreen(t, ctx, "ready>")
+	waitHolding(t, ctx)
+	h.divertInput()
+	t0 := time.Now()
+	insertText(t, ctx, pasteText(engine.MaxPendingInputBytes+1))
+	t.Logf("inserted in %v", time.Since(t0))
+	waitFor(t, "the page to count the refused paste", func() bool { return pageStatus(t, ctx).InputsRefused == 1 },
+		func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
+	t.Logf("refused after %v", time.Since(t0))
+	if n := eval[string](t, ctx, `document.getElementById('notice').textContent`); !strings.Contains(n, "not sent") {
+		t.Errorf("notice %q, want it to say the paste was not sent", n)
+	}
+	if ps := pageStatus(t, ctx); ps.InputsSent != 0 {
+		t.Errorf("%d inputs sent for the refused paste, want none", ps.InputsSent)
+	}
+	insertText(t, ctx, "after")
+	waitFor(t, "the next paste at the host", func() bool { return len(h.divertedInput()) >= len("after") },
+		func() string { return fmt.Sprintf("the host got %d bytes", len(h.divertedInput())) })
+	if got := string(h.divertedInput()); got != "after" {
+		t.Errorf("the host got %d bytes (%.20q…), want only the paste after the refused one", len(got), got)
 	}
 }

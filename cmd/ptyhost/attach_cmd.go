@@ -187,6 +187,11 @@ type attacher struct {
 	raw    *rawTerm
 	ready  chan struct{} // the terminal is set up: events may paint
 	detach chan struct{}
+	// inputCtx ends a wait for the relay to acknowledge input (the input
+	// pump's): canceled before the pump is stopped. waited: the last
+	// input had to wait, and the status line said so; both the pump's.
+	inputCtx context.Context
+	waited   bool
 
 	mu       sync.Mutex
 	driving  bool
@@ -205,6 +210,9 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 		return fmt.Errorf("attach: %w", err)
 	}
 	keys := attachui.Keys{Prefix: a.prefix}
+	ictx, icancel := context.WithCancel(ctx)
+	defer icancel()
+	a.inputCtx = ictx
 	pump, err := startInputPump(a.fd, func(p []byte) error {
 		a.keys(c, &keys, p)
 		return nil
@@ -214,6 +222,7 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 	}
 	defer func() {
 		a.restore()
+		icancel() // the pump may wait in InputWait
 		pump.Stop()
 	}()
 	winch := make(chan os.Signal, 1)
@@ -363,7 +372,20 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 		if len(b) == 0 {
 			return
 		}
-		if err := c.Input(b); errors.Is(err, viewer.ErrNoPen) {
+		err := c.Input(b)
+		if errors.Is(err, viewer.ErrInputFull) {
+			// A paste past what may await the relay's ack: wait for acks
+			// rather than cut it (the terminal holds what comes meanwhile,
+			// so the person feels the wait, and is told why).
+			if !a.waited {
+				a.disp.Notice("input waits for the relay to acknowledge what went before", false)
+			}
+			a.waited = true
+			err = c.InputWait(a.inputCtx, b)
+		} else {
+			a.waited = false
+		}
+		if errors.Is(err, viewer.ErrNoPen) {
 			a.disp.Notice("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches", false)
 		}
 	}

@@ -32,6 +32,8 @@
 // Concurrency: an Engine is not safe for concurrent use; the page calls it
 // from its one event loop.
 //
-// Limits: at most MaxPendingInputs unacknowledged Input frames; past that
-// Input refuses (returns nil) until acks arrive.
+// Limits: at most MaxPendingInputs unacknowledged Input frames and
+// MaxPendingInputBytes of their data; input that would pass either is
+// refused whole with an *InputFullError (which the page shows) until acks
+// arrive.
 package engine

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/inputcut"
 	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
@@ -183,21 +184,26 @@ func (e *Engine) Pending(n, maxBytes int) ([][]byte, error) {
 // Input returns the Input messages carrying data, typed or pasted by the
 // person at this page: one per maxInputChunk bytes, in order, so a paste
 // of any size fits the relay's limits on every carrier. It returns nil
-// when this leg does not hold the pen (keys typed without it go nowhere),
-// and when data would take the Input awaiting an ack past
-// MaxPendingInputs or MaxPendingInputBytes: a paste goes whole or not at
-// all.
-func (e *Engine) Input(data []byte) [][]byte {
+// when this leg does not hold the pen (keys typed without it go nowhere).
+// When data would take the Input awaiting an ack past MaxPendingInputs or
+// MaxPendingInputBytes it sends none of it (a paste goes whole or not at
+// all) and returns an *InputFullError, which the page shows: the person
+// must learn that what they typed or pasted did not go.
+func (e *Engine) Input(data []byte) ([][]byte, error) {
 	if !e.holding || len(data) == 0 {
-		return nil
+		return nil, nil
 	}
-	chunks := (len(data) + maxInputChunk - 1) / maxInputChunk
-	if len(e.pending)+chunks > MaxPendingInputs || e.pendingBytes()+len(data) > MaxPendingInputBytes {
-		return nil
+	var cuts []int // chunk lengths: never a cut inside a rune or a short escape sequence (inputcut)
+	for rest := data; len(rest) > 0; {
+		n := inputcut.Cut(rest, maxInputChunk)
+		cuts = append(cuts, n)
+		rest = rest[n:]
 	}
-	out := make([][]byte, 0, chunks)
-	for len(data) > 0 {
-		n := min(len(data), maxInputChunk)
+	if pb := e.pendingBytes(); len(e.pending)+len(cuts) > MaxPendingInputs || pb+len(data) > MaxPendingInputBytes {
+		return nil, &InputFullError{Bytes: len(data), PendingBytes: pb, PendingInputs: len(e.pending)}
+	}
+	out := make([][]byte, 0, len(cuts))
+	for _, n := range cuts {
 		e.nextInput++
 		in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data[:n]...)}
 		e.pending = append(e.pending, in)
@@ -206,7 +212,24 @@ func (e *Engine) Input(data []byte) [][]byte {
 			out = append(out, m)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// InputFullError is Input's refusal of input that would take what awaits
+// the relay's ack past MaxPendingInputs or MaxPendingInputBytes. None of
+// the input was sent.
+type InputFullError struct {
+	Bytes         int // the refused input's length
+	PendingBytes  int // the data of the Input awaiting an ack
+	PendingInputs int // the Input frames awaiting an ack
+}
+
+func (e *InputFullError) Error() string {
+	if e.Bytes > MaxPendingInputBytes {
+		return fmt.Sprintf("engine: input of %d bytes not sent: a paste may be at most %d bytes", e.Bytes, MaxPendingInputBytes)
+	}
+	return fmt.Sprintf("engine: input of %d bytes not sent: %d bytes in %d inputs still await the relay's ack (at most %d bytes, %d inputs); try again once they are through",
+		e.Bytes, e.PendingBytes, e.PendingInputs, MaxPendingInputBytes, MaxPendingInputs)
 }
 
 // pendingBytes is the data of the Input awaiting an ack.

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
@@ -232,8 +233,8 @@ func TestOutputSanitizedPerProfile(t *testing.T) {
 func TestInputOnlyWithThePen(t *testing.T) {
 	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
 	apply(t, e, snapshotMsg(t, 0, 4, screen(t, 1, 10, 2, "")))
-	if m := e.Input([]byte("a")); m != nil {
-		t.Fatalf("Input without the pen = %x, want nil", m)
+	if m, err := e.Input([]byte("a")); m != nil || err != nil {
+		t.Fatalf("Input without the pen = %x, %v; want nil, nil", m, err)
 	}
 	if m := e.Viewport(100, 30); m != nil {
 		t.Fatalf("Viewport without the pen = %x, want nil", m)
@@ -248,7 +249,7 @@ func TestInputOnlyWithThePen(t *testing.T) {
 		t.Errorf("refresh = %#v, want resume_from seq 0", c)
 	}
 	for i, want := range []uint64{1, 2} {
-		msgs := e.Input([]byte("k"))
+		msgs := input(t, e, []byte("k"))
 		if len(msgs) != 1 {
 			t.Fatalf("input %d: %d messages, want 1", i, len(msgs))
 		}
@@ -271,7 +272,7 @@ func TestInputOnlyWithThePen(t *testing.T) {
 	if len(evs) != 2 || evs[0].Holding || !strings.Contains(written(evs), "?2004l") {
 		t.Errorf("pen_revoked events = %+v, want Pen released and the input modes turned off", evs)
 	}
-	if m := e.Input([]byte("a")); m != nil {
+	if m, _ := e.Input([]byte("a")); m != nil {
 		t.Errorf("Input after pen_revoked = %x, want nil", m)
 	}
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: "other", HolderUserID: "o", PenGeneration: 5}))
@@ -302,7 +303,7 @@ func TestAcksAndResend(t *testing.T) {
 	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 2}))
 	for _, k := range "abc" {
-		e.Input([]byte{byte(k)})
+		input(t, e, []byte{byte(k)})
 	}
 	if evs := apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 1})); evs != nil {
 		t.Errorf("a contiguous ack produced %v", kinds(evs))
@@ -324,7 +325,7 @@ func TestAcksAndResend(t *testing.T) {
 		t.Errorf("renumbered after the relay forgot: %v, want [1 2]", got)
 	}
 	apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 2}))
-	if got := inputSeqs(t, e.Input([]byte("d"))); !equal(got, []uint64{3}) {
+	if got := inputSeqs(t, input(t, e, []byte("d"))); !equal(got, []uint64{3}) {
 		t.Errorf("next input after the acks = %v, want [3]", got)
 	}
 }
@@ -348,7 +349,7 @@ func TestPendingFollowsAcks(t *testing.T) {
 		t.Fatalf("pending before any key: %v", got)
 	}
 	for _, k := range "abcd" {
-		e.Input([]byte{byte(k)})
+		input(t, e, []byte{byte(k)})
 	}
 	for _, c := range []struct {
 		name string
@@ -383,7 +384,7 @@ func TestInputSplitsAPaste(t *testing.T) {
 	for i := range paste {
 		paste[i] = byte('a' + i%26)
 	}
-	msgs := e.Input(paste)
+	msgs := input(t, e, paste)
 	if got := inputSeqs(t, msgs); !equal(got, []uint64{1, 2, 3, 4}) {
 		t.Fatalf("paste went as inputSeqs %v, want [1 2 3 4]", got)
 	}
@@ -399,11 +400,97 @@ func TestInputSplitsAPaste(t *testing.T) {
 	if !bytes.Equal(joined, paste) {
 		t.Fatal("the frames do not carry the paste whole and in order")
 	}
-	if m := e.Input(make([]byte, MaxPendingInputBytes)); m != nil {
-		t.Fatalf("a paste past MaxPendingInputBytes went as %d messages, want none", len(m))
+	m, err := e.Input(make([]byte, MaxPendingInputBytes))
+	var full *InputFullError
+	if m != nil || !errors.As(err, &full) {
+		t.Fatalf("a paste past MaxPendingInputBytes went as %d messages (%v), want none and an *InputFullError", len(m), err)
 	}
-	if got := inputSeqs(t, e.Input([]byte("k"))); !equal(got, []uint64{5}) {
+	if got := inputSeqs(t, input(t, e, []byte("k"))); !equal(got, []uint64{5}) {
 		t.Fatalf("the key after a refused paste = %v, want [5]", got)
+	}
+}
+
+// TestInputCutsAPasteOutsideItsEndMarker: a bracketed paste whose end
+// marker straddles the 64 KiB mark is cut before the marker, not through
+// it (a program that times an ESC out would take half a marker for a key);
+// likewise a rune there goes whole into one frame.
+func TestInputCutsAPasteOutsideItsEndMarker(t *testing.T) {
+	for _, c := range []struct {
+		name, tail string
+		first      int // the first frame's data length
+	}{
+		{"end marker", "\x1b[201~", maxInputChunk - 2},
+		{"rune", "€€", maxInputChunk - 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+			apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+			apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+			paste := append(bytes.Repeat([]byte("p"), maxInputChunk-2), c.tail...)
+			var data [][]byte
+			for _, m := range input(t, e, paste) {
+				f, _ := attachwire.DecodeFrame(m)
+				in, _ := attachwire.DecodeInput(f.Payload)
+				data = append(data, in.Data)
+			}
+			if len(data) != 2 || len(data[0]) != c.first || !bytes.Equal(bytes.Join(data, nil), paste) {
+				t.Fatalf("frames of %d bytes, want 2, the first of %d, giving the paste back", lens(data), c.first)
+			}
+		})
+	}
+}
+
+func lens(bs [][]byte) []int {
+	var n []int
+	for _, b := range bs {
+		n = append(n, len(b))
+	}
+	return n
+}
+
+// TestInputRefusedSaysWhy: input past either pending bound is refused
+// whole with an *InputFullError whose message the page shows (before, Input
+// returned nil, exactly as for a key typed without the pen, and the page
+// dropped the paste without a word). Nothing of it is queued: the next
+// input takes the next inputSeq.
+func TestInputRefusedSaysWhy(t *testing.T) {
+	cases := []struct {
+		name    string
+		before  func(e *Engine) // fills what awaits an ack
+		data    int
+		pending int // inputs awaiting an ack when refused
+		want    string
+	}{
+		{"paste past the byte bound on its own", func(*Engine) {}, MaxPendingInputBytes + 1, 0, "a paste may be at most"},
+		{"paste past the byte bound with what waits", func(e *Engine) { input(t, e, make([]byte, MaxPendingInputBytes/2)) },
+			MaxPendingInputBytes/2 + 1, MaxPendingInputBytes / 2 / maxInputChunk, "still await the relay's ack"},
+		{"key past the frame bound", func(e *Engine) {
+			for range MaxPendingInputs {
+				input(t, e, []byte("k"))
+			}
+		}, 1, MaxPendingInputs, "still await the relay's ack"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+			apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+			apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+			c.before(e)
+			m, err := e.Input(bytes.Repeat([]byte("p"), c.data))
+			var full *InputFullError
+			if m != nil || !errors.As(err, &full) {
+				t.Fatalf("Input = %d messages, %v; want none and an *InputFullError", len(m), err)
+			}
+			if full.Bytes != c.data || full.PendingInputs != c.pending {
+				t.Errorf("error carries %d bytes, %d pending; want %d, %d", full.Bytes, full.PendingInputs, c.data, c.pending)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "engine: ") || !strings.Contains(msg, c.want) {
+				t.Errorf("message %q, want the engine: prefix and %q", msg, c.want)
+			}
+			if got, _ := e.Pending(MaxPendingInputs+1, 0); len(got) != c.pending {
+				t.Errorf("%d inputs await an ack after the refusal, want %d", len(got), c.pending)
+			}
+		})
 	}
 }
 
@@ -414,7 +501,7 @@ func TestPendingBytesCap(t *testing.T) {
 	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
 	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
-	msgs := e.Input(make([]byte, 4*maxInputChunk))
+	msgs := input(t, e, make([]byte, 4*maxInputChunk))
 	one := len(msgs[0])
 	for _, c := range []struct {
 		name     string
@@ -436,6 +523,16 @@ func TestPendingBytesCap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// input is e.Input for input that must be taken.
+func input(t testing.TB, e *Engine, data []byte) [][]byte {
+	t.Helper()
+	msgs, err := e.Input(data)
+	if err != nil {
+		t.Fatalf("Input(%d bytes): %v", len(data), err)
+	}
+	return msgs
 }
 
 func inputSeqs(t *testing.T, msgs [][]byte) []uint64 {

@@ -22,7 +22,7 @@ func FuzzApply(f *testing.F) {
 		e := New(Options{SessionID: "s", ConnID: me, Driver: true})
 		apply(t, e, snapshotMsg(t, 0, 5, screen(t, 1, 8, 2, "x")))
 		apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
-		e.Input([]byte("k"))
+		input(t, e, []byte("k"))
 		evs, err := e.Apply(msg)
 		if err != nil {
 			return

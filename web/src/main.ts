@@ -18,7 +18,7 @@ interface Ev {
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
   apply(msg: Uint8Array): Ev[] | string;
-  input(data: Uint8Array): Uint8Array[];
+  input(data: Uint8Array): Uint8Array[] | string;
   viewport(cols: number, rows: number): Uint8Array | null;
   grab(): Uint8Array;
   release(): Uint8Array;
@@ -57,7 +57,7 @@ const PERSON_EVENTS = new Set([
 // Status is what the page shows, also read by the browser tests.
 interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
-  members: Member[]; exit: string; error: string; inputsSent: number; repliesDropped: number;
+  members: Member[]; exit: string; error: string; inputsSent: number; inputsRefused: number; repliesDropped: number;
   latencies: number[]; carrier: string; laneConnects: number; held: number;
 }
 
@@ -147,7 +147,7 @@ function main(): void {
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
-    exit: '', error: '', inputsSent: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
+    exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
   };
   // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
@@ -293,8 +293,12 @@ function main(): void {
   function typed(data: Uint8Array): void {
     if (!typedByPerson()) { status.repliesDropped++; return; }
     if (!eng) return;
-    // A paste comes as several messages, in order, whole or not at all.
-    for (const m of eng.input(data)) { status.inputsSent++; send(m); }
+    // A paste comes as several messages, in order, whole or not at all;
+    // when not at all (too much still awaits the relay's ack), the person
+    // is told, never left to think it went.
+    const msgs = eng.input(data);
+    if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
+    for (const m of msgs) { status.inputsSent++; send(m); }
   }
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));

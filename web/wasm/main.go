@@ -48,7 +48,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		}
 		return arr
 	})
-	method("input", func(a []js.Value) any { return messagesToJS(e.Input(bytesFromJS(a[0])), nil) })
+	method("input", func(a []js.Value) any { return messagesToJS(e.Input(bytesFromJS(a[0]))) })
 	method("viewport", func(a []js.Value) any { return bytesOrNull(e.Viewport(argInt(a, 0), argInt(a, 1))) })
 	method("grab", func([]js.Value) any { return bytesToJS(e.Grab()) })
 	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
