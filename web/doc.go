@@ -26,7 +26,9 @@
 // next leg the relay admits. While the page rides the lane its bar shows
 // an "SSE fallback" chip beside the room state (which says how the host
 // is connected, not the page). #nows=1 is the tests' switch that makes
-// every WebSocket dial fail.
+// every WebSocket dial fail, and #maxpaste=<bytes> lowers (never raises)
+// what a paste may leave awaiting the relay's ack, so a test reaches the
+// refusal without pasting 16 MiB.
 //
 // The page decodes frames, snapshots and controls, and sanitizes output,
 // with the project's own Go code (package web/engine, compiled to

@@ -45,6 +45,10 @@ type Options struct {
 	// Driver subscribes as a driver (the token's role); false subscribes
 	// as a viewer.
 	Driver bool
+	// MaxPendingBytes lowers the bound on the data awaiting an ack below
+	// MaxPendingInputBytes (0 or more: that bound), so a test can reach it
+	// with a small paste; it never raises it.
+	MaxPendingBytes int
 }
 
 // Kind says what an Event asks of the page.
@@ -119,6 +123,9 @@ type Engine struct {
 
 // New returns an Engine for opt.
 func New(opt Options) *Engine {
+	if opt.MaxPendingBytes <= 0 || opt.MaxPendingBytes > MaxPendingInputBytes {
+		opt.MaxPendingBytes = MaxPendingInputBytes
+	}
 	return &Engine{opt: opt, san: sanitize.New(sanitize.Options{Profile: sanitize.Viewer})}
 }
 
@@ -186,7 +193,7 @@ func (e *Engine) Pending(n, maxBytes int) ([][]byte, error) {
 // of any size fits the relay's limits on every carrier. It returns nil
 // when this leg does not hold the pen (keys typed without it go nowhere).
 // When data would take the Input awaiting an ack past MaxPendingInputs or
-// MaxPendingInputBytes it sends none of it (a paste goes whole or not at
+// MaxPendingInputBytes (Options.MaxPendingBytes) it sends none of it (a paste goes whole or not at
 // all) and returns an *InputFullError, which the page shows: the person
 // must learn that what they typed or pasted did not go.
 func (e *Engine) Input(data []byte) ([][]byte, error) {
@@ -199,8 +206,8 @@ func (e *Engine) Input(data []byte) ([][]byte, error) {
 		cuts = append(cuts, n)
 		rest = rest[n:]
 	}
-	if pb := e.pendingBytes(); len(e.pending)+len(cuts) > MaxPendingInputs || pb+len(data) > MaxPendingInputBytes {
-		return nil, &InputFullError{Bytes: len(data), PendingBytes: pb, PendingInputs: len(e.pending)}
+	if pb := e.pendingBytes(); len(e.pending)+len(cuts) > MaxPendingInputs || pb+len(data) > e.opt.MaxPendingBytes {
+		return nil, &InputFullError{Bytes: len(data), PendingBytes: pb, PendingInputs: len(e.pending), MaxBytes: e.opt.MaxPendingBytes}
 	}
 	out := make([][]byte, 0, len(cuts))
 	for _, n := range cuts {
@@ -222,14 +229,15 @@ type InputFullError struct {
 	Bytes         int // the refused input's length
 	PendingBytes  int // the data of the Input awaiting an ack
 	PendingInputs int // the Input frames awaiting an ack
+	MaxBytes      int // the bound on their data (MaxPendingInputBytes unless lowered)
 }
 
 func (e *InputFullError) Error() string {
-	if e.Bytes > MaxPendingInputBytes {
-		return fmt.Sprintf("engine: input of %d bytes not sent: a paste may be at most %d bytes", e.Bytes, MaxPendingInputBytes)
+	if e.Bytes > e.MaxBytes {
+		return fmt.Sprintf("engine: input of %d bytes not sent: a paste may be at most %d bytes", e.Bytes, e.MaxBytes)
 	}
 	return fmt.Sprintf("engine: input of %d bytes not sent: %d bytes in %d inputs still await the relay's ack (at most %d bytes, %d inputs); try again once they are through",
-		e.Bytes, e.PendingBytes, e.PendingInputs, MaxPendingInputBytes, MaxPendingInputs)
+		e.Bytes, e.PendingBytes, e.PendingInputs, e.MaxBytes, MaxPendingInputs)
 }
 
 // pendingBytes is the data of the Input awaiting an ack.

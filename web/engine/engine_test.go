@@ -626,3 +626,28 @@ func TestFramingErrors(t *testing.T) {
 		t.Errorf("unknown control type: %v, %v; want ignored", evs, err)
 	}
 }
+
+// Options.MaxPendingBytes (the page's #maxpaste test switch) lowers the
+// byte bound and never raises it.
+func TestMaxPendingBytesOnlyLowers(t *testing.T) {
+	cases := []struct {
+		opt, fits, refused int
+	}{
+		{opt: 100 << 10, fits: 100 << 10, refused: 100<<10 + 1},
+		{opt: 0, fits: MaxPendingInputBytes, refused: MaxPendingInputBytes + 1},
+		{opt: -1, fits: MaxPendingInputBytes, refused: MaxPendingInputBytes + 1},
+		{opt: 2 * MaxPendingInputBytes, fits: MaxPendingInputBytes, refused: MaxPendingInputBytes + 1},
+	}
+	for _, c := range cases {
+		e := New(Options{SessionID: "s", ConnID: me, Driver: true, MaxPendingBytes: c.opt})
+		apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+		apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+		var full *InputFullError
+		if _, err := e.Input(make([]byte, c.refused)); !errors.As(err, &full) || full.MaxBytes != c.fits {
+			t.Errorf("MaxPendingBytes %d: a paste of %d gave %v, want an *InputFullError with bound %d", c.opt, c.refused, err, c.fits)
+		}
+		if m, err := e.Input(make([]byte, c.fits)); err != nil || len(m) == 0 {
+			t.Errorf("MaxPendingBytes %d: a paste of %d gave %d messages, %v; want it sent", c.opt, c.fits, len(m), err)
+		}
+	}
+}

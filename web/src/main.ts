@@ -28,7 +28,7 @@ interface Engine {
   inputSeq(msg: Uint8Array): number;
   ack(ackInputSeq: number): Ev[] | string;
 }
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean }): Engine | string;
+declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
 
 const SUBPROTOCOL = 'interactive-attach-v1';
 const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
@@ -153,6 +153,10 @@ function main(): void {
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
   let blockWS = params.get('nows') === '1';
   const probeMs = Number(params.get('probe')) || PROBE_MS;
+  // Another: #maxpaste=N lowers the bytes a paste may leave awaiting the
+  // relay's ack (never raises them), so a test reaches the refusal with a
+  // small paste.
+  const maxPendingBytes = Number(params.get('maxpaste')) || 0;
   const laneBase = location.origin + path;
 
   let eng: Engine | null = null;
@@ -678,7 +682,7 @@ function main(): void {
 
   const base = new URL('../../viewer/', location.href).href;
   loadEngine(base).then(() => {
-    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver });
+    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     const d = fit.proposeDimensions();

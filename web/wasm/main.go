@@ -31,6 +31,8 @@ func newEngine(_ js.Value, args []js.Value) any {
 		SessionID: o.Get("sessionId").String(),
 		ConnID:    o.Get("connId").String(),
 		Driver:    o.Get("driver").Truthy(),
+		// Absent or not a number: 0, the default bound.
+		MaxPendingBytes: argInt([]js.Value{o.Get("maxPendingBytes")}, 0),
 	})
 	obj := js.Global().Get("Object").New()
 	method := func(name string, f func(args []js.Value) any) {
