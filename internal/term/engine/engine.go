@@ -59,8 +59,9 @@ type Engine struct {
 	// use it to check the per-byte work bound.
 	work uint64
 
-	// noSpans keeps every row in cell form (tests compare the span form
-	// against it).
+	// noSpans keeps every row in cell form and prints non-ASCII text a
+	// character at a time (printRune), without printText: tests compare
+	// the fast paths against it.
 	noSpans bool
 }
 
