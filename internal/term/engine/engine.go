@@ -51,6 +51,8 @@ type Engine struct {
 	// joinNext makes the next printed character join the previous cell's
 	// cluster (it follows a zero width joiner).
 	joinNext bool
+	// widths caches runeWidth (see width).
+	widths [256]uint32
 
 	fgColor, bgColor, cursorColor [3]uint8
 	title                         []byte

@@ -215,7 +215,7 @@ func (e *Engine) printRune(r rune) {
 	}
 	w := 1
 	if r >= 0x80 {
-		w = runeWidth(r)
+		w = e.width(r)
 	}
 	if e.joinNext || w == 0 {
 		e.joinNext = r == zwj
@@ -312,7 +312,7 @@ func (e *Engine) printText(b []byte) int {
 		if size <= 1 || r < 0xA0 {
 			break // incomplete or invalid: the decoder's; C1
 		}
-		w := runeWidth(r)
+		w := e.width(r)
 		if w == 0 || col+w > len(row) {
 			break
 		}
