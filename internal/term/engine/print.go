@@ -297,6 +297,7 @@ func (e *Engine) printText(b []byte) int {
 	row := l.cells[:e.cols-1]
 	base := e.cur.pen.cellFor(0)
 	start, last := col, e.lastRune
+	widths := &e.widths
 	i := 0
 	for i < len(b) && col < len(row) {
 		c := b[i]
@@ -305,14 +306,24 @@ func (e *Engine) printText(b []byte) int {
 			i, col, last = i+1, col+1, rune(c)
 			continue
 		}
-		if c < 0xC2 || c >= 0xF5 {
-			break // C0, DEL, C1, not a lead byte
+		var r rune
+		var size int
+		switch {
+		case c-0xC2 < 0xE0-0xC2 && i+1 < len(b) && b[i+1]&0xC0 == 0x80:
+			// Two bytes (accents, Greek, Cyrillic) without a call.
+			r, size = rune(c&0x1F)<<6|rune(b[i+1]&0x3F), 2
+		case c-0xC2 < 0xF5-0xC2:
+			r, size = decodeText(b[i:])
 		}
-		r, size := decodeText(b[i:])
 		if size <= 1 || r < 0xA0 {
 			break // incomplete or invalid: the decoder's; C1
 		}
-		w := e.width(r)
+		// width's cache hit, written out: the call would spill the
+		// loop's values.
+		w := int(widths[uint8(r)] & 3)
+		if widths[uint8(r)]>>2 != uint32(r) {
+			w = e.width(r)
+		}
 		if w == 0 || col+w > len(row) {
 			break
 		}

@@ -34,7 +34,7 @@ func TestPrintText(t *testing.T) {
 		{"REP after text", "naïve\x1b[3bé\x1b[2b"},
 		{"DEC graphics", "é\x1b(0qx\x1b(Bé\x1b)0\x0eéq\x0fq"},
 		{"C1 in UTF-8", "é\u0085x\u009b31mé"},
-		{"invalid UTF-8", "é\xe6\x97x\xffü\xf0\x9f\x98"},
+		{"invalid UTF-8", "é\xe6\x97x\xffü\xf0\x9f\x98é\xc3xé\x1b\x85\x85"},
 		{"wrap pending", strings.Repeat("x", cols) + "éü"},
 		{"autowrap off", "\x1b[?7l" + strings.Repeat("é", cols+2) + "日\x1b[?7h"},
 		{"scrolling", strings.Repeat("é日ü\r\n", 8)},
@@ -82,6 +82,10 @@ func TestPrintTextRun(t *testing.T) {
 		{"to an escape", "ü\x1b[m", len("ü"), "ü"},
 		{"to a C1", "ü\u0085", len("ü"), "ü"},
 		{"to an incomplete character", "ü\xe6\x97", len("ü"), "ü"},
+		{"to a lead byte without its continuation", "ü\xc3x", len("ü"), "ü"},
+		{"to a control before continuation bytes", "ü\r\x85\x85", len("ü"), "ü"},
+		{"to a stray continuation byte", "ü\x85\x85", len("ü"), "ü"},
+		{"repeated wide glyphs (cached widths)", "日日日日本本é\r", len("日日日日本本é"), "日日日日本本é"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newTest(t, 20, 3, 0)
