@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"runtime"
 	"syscall"
 	"testing"
@@ -49,6 +50,9 @@ func BenchmarkFeed(b *testing.B) {
 	b.Run("engine/ascii", func(b *testing.B) {
 		benchFeed(b, New(opts), streamgen.ASCII(1, benchBytes))
 	})
+	b.Run("engine/unicode", func(b *testing.B) {
+		benchFeed(b, New(opts), unicodeLines(data))
+	})
 	b.Run("xvt/mixed", func(b *testing.B) {
 		t, err := xvt.New(opts)
 		if err != nil {
@@ -57,6 +61,31 @@ func BenchmarkFeed(b *testing.B) {
 		defer t.Close()
 		benchFeed(b, t, data)
 	})
+}
+
+// unicodeLines returns the lines of a mixed stream that hold non-ASCII
+// text or are longer than the screen is wide (streamgen's unicode and
+// long wrapped lines), the ones that leave the span form's plain path.
+func unicodeLines(mixed []byte) []byte {
+	var out []byte
+	for line := range bytes.SplitAfterSeq(mixed, []byte("\r\n")) {
+		if !bytes.HasSuffix(line, []byte("\r\n")) {
+			continue // the stream's cut last line
+		}
+		if len(line) > 120 && bytes.IndexByte(line, 0x1B) < 0 || !isASCII(line) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // BenchmarkScreen measures a snapshot of a full 120×40 screen with 200

@@ -51,6 +51,8 @@ type Engine struct {
 	// joinNext makes the next printed character join the previous cell's
 	// cluster (it follows a zero width joiner).
 	joinNext bool
+	// widths caches runeWidth (see width).
+	widths [256]uint32
 
 	fgColor, bgColor, cursorColor [3]uint8
 	title                         []byte
@@ -59,8 +61,9 @@ type Engine struct {
 	// use it to check the per-byte work bound.
 	work uint64
 
-	// noSpans keeps every row in cell form (tests compare the span form
-	// against it).
+	// noSpans keeps every row in cell form and prints non-ASCII text a
+	// character at a time (printRune), without printText: tests compare
+	// the fast paths against it.
 	noSpans bool
 }
 

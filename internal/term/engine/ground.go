@@ -50,6 +50,12 @@ func (e *Engine) ground(b []byte, i int) int {
 			e.index()
 			i++
 		case c >= 0xC2 && c < 0xF5:
+			// Text appended to a row of cells, the usual case, goes
+			// on in printText as long as it can.
+			if k := e.printText(b[i:]); k > 0 {
+				i += k
+				continue
+			}
 			// A whole, valid UTF-8 character (not C1): decode it here;
 			// anything else goes through the decoder in byte.
 			r, size := decodeText(b[i:])

@@ -215,7 +215,7 @@ func (e *Engine) printRune(r rune) {
 	}
 	w := 1
 	if r >= 0x80 {
-		w = runeWidth(r)
+		w = e.width(r)
 	}
 	if e.joinNext || w == 0 {
 		e.joinNext = r == zwj
@@ -269,6 +269,76 @@ func (e *Engine) printRune(r rune) {
 	}
 	e.cur.col = e.cols - 1
 	e.cur.wrapPending = e.mode.autowrap
+}
+
+// printText prints the text b starts with, a non-ASCII character, onto
+// the cursor's row when it appends there: whole UTF-8 characters one or
+// two cells wide and printable ASCII, up to the cell before the right
+// margin. It returns how many bytes it consumed, 0 when printRune must
+// print the first character. Appending is what a line of mixed scripts
+// does; checking the modes, the row and the cells after the glyph once
+// for the whole run, instead of once a character as printRune does, is
+// what this saves. It leaves everything that needs care to printRune
+// and printASCII: zero-width characters (they join a cluster), the last
+// column (wrap, padding), overwriting stored cells (a wide glyph may be
+// cut), insert mode, a pending joiner or wrap, another charset.
+func (e *Engine) printText(b []byte) int {
+	col := e.cur.col
+	if col+1 >= e.cols || e.mode.insert || e.joinNext || e.cur.wrapPending || e.noSpans || e.cur.charsets[e.cur.gl] != charsetASCII {
+		return 0
+	}
+	l := e.scr.line(e.cur.row)
+	if stored := l.n; l.spanned && col < len(l.text) || !l.spanned && col < stored {
+		return 0
+	}
+	// The cells from the end of the stored ones (or the span form's
+	// text) to the cursor take the fill, as printRune would store them.
+	e.scr.extend(l, col)
+	row := l.cells[:e.cols-1]
+	base := e.cur.pen.cellFor(0)
+	start, last := col, e.lastRune
+	widths := &e.widths
+	i := 0
+	for i < len(b) && col < len(row) {
+		c := b[i]
+		if c-0x20 < 0x5f {
+			row[col] = cell{base.c | uint32(c), base.fg, base.bg}
+			i, col, last = i+1, col+1, rune(c)
+			continue
+		}
+		var r rune
+		var size int
+		switch {
+		case c-0xC2 < 0xE0-0xC2 && i+1 < len(b) && b[i+1]&0xC0 == 0x80:
+			// Two bytes (accents, Greek, Cyrillic) without a call.
+			r, size = rune(c&0x1F)<<6|rune(b[i+1]&0x3F), 2
+		case c-0xC2 < 0xF5-0xC2:
+			r, size = decodeText(b[i:])
+		}
+		if size <= 1 || r < 0xA0 {
+			break // incomplete or invalid: the decoder's; C1
+		}
+		// width's cache hit, written out: the call would spill the
+		// loop's values.
+		w := int(widths[uint8(r)] & 3)
+		if widths[uint8(r)]>>2 != uint32(r) {
+			w = e.width(r)
+		}
+		if w == 0 || col+w > len(row) {
+			break
+		}
+		content := base.c | uint32(r)
+		if w == 2 {
+			content |= wideBit
+			row[col+1] = cell{c: contStyle, fg: base.fg, bg: base.bg}
+		}
+		row[col] = cell{content, base.fg, base.bg}
+		i, col, last = i+size, col+w, -1
+	}
+	l.n = col
+	e.scr.work += uint64(col - start)
+	e.cur.col, e.lastRune = col, last
+	return i
 }
 
 // combine appends a zero-width character (a combining mark, a variation

@@ -150,7 +150,17 @@ func genSpans(seed uint64, n, cols, rows int) []byte {
 		case k < 82:
 			fmt.Fprintf(&b, "\x1b[%d%c", 1+r.IntN(cols/2+1), "@PXb"[r.IntN(4)])
 		case k < 88:
-			b.WriteString([]string{"日本", "é", "e\u0301", "❤\ufe0f", "│", "😀"}[r.IntN(6)])
+			// Runs of text mixing scripts for printText: wide and
+			// narrow, clusters it leaves to printRune (combining
+			// marks, VS16, ZWJ sequences, flags, skin tones), ASCII
+			// in between; long enough now and then to reach the
+			// margin with a wide glyph or a narrow one.
+			for range 1 + r.IntN(4) {
+				b.WriteString(textTokens[r.IntN(len(textTokens))])
+			}
+			if r.IntN(4) == 0 {
+				fmt.Fprintf(&b, "\x1b[%db", 1+r.IntN(3)) // REP: only after ASCII
+			}
 		case k < 91:
 			b.WriteString([]string{"\x1b[?7l", "\x1b[?7h", "\x1b[4h", "\x1b[4l"}[r.IntN(4)])
 		case k < 93:
@@ -164,6 +174,14 @@ func genSpans(seed uint64, n, cols, rows int) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// textTokens are the pieces genSpans makes its non-ASCII text of.
+var textTokens = []string{
+	"日本", "é", "e\u0301", "❤\ufe0f", "│", "😀", "• ", "café ", "Ελληνικά", "русский",
+	"テスト", "한국어", "→", "…", "👍🏽", "👩\u200d💻", "🇩🇪", "─────", "x", "ok ",
+	"中文字符中文字符中文字符", "ééééééééééé", "a\u0308b", "\u200d", "\ufe0f", "©",
+	"Grüße", "naïve", "é\u0085x", "\u009b1m", "\x1b(0", "\x1b(B", "\x1b)0\x0e", "\x0f",
 }
 
 // feedPair writes data to both engines in chunks of 1 to maxChunk bytes

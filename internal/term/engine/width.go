@@ -65,6 +65,21 @@ func runeWidth(r rune) int {
 	return wideWidth(r)
 }
 
+// width is runeWidth through a cache of one entry per value of a rune's
+// low eight bits, holding the rune shifted left by two and its width:
+// text repeats the few characters of its scripts, and emoji or symbols
+// cost runeWidth a dozen comparisons and a binary search. An empty entry
+// holds 0, which matches no rune width is asked for (at least U+00A0).
+func (e *Engine) width(r rune) int {
+	slot := &e.widths[uint8(r)]
+	if v := *slot; v>>2 == uint32(r) {
+		return int(v & 3)
+	}
+	w := runeWidth(r)
+	*slot = uint32(r)<<2 | uint32(w)
+	return w
+}
+
 // wideWidth returns 2 for a code point in wideRanges, else 1.
 func wideWidth(r rune) int {
 	lo, hi := 0, len(wideRanges)

@@ -36,3 +36,25 @@ func TestRuneWidthFastRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestWidthCache checks Engine.width against runeWidth for every code
+// point above U+009F, each asked twice (a miss, then a hit) between
+// runes that share its cache entry.
+func TestWidthCache(t *testing.T) {
+	e, _ := newTest(t, 10, 2, 0)
+	for r := rune(0xA0); r <= 0x10FFFF; r++ {
+		if r >= 0xD800 && r < 0xE000 {
+			continue // surrogates: never decoded
+		}
+		want := runeWidth(r)
+		if got := e.width(r); got != want {
+			t.Fatalf("width(%U) = %d, want %d (first)", r, got, want)
+		}
+		if got := e.width(r); got != want {
+			t.Fatalf("width(%U) = %d, want %d (cached)", r, got, want)
+		}
+		if other := r ^ 0x100; other >= 0xA0 && e.width(other) != runeWidth(other) {
+			t.Fatalf("width(%U) wrong after %U", other, r)
+		}
+	}
+}
