@@ -13,7 +13,10 @@
 // reading every frame, Stop); the bare reader is creack/pty's blocking
 // read loop. Both run `cat FILE` at 120×40. With -cli, each round also
 // times that ptyhost binary's `exec --size 120x40 -- cat FILE` (its
-// screen print included), which is what a user of the command pays. The
+// screen print included), which is what a user of the command pays. On
+// Linux it also prints the CPU time the hypervisor gave other guests
+// during the batch (steal): on a shared VM a batch with much of it is
+// a noisy one, whatever its ratio. The
 // figures are in docs/performance.md, "CPU per byte as the issue
 // measures it".
 //
@@ -36,6 +39,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,6 +100,7 @@ func measure(rounds, size int, warm bool, cli string) error {
 	if cli != "" {
 		runs = append(runs, contender{name: "exec", argv: []string{cli, "exec", "--size", "120x40", "--", "cat", path}})
 	}
+	steal0, stealOK := stolen()
 	for i := range rounds {
 		line := fmt.Sprintf("round %2d:", i+1)
 		for k := range runs {
@@ -113,6 +119,11 @@ func measure(rounds, size int, warm bool, cli string) error {
 		}
 		fmt.Println(line)
 	}
+	if steal1, ok := stolen(); ok && stealOK {
+		// On a VM the host machine's other guests take CPU time from
+		// this one in bursts; a batch with much of it is a noisy one.
+		fmt.Printf("steal: %.0f ms of this VM's CPU time went to other guests during the batch\n", ms(steal1-steal0))
+	}
 	bare := median(runs[0].cpu)
 	for _, c := range runs[1:] {
 		ratios := make([]time.Duration, rounds)
@@ -124,6 +135,27 @@ func measure(rounds, size int, warm bool, cli string) error {
 			ms(bare), c.name, ms(m), float64(m)/float64(bare), float64(median(ratios))/1000)
 	}
 	return nil
+}
+
+// stolen returns the CPU time the hypervisor gave other guests, summed
+// over this machine's CPUs (/proc/stat's steal column); ok is false where
+// there is no such file.
+func stolen() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	ticks, err := strconv.ParseInt(f[8], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	// USER_HZ, which /proc/stat counts in, is 100 on every Linux ABI.
+	return time.Duration(ticks) * 10 * time.Millisecond, true
 }
 
 // contender is one program measured in every round, and its CPU times.
