@@ -16,9 +16,8 @@
 // screen print included), which is what a user of the command pays. On
 // Linux it also prints the CPU time the hypervisor gave other guests
 // during the batch (steal): on a shared VM a batch with much of it is
-// a noisy one, whatever its ratio. The
-// figures are in docs/performance.md, "CPU per byte as the issue
-// measures it".
+// a noisy one, whatever its ratio. The figures are in
+// docs/performance.md, "CPU per byte as the issue measures it".
 //
 // A fresh host spends its first 16 MiB growing its heap to hold the ring
 // (8 MiB by default, twice that with the garbage collector's headroom):
@@ -57,7 +56,7 @@ func main() {
 		}
 		return
 	}
-	rounds := flag.Int("rounds", 10, "pairs of runs")
+	rounds := flag.Int("rounds", 10, "rounds, each running every contender once")
 	size := flag.Int("size", 16<<20, "bytes of the mixed stream")
 	warm := flag.Bool("warm", false, "time a second run in each process (steady state)")
 	cli := flag.String("cli", "", "a ptyhost binary whose exec to time as well (not with -warm)")
