@@ -1,12 +1,15 @@
 package relay_test
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relay"
@@ -83,15 +86,52 @@ func startClusterWith(t testing.TB, ns *natsembed.Server, base relay.Config, nam
 }
 
 // hostOn binds a host leg of epoch on node n with a token from minter.
+//
+// A node that cannot settle the room's owner in time (after an owner's
+// death, its liveness question can time out on a loaded machine) refuses
+// the host as rate-limited and retryable (1013); hostOn then dials again,
+// as a host does (attachclient), until relaytest.Timeout.
 func hostOn(t testing.TB, minter, n *relaytest.Server, epoch uint64) *host {
 	t.Helper()
-	c := relaytest.MustDial(t, n.RoomURL(room), minter.HostToken(t, room, epoch),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
-	h := &host{t: t, c: c, epoch: epoch}
-	if r := relaytest.ExpectControl[attachwire.SnapshotRequest](t, c); r.Reason != attachwire.SnapshotResync {
-		t.Fatalf("first snapshot_request reason %q, want resync", r.Reason)
+	deadline := time.Now().Add(relaytest.Timeout)
+	for {
+		c := relaytest.MustDial(t, n.RoomURL(room), minter.HostToken(t, room, epoch),
+			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
+		r, err := firstSnapshotRequest(c)
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Code == websocket.StatusTryAgainLater && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("host leg on %s: waiting for snapshot_request: %v", n.URL, err)
+		}
+		if r.Reason != attachwire.SnapshotResync {
+			t.Fatalf("first snapshot_request reason %q, want resync", r.Reason)
+		}
+		return &host{t: t, c: c, epoch: epoch}
 	}
-	return h
+}
+
+// firstSnapshotRequest reads c until a snapshot_request control, or the
+// error that ends the leg.
+func firstSnapshotRequest(c *relaytest.Conn) (attachwire.SnapshotRequest, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	for {
+		f, err := c.Next(ctx)
+		if err != nil {
+			return attachwire.SnapshotRequest{}, err
+		}
+		if f.Type != attachwire.TypeControl {
+			continue
+		}
+		if ctl, err := attachwire.DecodeControl(f.Payload); err == nil {
+			if r, ok := ctl.(attachwire.SnapshotRequest); ok {
+				return r, nil
+			}
+		}
+	}
 }
 
 // untilFrame skips frames until one of type typ arrives.
