@@ -97,7 +97,9 @@ func hostOn(t testing.TB, minter, n *relaytest.Server, epoch uint64) *host {
 	for {
 		c := relaytest.MustDial(t, n.RoomURL(room), minter.HostToken(t, room, epoch),
 			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
-		r, err := firstSnapshotRequest(c)
+		ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+		r, err := relaytest.NextControl[attachwire.SnapshotRequest](ctx, c)
+		cancel()
 		var ce websocket.CloseError
 		if errors.As(err, &ce) && ce.Code == websocket.StatusTryAgainLater && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
@@ -110,27 +112,6 @@ func hostOn(t testing.TB, minter, n *relaytest.Server, epoch uint64) *host {
 			t.Fatalf("first snapshot_request reason %q, want resync", r.Reason)
 		}
 		return &host{t: t, c: c, epoch: epoch}
-	}
-}
-
-// firstSnapshotRequest reads c until a snapshot_request control, or the
-// error that ends the leg.
-func firstSnapshotRequest(c *relaytest.Conn) (attachwire.SnapshotRequest, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
-	defer cancel()
-	for {
-		f, err := c.Next(ctx)
-		if err != nil {
-			return attachwire.SnapshotRequest{}, err
-		}
-		if f.Type != attachwire.TypeControl {
-			continue
-		}
-		if ctl, err := attachwire.DecodeControl(f.Payload); err == nil {
-			if r, ok := ctl.(attachwire.SnapshotRequest); ok {
-				return r, nil
-			}
-		}
 	}
 }
 

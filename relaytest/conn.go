@@ -147,11 +147,23 @@ func ExpectControl[T attachwire.Control](t testing.TB, c *Conn) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
+	v, err := NextControl[T](ctx, c)
+	if err != nil {
+		var zero T
+		t.Fatalf("relaytest: waiting for %s: %v", zero.ControlType(), err)
+	}
+	return v
+}
+
+// NextControl returns the next control of type T, skipping every other
+// frame and control before it, or the error that ends the wait (the leg's
+// close, ctx's end): ExpectControl for a caller that handles the error.
+func NextControl[T attachwire.Control](ctx context.Context, c *Conn) (T, error) {
 	for {
 		f, err := c.Next(ctx)
 		if err != nil {
 			var zero T
-			t.Fatalf("relaytest: waiting for %s: %v", zero.ControlType(), err)
+			return zero, err
 		}
 		if f.Type != attachwire.TypeControl {
 			continue
@@ -161,7 +173,7 @@ func ExpectControl[T attachwire.Control](t testing.TB, c *Conn) T {
 			continue
 		}
 		if v, ok := ctl.(T); ok {
-			return v
+			return v, nil
 		}
 	}
 }

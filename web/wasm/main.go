@@ -32,7 +32,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		ConnID:    o.Get("connId").String(),
 		Driver:    o.Get("driver").Truthy(),
 		// Absent or not a number: 0, the default bound.
-		MaxPendingBytes: argInt([]js.Value{o.Get("maxPendingBytes")}, 0),
+		MaxPendingBytes: intOf(o.Get("maxPendingBytes")),
 	})
 	obj := js.Global().Get("Object").New()
 	method := func(name string, f func(args []js.Value) any) {
@@ -102,10 +102,18 @@ func newEngine(_ js.Value, args []js.Value) any {
 }
 
 func argInt(a []js.Value, i int) int {
-	if i >= len(a) || a[i].Type() != js.TypeNumber {
+	if i >= len(a) {
 		return 0
 	}
-	return a[i].Int()
+	return intOf(a[i])
+}
+
+// intOf is v as an int, 0 when it is not a number (absent included).
+func intOf(v js.Value) int {
+	if v.Type() != js.TypeNumber {
+		return 0
+	}
+	return v.Int()
 }
 
 func bytesFromJS(v js.Value) []byte {
