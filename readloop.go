@@ -86,7 +86,7 @@ func ownChunk(buf *[]byte, n int) []byte {
 // is fed and then takes what came meanwhile in one chunk, the other core
 // is free while the feed computes, and on a loaded machine each yield was
 // a context switch that handed the CPU to other processes
-// (docs/performance.md, "Where the CPU goes").
+// (docs/performance.md, "A reader that waits like the bare one").
 func (s *Session) feed(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
