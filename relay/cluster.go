@@ -332,7 +332,7 @@ func (rl *Relay) roomNamed(name string) *room {
 func (c *cluster) heard(m *nats.Msg) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.beats[string(m.Data)] = time.Now()
+	c.beats[string(m.Data)] = c.rl.cfg.Now()
 }
 
 // checkOwners tells the viewers of every mirror whose owner has gone
@@ -345,7 +345,7 @@ func (c *cluster) checkOwners() {
 		rooms = append(rooms, rm)
 	}
 	c.rl.mu.Unlock()
-	now := time.Now()
+	now := c.rl.cfg.Now()
 	for _, rm := range rooms {
 		rm.mu.Lock()
 		cl := rm.cl

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -112,9 +113,10 @@ func (c *cluster) fetch(rm *room) {
 		return
 	}
 	var parts []byte
-	deadline := time.Now().Add(clusterTimeout)
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
 	for {
-		m, err := sub.NextMsg(time.Until(deadline))
+		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil || rm.applyOut(m.Data, &parts) {
 			return
 		}
@@ -178,7 +180,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 			}
 		}
 	}
-	cl.ownerNode, cl.since, cl.ownerLost = o.Node, time.Now(), false
+	cl.ownerNode, cl.since, cl.ownerLost = o.Node, rm.relay.cfg.Now(), false
 	rm.hasEpoch = false // the stream is the owner's now
 	rm.pen.grace.stop()
 	rm.pen = pen{}
@@ -216,9 +218,10 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 	// A node that has just won the room subscribes to its input subject
 	// right after the bucket names it: no responder yet is worth a few
 	// more tries within the timeout.
-	deadline := time.Now().Add(clusterTimeout)
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
 	for {
-		m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
+		m, err := c.nc.RequestWithContext(ctx, roomSubject(rm.cl.name, "in"), b)
 		if err == nil {
 			var r joinReply
 			if json.Unmarshal(m.Data, &r) != nil {
@@ -229,12 +232,12 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 			}
 			return r.Status
 		}
-		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
+		if !errors.Is(err, nats.ErrNoResponders) {
 			return "unreachable"
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
-		case <-c.stop:
+		case <-ctx.Done():
 			return "unreachable"
 		}
 	}

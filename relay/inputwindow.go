@@ -100,7 +100,7 @@ func (w *inputWindow) from(id uint64) int {
 // not get, is counted as unreplayed.
 func (rm *room) bindInputsLocked(l *leg) {
 	w := &rm.sent
-	if n := w.evict(time.Now(), w.next); n > 0 {
+	if n := w.evict(rm.relay.cfg.Now(), w.next); n > 0 {
 		rm.unreplayedLocked(n, "past the window's bounds")
 	}
 	l.inNext, l.inFresh = w.next, w.next
@@ -142,7 +142,7 @@ func (rm *room) takeInput(l *leg) bool {
 	}
 	select {
 	case b := <-rm.inputs:
-		now := time.Now()
+		now := rm.relay.cfg.Now()
 		w.add(b, now)
 		w.evict(now, l.inNext)
 		return true

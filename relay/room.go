@@ -200,8 +200,9 @@ func (rm *room) hostLeft(l *leg) {
 	rm.host = nil
 	rm.unreplayedLogged = false // a new absence
 	if rm.exitSeq == 0 && !rm.closed {
-		rm.ring.setHostLost(time.Now())
-		rm.publishedLocked(outHostLost, uint64(time.Now().UnixNano()), nil)
+		now := rm.relay.cfg.Now()
+		rm.ring.setHostLost(now)
+		rm.publishedLocked(outHostLost, uint64(now.UnixNano()), nil)
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
 		rm.goneTimer.stop()
 		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)
