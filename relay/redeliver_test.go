@@ -219,6 +219,44 @@ func TestInputReplayWindowBounds(t *testing.T) {
 	}
 }
 
+// TestInputSwitchAfterQuietSpellWarnsNothing: a lane host upgrading to
+// WebSocket half a minute after its last key (the keys long applied,
+// older than the window) is a normal switch: nothing is replayed, counted
+// or warned about; the window's leaving is logged at debug only.
+func TestInputSwitchAfterQuietSpellWarnsNothing(t *testing.T) {
+	logs := &syncBuffer{}
+	cfg := quiet()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	clock := newFakeClock()
+	cfg.Now = clock.Now
+	s := relaytest.NewServer(t, cfg)
+	h1 := bindReplayHost(t, s, true, true)
+	d, gen := driverWithPen(t, s, "alice")
+	typed(t, d, gen, 1, 3)
+	if got := h1.inputs(t, 3); got != keys(1, 3) {
+		t.Fatalf("lane leg got %q", got)
+	}
+	clock.Advance(30 * time.Second)
+	h1.end(t, s)
+	h2 := bindReplayHost(t, s, false, true)
+	typed(t, d, gen, 4, 4)
+	if got := h2.input(t); got != "k4" {
+		t.Fatalf("WebSocket leg got %q first, want k4", got)
+	}
+	for _, m := range []string{"ptyhost_relay_inputs_unreplayed_total", "ptyhost_relay_inputs_replayed_total"} {
+		if n := metric(t, s, m); n != 0 {
+			t.Fatalf("%s %v, want 0", m, n)
+		}
+	}
+	out := logs.String()
+	if strings.Contains(out, "level=WARN") {
+		t.Fatalf("a normal switch logged a warning:\n%s", out)
+	}
+	if !strings.Contains(out, "level=DEBUG msg=\"relay: input older than the replay window") {
+		t.Fatalf("the window's leaving is not logged at debug:\n%s", out)
+	}
+}
+
 // stampedSize is the wire size of key i stamped for alice with a
 // penGeneration of today's magnitude (its varint is as long).
 func stampedSize(t *testing.T, i int) int64 {

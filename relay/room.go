@@ -199,8 +199,9 @@ func (rm *room) hostLeft(l *leg) {
 	}
 	rm.host = nil
 	rm.unreplayedLogged = false // a new absence
+	now := rm.relay.cfg.Now()
+	rm.slideInputsLocked(l, now)
 	if rm.exitSeq == 0 && !rm.closed {
-		now := rm.relay.cfg.Now()
 		rm.ring.setHostLost(now)
 		rm.publishedLocked(outHostLost, uint64(now.UnixNano()), nil)
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
