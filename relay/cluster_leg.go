@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/coder/websocket"
@@ -24,8 +23,7 @@ func (l *leg) sendRemote(wire []byte) {
 	}
 	l.mu.Unlock()
 	c := l.relay.cluster
-	b, _ := json.Marshal(legMsg{Leg: l.remote.id, Wire: wire})
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)
+	c.nc.Publish(nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, legMsg{Leg: l.remote.id, Wire: wire}))
 }
 
 // endRemote tells a member's leg to end with ctl, code and reason; a
@@ -37,19 +35,18 @@ func (l *leg) endRemote(ctl *attachwire.ErrorControl, code websocket.StatusCode,
 		c.dropRemote(l)
 		return
 	}
-	msg := legMsg{Leg: l.remote.id, End: true, Code: int(code), Why: reason}
+	msg := legMsg{Leg: l.remote.id, End: true, Code: uint16(code), Why: reason}
 	if ctl != nil {
 		msg.Wire, _ = controlWire(*ctl)
 	}
-	b, _ := json.Marshal(msg)
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)
+	c.nc.Publish(nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, msg))
 	c.dropRemote(l)
 }
 
 // deliver hands an owner's message to one of this node's legs.
 func (c *cluster) deliver(m *nats.Msg) {
-	var msg legMsg
-	if json.Unmarshal(m.Data, &msg) != nil {
+	msg, err := decodeLegMsg(m.Data)
+	if err != nil {
 		return
 	}
 	c.mu.Lock()
@@ -79,10 +76,6 @@ func (c *cluster) deliver(m *nats.Msg) {
 // harmless); it gives up only when the leg ends.
 func (l *leg) inputRemote(in attachwire.Input) bool {
 	c := l.relay.cluster
-	wire, err := in.Frame(0, 0).MarshalBinary()
-	if err != nil {
-		return true
-	}
 	l.holding.Store(true)
 	defer func() {
 		l.holding.Store(false)
@@ -96,7 +89,12 @@ func (l *leg) inputRemote(in attachwire.Input) bool {
 			l.holding.Store(false)
 			return l.input(in)
 		}
-		b, _ := json.Marshal(clusterOp{Op: "input", Node: c.node, Leg: id, Wire: wire})
+		// The Input frame is encoded once, after the routing fields, into
+		// the request itself.
+		b, err := in.Frame(0, 0).AppendBinary(appendClusterOp(nil, clusterOp{Op: opInput, Node: c.node, Leg: id}))
+		if err != nil {
+			return true
+		}
 		ctx, cancel := context.WithTimeout(l.ctx, clusterTimeout)
 		m, err := c.nc.RequestWithContext(ctx, roomSubject(l.room.cl.name, "in"), b)
 		cancel()

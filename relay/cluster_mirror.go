@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -73,7 +72,7 @@ func (rm *room) applyOut(data []byte, parts *[]byte) bool {
 			rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
 			r.truncate()
 			rm.cl.c.gaps.Inc()
-			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(attachwire.SnapshotResync)})
+			rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
 		}
 		r.append(f.Seq, f.Type, arg, body)
 	}
@@ -92,8 +91,7 @@ func (r *ring) adopt(epoch uint64) {
 
 // askOwner sends the owner an op that needs no answer.
 func (rm *room) askOwner(op clusterOp) {
-	b, _ := json.Marshal(op)
-	rm.cl.c.nc.Publish(roomSubject(rm.cl.name, "in"), b)
+	rm.cl.c.nc.Publish(roomSubject(rm.cl.name, "in"), appendClusterOp(nil, op))
 }
 
 // fetch fills a mirror's ring from the owner (answerFetch), holding the
@@ -108,8 +106,8 @@ func (c *cluster) fetch(rm *room) {
 		return
 	}
 	defer sub.Unsubscribe()
-	b, _ := json.Marshal(clusterOp{Op: "fetch", Node: c.node})
-	if err := c.nc.PublishRequest(roomSubject(cl.name, "in"), inbox, b); err != nil {
+	req := appendClusterOp(nil, clusterOp{Op: opFetch, Node: c.node})
+	if err := c.nc.PublishRequest(roomSubject(cl.name, "in"), inbox, req); err != nil {
 		return
 	}
 	var parts []byte
@@ -206,15 +204,15 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 }
 
 // joinOwner registers one of this node's legs with the owner's room.
-func (c *cluster) joinOwner(rm *room, l *leg) string {
-	op := clusterOp{Op: "join", Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
+func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
+	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
 	}
 	op.Ack = l.remoteAck
 	l.mu.Unlock()
-	b, _ := json.Marshal(op)
+	b := appendClusterOp(nil, op)
 	// A node that has just won the room subscribes to its input subject
 	// right after the bucket names it: no responder yet is worth a few
 	// more tries within the timeout.
@@ -223,9 +221,9 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 	for {
 		m, err := c.nc.RequestWithContext(ctx, roomSubject(rm.cl.name, "in"), b)
 		if err == nil {
-			var r joinReply
-			if json.Unmarshal(m.Data, &r) != nil {
-				return "unreachable"
+			r, err := decodeJoinReply(m.Data)
+			if err != nil {
+				return joinUnreachable
 			}
 			for _, w := range r.Wires {
 				l.sendWire(w)
@@ -233,12 +231,12 @@ func (c *cluster) joinOwner(rm *room, l *leg) string {
 			return r.Status
 		}
 		if !errors.Is(err, nats.ErrNoResponders) {
-			return "unreachable"
+			return joinUnreachable
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
 		case <-ctx.Done():
-			return "unreachable"
+			return joinUnreachable
 		}
 	}
 }
@@ -271,9 +269,9 @@ func (rm *room) join(l *leg) error {
 	c.register(l, c.legID())
 	rm.mu.Unlock()
 	switch c.joinOwner(rm, l) {
-	case "ok":
+	case joinOK:
 		return nil
-	case "full":
+	case joinFull:
 		rm.dropMirrorLeg(l)
 		return errRoomFull
 	default:
@@ -302,7 +300,7 @@ func (rm *room) dropMirrorLeg(l *leg) {
 // node's room: the owner is told, and a mirror left with no leg closes.
 func (rm *room) leaveMirrorLocked(l *leg) (closeNow bool) {
 	c := rm.cl.c
-	rm.askOwner(clusterOp{Op: "leave", Node: c.node, Leg: l.clusterID()})
+	rm.askOwner(clusterOp{Op: opLeave, Node: c.node, Leg: l.clusterID()})
 	c.unregister(l)
 	return len(rm.viewers) == 0 && !rm.cl.owner && rm.host == nil
 }

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -43,31 +42,6 @@ type roomCluster struct {
 	known bool       // the owner was looked up (guarded by prep)
 	gate  sync.Mutex
 	parts []byte
-}
-
-// clusterOp is what a mirror asks of a room's owner on its input subject.
-type clusterOp struct {
-	Op     string          `json:"op"` // join, leave, input, resize, grab, release, snapshot, fetch
-	Node   string          `json:"node,omitempty"`
-	Leg    string          `json:"leg,omitempty"`
-	Role   attachwire.Role `json:"role,omitempty"`
-	User   string          `json:"user,omitempty"`
-	JTI    string          `json:"jti,omitempty"`
-	Cols   uint32          `json:"cols,omitempty"`
-	Rows   uint32          `json:"rows,omitempty"`
-	Ack    uint64          `json:"ack,omitempty"` // join: the last inputSeq the leg's owner acknowledged
-	Reason string          `json:"reason,omitempty"`
-	Wire   []byte          `json:"wire,omitempty"`
-}
-
-// legMsg is what an owner sends one of a mirror's legs on the mirror node's
-// legs subject: a control to queue, or the leg's end.
-type legMsg struct {
-	Leg  string `json:"leg"`
-	End  bool   `json:"end,omitempty"`
-	Wire []byte `json:"wire,omitempty"` // a control frame; with End, the error to send first
-	Code int    `json:"code,omitempty"`
-	Why  string `json:"why,omitempty"`
 }
 
 // publishOut sends one output message, split into parts flagged "more"
@@ -206,21 +180,19 @@ func (rm *room) closedCluster() {
 
 // serveIn answers what a mirror asks of this owner's room.
 func (rm *room) serveIn(m *nats.Msg) {
-	var op clusterOp
-	if err := json.Unmarshal(m.Data, &op); err != nil {
+	op, err := decodeClusterOp(m.Data)
+	if err != nil {
 		return
 	}
 	c := rm.cl.c
-	if op.Op == "join" {
-		b, _ := json.Marshal(rm.joinRemote(op))
-		m.Respond(b)
+	switch op.Op {
+	case opJoin:
+		m.Respond(appendJoinReply(nil, rm.joinRemote(op)))
 		return
-	}
-	if op.Op == "fetch" {
+	case opFetch:
 		rm.answerFetch(m.Reply)
 		return
-	}
-	if op.Op == "snapshot" {
+	case opSnapshot:
 		rm.requestSnapshot(attachwire.SnapshotReason(op.Reason))
 		return
 	}
@@ -232,12 +204,12 @@ func (rm *room) serveIn(m *nats.Msg) {
 		return
 	}
 	switch op.Op {
-	case "leave":
+	case opLeave:
 		c.dropRemote(l)
 		rm.removeViewer(l)
-	case "input":
+	case opInput:
 		f, err := attachwire.DecodeFrame(op.Wire)
-		if err != nil {
+		if err != nil || f.Type != attachwire.TypeInput {
 			return
 		}
 		in, err := attachwire.DecodeInput(f.Payload)
@@ -249,21 +221,13 @@ func (rm *room) serveIn(m *nats.Msg) {
 			return
 		}
 		m.Respond([]byte("ok"))
-	case "resize":
+	case opResize:
 		rm.resizeFrom(l, attachwire.Resize{Cols: op.Cols, Rows: op.Rows})
-	case "grab":
+	case opGrab:
 		rm.grab(l)
-	case "release":
+	case opRelease:
 		rm.release(l)
 	}
-}
-
-// joinReply answers a join: the status, and the controls the joiner is
-// sent on admission (room_state, presence, the pen), carried in the reply
-// so that its node queues them before the leg's first frame.
-type joinReply struct {
-	Status string   `json:"status"` // ok, full, closed
-	Wires  [][]byte `json:"wires,omitempty"`
 }
 
 // joinRemote admits a leg of another node as a member standing in for it
@@ -299,13 +263,13 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	l.mu.Unlock()
 	switch {
 	case err == nil:
-		return joinReply{Status: "ok", Wires: wires}
+		return joinReply{Status: joinOK, Wires: wires}
 	case errors.Is(err, errRoomFull):
 		c.dropRemote(l)
-		return joinReply{Status: "full"}
+		return joinReply{Status: joinFull}
 	default:
 		c.dropRemote(l)
-		return joinReply{Status: "closed"}
+		return joinReply{Status: joinClosed}
 	}
 }
 

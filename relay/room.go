@@ -261,7 +261,7 @@ func (rm *room) broadcastLocked(c attachwire.Control) {
 func (rm *room) requestSnapshotLocked(reason attachwire.SnapshotReason) {
 	if rm.host == nil {
 		if rm.cl != nil && rm.cl.ownerNode != "" {
-			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(reason)})
+			rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(reason)})
 		}
 		return
 	}
@@ -523,7 +523,7 @@ func (rm *room) announceRestart(secs int) {
 // resizeFrom records a leg's viewport; the pen holder's is sent to the host,
 // clamped to the relay's limits.
 func (rm *room) resizeFrom(l *leg, rs attachwire.Resize) {
-	if l.forwardRemote(clusterOp{Op: "resize", Cols: rs.Cols, Rows: rs.Rows}) {
+	if l.forwardRemote(clusterOp{Op: opResize, Cols: rs.Cols, Rows: rs.Rows}) {
 		l.mu.Lock()
 		l.viewport = &attachwire.Viewport{Cols: rs.Cols, Rows: rs.Rows}
 		l.mu.Unlock()
