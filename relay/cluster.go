@@ -62,6 +62,13 @@ type cluster struct {
 	nodeSubs []*nats.Subscription
 
 	nextID atomic.Uint64
+	// drains counts the goroutines carrying out rooms' outboxes; Close
+	// joins them.
+	drains sync.WaitGroup
+	// stall, set only by tests (export_test.go), holds every publish of
+	// the rooms' traffic until the channel is closed: a NATS connection
+	// whose writes block.
+	stall atomic.Pointer[chan struct{}]
 
 	mu sync.Mutex // a leaf lock: taken under room.mu
 	// remotes are the members standing in, on this node, for legs of other

@@ -22,8 +22,14 @@ func (l *leg) sendRemote(wire []byte) {
 		return
 	}
 	l.mu.Unlock()
-	c := l.relay.cluster
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, legMsg{Leg: l.remote.id, Wire: wire}))
+	l.postRemote(legMsg{Leg: l.remote.id, Wire: wire})
+}
+
+// postRemote queues m for a member's leg on its room's outbox, behind
+// what the room queued before (a caller may hold room.mu or l.mu).
+func (l *leg) postRemote(m legMsg) {
+	c, subject, b := l.relay.cluster, nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, m)
+	c.post(&l.room.cl.out, func() { c.publish(subject, b) })
 }
 
 // endRemote tells a member's leg to end with ctl, code and reason; a
@@ -39,7 +45,7 @@ func (l *leg) endRemote(ctl *attachwire.ErrorControl, code websocket.StatusCode,
 	if ctl != nil {
 		msg.Wire, _ = controlWire(*ctl)
 	}
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, msg))
+	l.postRemote(msg)
 	c.dropRemote(l)
 }
 
@@ -118,14 +124,18 @@ func (l *leg) inputRemote(in attachwire.Input) bool {
 }
 
 // forwardRemote sends a mirror leg's Resize, grab or release to the owner;
-// it reports false when the leg is not registered elsewhere.
+// it reports false when the leg is not registered elsewhere. It publishes
+// at once, from the leg's reader, which holds no lock: the owner then
+// sees it before the leg's next Input request, as the leg sent them (the
+// outbox would let that request overtake it).
 func (l *leg) forwardRemote(op clusterOp) bool {
 	id := l.clusterID()
 	if id == "" {
 		return false
 	}
-	op.Node, op.Leg = l.relay.cluster.node, id
-	l.room.askOwner(op)
+	c := l.relay.cluster
+	op.Node, op.Leg = c.node, id
+	c.publish(roomSubject(l.room.cl.name, "in"), appendClusterOp(nil, op))
 	return true
 }
 

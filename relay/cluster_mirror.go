@@ -12,13 +12,49 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// mirrorMsg applies one message of the owner's output subject.
+// mirrorMsg applies one message of the owner's output subject, or holds
+// it while a fetch runs: it applies after the fetch's answer.
 func (rm *room) mirrorMsg(m *nats.Msg) {
 	cl := rm.cl
 	cl.c.applied.Inc()
 	cl.gate.Lock()
 	defer cl.gate.Unlock()
-	rm.applyOut(m.Data, &cl.parts)
+	if cl.fetching == 0 {
+		rm.applyOut(m.Data, &cl.parts)
+		return
+	}
+	if cl.heldCut {
+		return
+	}
+	if cl.heldBytes += int64(len(m.Data)); cl.heldBytes > rm.relay.cfg.RingBytes {
+		// More than the ring holds arrived during the fetch: keep none of
+		// it; fetchedLocked cuts the ring and asks for a resync.
+		cl.held, cl.heldBytes, cl.heldCut = nil, 0, true
+		return
+	}
+	cl.held = append(cl.held, m.Data)
+}
+
+// fetchedLocked ends a fetch: once none runs, what the subscription held
+// meanwhile applies, in order. cl.gate is held.
+func (rm *room) fetchedLocked() {
+	cl := rm.cl
+	if cl.fetching--; cl.fetching > 0 {
+		return
+	}
+	held, cut := cl.held, cl.heldCut
+	cl.held, cl.heldBytes, cl.heldCut = nil, 0, false
+	if cut {
+		cl.parts = nil
+		rm.relay.log.Info("relay: cluster stream outran a fetch, ring truncated", "room", rm.key.session)
+		rm.ring.truncate()
+		cl.c.gaps.Inc()
+		rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
+		return
+	}
+	for _, d := range held {
+		rm.applyOut(d, &cl.parts)
+	}
 }
 
 // applyOut applies one output message (or part of one) to a mirror's ring:
@@ -89,17 +125,26 @@ func (r *ring) adopt(epoch uint64) {
 	}
 }
 
-// askOwner sends the owner an op that needs no answer.
+// askOwner queues an op that needs no answer for the owner on the room's
+// outbox (a caller may hold room.mu).
 func (rm *room) askOwner(op clusterOp) {
-	rm.cl.c.nc.Publish(roomSubject(rm.cl.name, "in"), appendClusterOp(nil, op))
+	c, subject, b := rm.cl.c, roomSubject(rm.cl.name, "in"), appendClusterOp(nil, op)
+	c.post(&rm.cl.out, func() { c.publish(subject, b) })
 }
 
-// fetch fills a mirror's ring from the owner (answerFetch), holding the
-// gate so the subscription's messages apply after it.
+// fetch fills a mirror's ring from the owner (answerFetch). The
+// subscription's messages arriving meanwhile are held, and apply after
+// the answer (fetchedLocked); no lock is held while the answer is awaited.
 func (c *cluster) fetch(rm *room) {
 	cl := rm.cl
 	cl.gate.Lock()
-	defer cl.gate.Unlock()
+	cl.fetching++
+	cl.gate.Unlock()
+	defer func() {
+		cl.gate.Lock()
+		rm.fetchedLocked()
+		cl.gate.Unlock()
+	}()
 	inbox := c.nc.NewInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
@@ -115,26 +160,41 @@ func (c *cluster) fetch(rm *room) {
 	defer cancel()
 	for {
 		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil || rm.applyOut(m.Data, &parts) {
+		if err != nil {
+			return
+		}
+		cl.gate.Lock()
+		end := rm.applyOut(m.Data, &parts)
+		cl.gate.Unlock()
+		if end {
 			return
 		}
 	}
 }
 
 // mirrorOf returns the node a room follows, or "" when this node owns it
-// or nobody does, looking the owner up for the room's first joiner.
-func (c *cluster) mirrorOf(rm *room) string {
+// or nobody does, looking the owner up for the room's first joiner; the
+// joiners behind it wait for the lookup (or for ctx), holding no lock.
+func (c *cluster) mirrorOf(ctx context.Context, rm *room) string {
 	cl := rm.cl
-	cl.prep.Lock()
-	if !cl.known {
-		cl.known = true
+	rm.mu.Lock()
+	looked, first := cl.looked, cl.looked == nil
+	if first {
+		looked = make(chan struct{})
+		cl.looked = looked
+	}
+	rm.mu.Unlock()
+	if first {
 		o, err := c.owner(rm.key)
-		cl.prep.Unlock()
+		close(looked)
 		if err == nil && o.Node != "" && o.Node != c.node {
 			c.follow(rm, o)
 		}
 	} else {
-		cl.prep.Unlock()
+		select {
+		case <-looked:
+		case <-ctx.Done():
+		}
 	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
@@ -167,10 +227,6 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 				Message: fmt.Sprintf("superseded by epoch %d on another relay node", o.Epoch)},
 				websocket.StatusPolicyViolation, "epoch-stale")
 		}
-		if cl.inSub != nil {
-			cl.inSub.Unsubscribe()
-			cl.inSub = nil
-		}
 		for v := range rm.viewers {
 			if v.remote != nil {
 				delete(rm.viewers, v)
@@ -186,14 +242,31 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 	for v := range rm.viewers {
 		legs = append(legs, v)
 	}
-	if cl.outSub == nil {
-		sub, err := c.nc.Subscribe(roomSubject(cl.name, "out"), rm.mirrorMsg)
-		if err != nil {
-			rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+	// The subscription to the output subject must reach NATS before the
+	// fetch does, or what the owner publishes between its answer and the
+	// subscription would be a gap: the fetch waits for the outbox to have
+	// made it.
+	subscribed := make(chan struct{})
+	c.post(&cl.out, func() {
+		defer close(subscribed)
+		if cl.inSub != nil {
+			cl.inSub.Unsubscribe()
+			cl.inSub = nil
 		}
-		cl.outSub = sub
-	}
+		if cl.outSub == nil {
+			sub, err := c.nc.Subscribe(roomSubject(cl.name, "out"), rm.mirrorMsg)
+			if err != nil {
+				rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+			}
+			cl.outSub = sub
+		}
+	})
 	rm.mu.Unlock()
+	select {
+	case <-subscribed:
+	case <-c.rl.ctx.Done():
+		return
+	}
 	c.fetch(rm)
 	for _, l := range legs {
 		if l.clusterID() == "" {
@@ -250,7 +323,7 @@ func (rm *room) join(l *leg) error {
 		return rm.addViewer(l)
 	}
 	c := rm.cl.c
-	if c.mirrorOf(rm) == "" {
+	if c.mirrorOf(l.ctx, rm) == "" {
 		return rm.addViewer(l)
 	}
 	rm.mu.Lock()
