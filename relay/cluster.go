@@ -63,8 +63,11 @@ type cluster struct {
 
 	nextID atomic.Uint64
 	// drains counts the goroutines carrying out rooms' outboxes; Close
-	// joins them.
-	drains sync.WaitGroup
+	// sets drained (under drainsMu, a leaf lock) and joins them, and no
+	// outbox starts one after that.
+	drains   sync.WaitGroup
+	drainsMu sync.Mutex
+	drained  bool
 	// stall, set only by tests (export_test.go), holds every publish of
 	// the rooms' traffic until the channel is closed: a NATS connection
 	// whose writes block.
@@ -169,7 +172,16 @@ func (c *cluster) close() {
 	}
 }
 
-func (c *cluster) wait() { <-c.done }
+// wait joins the watcher, then the outboxes' goroutines: whatever the
+// rooms queued before they closed is carried out; what a late NATS
+// callback queues after that is dropped.
+func (c *cluster) wait() {
+	<-c.done
+	c.drainsMu.Lock()
+	c.drained = true
+	c.drainsMu.Unlock()
+	c.drains.Wait()
+}
 
 func nodeSubject(node, what string) string { return subjectPrefix + "node." + node + "." + what }
 

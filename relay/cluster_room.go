@@ -81,14 +81,19 @@ type outbox struct {
 // out if none runs.
 func (c *cluster) post(ob *outbox, f func()) {
 	ob.mu.Lock()
+	defer ob.mu.Unlock()
 	ob.q = append(ob.q, f)
 	if ob.running {
-		ob.mu.Unlock()
 		return
 	}
-	ob.running = true
-	ob.mu.Unlock()
+	c.drainsMu.Lock()
+	defer c.drainsMu.Unlock()
+	if c.drained {
+		ob.q = nil // the relay is closed
+		return
+	}
 	c.drains.Add(1)
+	ob.running = true
 	go c.drain(ob)
 }
 

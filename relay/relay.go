@@ -172,7 +172,6 @@ func (rl *Relay) Close() error {
 	rl.legs.Wait()
 	if rl.cluster != nil {
 		rl.cluster.wait()
-		rl.cluster.drains.Wait()
 	}
 	rl.stopTimers()
 	rl.timers.Wait()
