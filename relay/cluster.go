@@ -62,6 +62,16 @@ type cluster struct {
 	nodeSubs []*nats.Subscription
 
 	nextID atomic.Uint64
+	// drains counts the goroutines carrying out rooms' outboxes; Close
+	// sets drained (under drainsMu, a leaf lock) and joins them, and no
+	// outbox starts one after that.
+	drains   sync.WaitGroup
+	drainsMu sync.Mutex
+	drained  bool
+	// stall, set only by tests (export_test.go), holds every publish of
+	// the rooms' traffic until the channel is closed: a NATS connection
+	// whose writes block.
+	stall atomic.Pointer[chan struct{}]
 
 	mu sync.Mutex // a leaf lock: taken under room.mu
 	// remotes are the members standing in, on this node, for legs of other
@@ -162,7 +172,16 @@ func (c *cluster) close() {
 	}
 }
 
-func (c *cluster) wait() { <-c.done }
+// wait joins the watcher, then the outboxes' goroutines: whatever the
+// rooms queued before they closed is carried out; what a late NATS
+// callback queues after that is dropped.
+func (c *cluster) wait() {
+	<-c.done
+	c.drainsMu.Lock()
+	c.drained = true
+	c.drainsMu.Unlock()
+	c.drains.Wait()
+}
 
 func nodeSubject(node, what string) string { return subjectPrefix + "node." + node + "." + what }
 
@@ -332,7 +351,7 @@ func (rl *Relay) roomNamed(name string) *room {
 func (c *cluster) heard(m *nats.Msg) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.beats[string(m.Data)] = time.Now()
+	c.beats[string(m.Data)] = c.rl.cfg.Now()
 }
 
 // checkOwners tells the viewers of every mirror whose owner has gone
@@ -345,7 +364,7 @@ func (c *cluster) checkOwners() {
 		rooms = append(rooms, rm)
 	}
 	c.rl.mu.Unlock()
-	now := time.Now()
+	now := c.rl.cfg.Now()
 	for _, rm := range rooms {
 		rm.mu.Lock()
 		cl := rm.cl

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/coder/websocket"
@@ -23,9 +22,14 @@ func (l *leg) sendRemote(wire []byte) {
 		return
 	}
 	l.mu.Unlock()
-	c := l.relay.cluster
-	b, _ := json.Marshal(legMsg{Leg: l.remote.id, Wire: wire})
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)
+	l.postRemote(legMsg{Leg: l.remote.id, Wire: wire})
+}
+
+// postRemote queues m for a member's leg on its room's outbox, behind
+// what the room queued before (a caller may hold room.mu or l.mu).
+func (l *leg) postRemote(m legMsg) {
+	c, subject, b := l.relay.cluster, nodeSubject(l.remote.node, "legs"), appendLegMsg(nil, m)
+	c.post(&l.room.cl.out, func() { c.publish(subject, b) })
 }
 
 // endRemote tells a member's leg to end with ctl, code and reason; a
@@ -37,19 +41,18 @@ func (l *leg) endRemote(ctl *attachwire.ErrorControl, code websocket.StatusCode,
 		c.dropRemote(l)
 		return
 	}
-	msg := legMsg{Leg: l.remote.id, End: true, Code: int(code), Why: reason}
+	msg := legMsg{Leg: l.remote.id, End: true, Code: uint16(code), Why: reason}
 	if ctl != nil {
 		msg.Wire, _ = controlWire(*ctl)
 	}
-	b, _ := json.Marshal(msg)
-	c.nc.Publish(nodeSubject(l.remote.node, "legs"), b)
+	l.postRemote(msg)
 	c.dropRemote(l)
 }
 
 // deliver hands an owner's message to one of this node's legs.
 func (c *cluster) deliver(m *nats.Msg) {
-	var msg legMsg
-	if json.Unmarshal(m.Data, &msg) != nil {
+	msg, err := decodeLegMsg(m.Data)
+	if err != nil {
 		return
 	}
 	c.mu.Lock()
@@ -79,10 +82,6 @@ func (c *cluster) deliver(m *nats.Msg) {
 // harmless); it gives up only when the leg ends.
 func (l *leg) inputRemote(in attachwire.Input) bool {
 	c := l.relay.cluster
-	wire, err := in.Frame(0, 0).MarshalBinary()
-	if err != nil {
-		return true
-	}
 	l.holding.Store(true)
 	defer func() {
 		l.holding.Store(false)
@@ -96,7 +95,12 @@ func (l *leg) inputRemote(in attachwire.Input) bool {
 			l.holding.Store(false)
 			return l.input(in)
 		}
-		b, _ := json.Marshal(clusterOp{Op: "input", Node: c.node, Leg: id, Wire: wire})
+		// The Input frame is encoded once, after the routing fields, into
+		// the request itself.
+		b, err := in.Frame(0, 0).AppendBinary(appendClusterOp(nil, clusterOp{Op: opInput, Node: c.node, Leg: id}))
+		if err != nil {
+			return true
+		}
 		ctx, cancel := context.WithTimeout(l.ctx, clusterTimeout)
 		m, err := c.nc.RequestWithContext(ctx, roomSubject(l.room.cl.name, "in"), b)
 		cancel()
@@ -120,14 +124,18 @@ func (l *leg) inputRemote(in attachwire.Input) bool {
 }
 
 // forwardRemote sends a mirror leg's Resize, grab or release to the owner;
-// it reports false when the leg is not registered elsewhere.
+// it reports false when the leg is not registered elsewhere. It publishes
+// at once, from the leg's reader, which holds no lock: the owner then
+// sees it before the leg's next Input request, as the leg sent them (the
+// outbox would let that request overtake it).
 func (l *leg) forwardRemote(op clusterOp) bool {
 	id := l.clusterID()
 	if id == "" {
 		return false
 	}
-	op.Node, op.Leg = l.relay.cluster.node, id
-	l.room.askOwner(op)
+	c := l.relay.cluster
+	op.Node, op.Leg = c.node, id
+	c.publish(roomSubject(l.room.cl.name, "in"), appendClusterOp(nil, op))
 	return true
 }
 

@@ -1,8 +1,8 @@
 package relay
 
 import (
+	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,13 +12,49 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// mirrorMsg applies one message of the owner's output subject.
+// mirrorMsg applies one message of the owner's output subject, or holds
+// it while a fetch runs: it applies after the fetch's answer.
 func (rm *room) mirrorMsg(m *nats.Msg) {
 	cl := rm.cl
 	cl.c.applied.Inc()
 	cl.gate.Lock()
 	defer cl.gate.Unlock()
-	rm.applyOut(m.Data, &cl.parts)
+	if cl.fetching == 0 {
+		rm.applyOut(m.Data, &cl.parts)
+		return
+	}
+	if cl.heldCut {
+		return
+	}
+	if cl.heldBytes += int64(len(m.Data)); cl.heldBytes > rm.relay.cfg.RingBytes {
+		// More than the ring holds arrived during the fetch: keep none of
+		// it; fetchedLocked cuts the ring and asks for a resync.
+		cl.held, cl.heldBytes, cl.heldCut = nil, 0, true
+		return
+	}
+	cl.held = append(cl.held, m.Data)
+}
+
+// fetchedLocked ends a fetch: once none runs, what the subscription held
+// meanwhile applies, in order. cl.gate is held.
+func (rm *room) fetchedLocked() {
+	cl := rm.cl
+	if cl.fetching--; cl.fetching > 0 {
+		return
+	}
+	held, cut := cl.held, cl.heldCut
+	cl.held, cl.heldBytes, cl.heldCut = nil, 0, false
+	if cut {
+		cl.parts = nil
+		rm.relay.log.Info("relay: cluster stream outran a fetch, ring truncated", "room", rm.key.session)
+		rm.ring.truncate()
+		cl.c.gaps.Inc()
+		rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
+		return
+	}
+	for _, d := range held {
+		rm.applyOut(d, &cl.parts)
+	}
 }
 
 // applyOut applies one output message (or part of one) to a mirror's ring:
@@ -72,7 +108,7 @@ func (rm *room) applyOut(data []byte, parts *[]byte) bool {
 			rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
 			r.truncate()
 			rm.cl.c.gaps.Inc()
-			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(attachwire.SnapshotResync)})
+			rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
 		}
 		r.append(f.Seq, f.Type, arg, body)
 	}
@@ -89,52 +125,76 @@ func (r *ring) adopt(epoch uint64) {
 	}
 }
 
-// askOwner sends the owner an op that needs no answer.
+// askOwner queues an op that needs no answer for the owner on the room's
+// outbox (a caller may hold room.mu).
 func (rm *room) askOwner(op clusterOp) {
-	b, _ := json.Marshal(op)
-	rm.cl.c.nc.Publish(roomSubject(rm.cl.name, "in"), b)
+	c, subject, b := rm.cl.c, roomSubject(rm.cl.name, "in"), appendClusterOp(nil, op)
+	c.post(&rm.cl.out, func() { c.publish(subject, b) })
 }
 
-// fetch fills a mirror's ring from the owner (answerFetch), holding the
-// gate so the subscription's messages apply after it.
+// fetch fills a mirror's ring from the owner (answerFetch). The
+// subscription's messages arriving meanwhile are held, and apply after
+// the answer (fetchedLocked); no lock is held while the answer is awaited.
 func (c *cluster) fetch(rm *room) {
 	cl := rm.cl
 	cl.gate.Lock()
-	defer cl.gate.Unlock()
+	cl.fetching++
+	cl.gate.Unlock()
+	defer func() {
+		cl.gate.Lock()
+		rm.fetchedLocked()
+		cl.gate.Unlock()
+	}()
 	inbox := c.nc.NewInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
 		return
 	}
 	defer sub.Unsubscribe()
-	b, _ := json.Marshal(clusterOp{Op: "fetch", Node: c.node})
-	if err := c.nc.PublishRequest(roomSubject(cl.name, "in"), inbox, b); err != nil {
+	req := appendClusterOp(nil, clusterOp{Op: opFetch, Node: c.node})
+	if err := c.nc.PublishRequest(roomSubject(cl.name, "in"), inbox, req); err != nil {
 		return
 	}
 	var parts []byte
-	deadline := time.Now().Add(clusterTimeout)
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
 	for {
-		m, err := sub.NextMsg(time.Until(deadline))
-		if err != nil || rm.applyOut(m.Data, &parts) {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return
+		}
+		cl.gate.Lock()
+		end := rm.applyOut(m.Data, &parts)
+		cl.gate.Unlock()
+		if end {
 			return
 		}
 	}
 }
 
 // mirrorOf returns the node a room follows, or "" when this node owns it
-// or nobody does, looking the owner up for the room's first joiner.
-func (c *cluster) mirrorOf(rm *room) string {
+// or nobody does, looking the owner up for the room's first joiner; the
+// joiners behind it wait for the lookup (or for ctx), holding no lock.
+func (c *cluster) mirrorOf(ctx context.Context, rm *room) string {
 	cl := rm.cl
-	cl.prep.Lock()
-	if !cl.known {
-		cl.known = true
+	rm.mu.Lock()
+	looked, first := cl.looked, cl.looked == nil
+	if first {
+		looked = make(chan struct{})
+		cl.looked = looked
+	}
+	rm.mu.Unlock()
+	if first {
 		o, err := c.owner(rm.key)
-		cl.prep.Unlock()
+		close(looked)
 		if err == nil && o.Node != "" && o.Node != c.node {
 			c.follow(rm, o)
 		}
 	} else {
-		cl.prep.Unlock()
+		select {
+		case <-looked:
+		case <-ctx.Done():
+		}
 	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
@@ -167,10 +227,6 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 				Message: fmt.Sprintf("superseded by epoch %d on another relay node", o.Epoch)},
 				websocket.StatusPolicyViolation, "epoch-stale")
 		}
-		if cl.inSub != nil {
-			cl.inSub.Unsubscribe()
-			cl.inSub = nil
-		}
 		for v := range rm.viewers {
 			if v.remote != nil {
 				delete(rm.viewers, v)
@@ -178,7 +234,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 			}
 		}
 	}
-	cl.ownerNode, cl.since, cl.ownerLost = o.Node, time.Now(), false
+	cl.ownerNode, cl.since, cl.ownerLost = o.Node, rm.relay.cfg.Now(), false
 	rm.hasEpoch = false // the stream is the owner's now
 	rm.pen.grace.stop()
 	rm.pen = pen{}
@@ -186,14 +242,31 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 	for v := range rm.viewers {
 		legs = append(legs, v)
 	}
-	if cl.outSub == nil {
-		sub, err := c.nc.Subscribe(roomSubject(cl.name, "out"), rm.mirrorMsg)
-		if err != nil {
-			rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+	// The subscription to the output subject must reach NATS before the
+	// fetch does, or what the owner publishes between its answer and the
+	// subscription would be a gap: the fetch waits for the outbox to have
+	// made it.
+	subscribed := make(chan struct{})
+	c.post(&cl.out, func() {
+		defer close(subscribed)
+		if cl.inSub != nil {
+			cl.inSub.Unsubscribe()
+			cl.inSub = nil
 		}
-		cl.outSub = sub
-	}
+		if cl.outSub == nil {
+			sub, err := c.nc.Subscribe(roomSubject(cl.name, "out"), rm.mirrorMsg)
+			if err != nil {
+				rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+			}
+			cl.outSub = sub
+		}
+	})
 	rm.mu.Unlock()
+	select {
+	case <-subscribed:
+	case <-c.rl.ctx.Done():
+		return
+	}
 	c.fetch(rm)
 	for _, l := range legs {
 		if l.clusterID() == "" {
@@ -204,38 +277,39 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 }
 
 // joinOwner registers one of this node's legs with the owner's room.
-func (c *cluster) joinOwner(rm *room, l *leg) string {
-	op := clusterOp{Op: "join", Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
+func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
+	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
 	}
 	op.Ack = l.remoteAck
 	l.mu.Unlock()
-	b, _ := json.Marshal(op)
+	b := appendClusterOp(nil, op)
 	// A node that has just won the room subscribes to its input subject
 	// right after the bucket names it: no responder yet is worth a few
 	// more tries within the timeout.
-	deadline := time.Now().Add(clusterTimeout)
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
 	for {
-		m, err := c.nc.Request(roomSubject(rm.cl.name, "in"), b, clusterTimeout)
+		m, err := c.nc.RequestWithContext(ctx, roomSubject(rm.cl.name, "in"), b)
 		if err == nil {
-			var r joinReply
-			if json.Unmarshal(m.Data, &r) != nil {
-				return "unreachable"
+			r, err := decodeJoinReply(m.Data)
+			if err != nil {
+				return joinUnreachable
 			}
 			for _, w := range r.Wires {
 				l.sendWire(w)
 			}
 			return r.Status
 		}
-		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
-			return "unreachable"
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return joinUnreachable
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
-		case <-c.stop:
-			return "unreachable"
+		case <-ctx.Done():
+			return joinUnreachable
 		}
 	}
 }
@@ -249,7 +323,7 @@ func (rm *room) join(l *leg) error {
 		return rm.addViewer(l)
 	}
 	c := rm.cl.c
-	if c.mirrorOf(rm) == "" {
+	if c.mirrorOf(l.ctx, rm) == "" {
 		return rm.addViewer(l)
 	}
 	rm.mu.Lock()
@@ -268,9 +342,9 @@ func (rm *room) join(l *leg) error {
 	c.register(l, c.legID())
 	rm.mu.Unlock()
 	switch c.joinOwner(rm, l) {
-	case "ok":
+	case joinOK:
 		return nil
-	case "full":
+	case joinFull:
 		rm.dropMirrorLeg(l)
 		return errRoomFull
 	default:
@@ -299,7 +373,7 @@ func (rm *room) dropMirrorLeg(l *leg) {
 // node's room: the owner is told, and a mirror left with no leg closes.
 func (rm *room) leaveMirrorLocked(l *leg) (closeNow bool) {
 	c := rm.cl.c
-	rm.askOwner(clusterOp{Op: "leave", Node: c.node, Leg: l.clusterID()})
+	rm.askOwner(clusterOp{Op: opLeave, Node: c.node, Leg: l.clusterID()})
 	c.unregister(l)
 	return len(rm.viewers) == 0 && !rm.cl.owner && rm.host == nil
 }

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -23,51 +22,106 @@ const (
 // outHeader is kind, more, epoch and arg: what precedes the body.
 const outHeader = 1 + 1 + 8 + 8
 
-// roomCluster is a room's part in the cluster. owner, ownerNode, inSub and
-// outSub are guarded by room.mu; gate serialises what fills the ring of a
-// mirror (the subscription and a fetch); parts belongs to the
-// subscription's goroutine.
+// roomCluster is a room's part in the cluster. owner, ownerNode, rev,
+// since, ownerLost and looked are guarded by room.mu; inSub and outSub
+// belong to the room's outbox (only its tasks touch them); gate guards
+// what fills the ring of a mirror (the subscription, a fetch, and what the
+// subscription holds while a fetch runs).
+//
+// No room lock is held across a call into NATS: what the room sends other
+// nodes, and the changes of its subscriptions, are decided under room.mu
+// and queued on its outbox, which carries them out in that order with no
+// lock held (see outbox); a fetch waits for its answer holding nothing,
+// and the first joiner looks the owner up holding nothing.
 type roomCluster struct {
 	c    *cluster
 	name string
 
-	owner     bool               // this node holds the room's host (the bucket names it)
-	ownerNode string             // a mirror: the node whose room this one follows
-	inSub     *nats.Subscription // the owner's: the room's input subject
-	outSub    *nats.Subscription // a mirror's: the room's output subject
-	rev       uint64             // the bucket revision of the entry followed last
-	since     time.Time          // a mirror's: when it began following ownerNode
-	ownerLost bool               // a mirror's: its viewers were told the owner is silent
+	owner     bool      // this node holds the room's host (the bucket names it)
+	ownerNode string    // a mirror: the node whose room this one follows
+	rev       uint64    // the bucket revision of the entry followed last
+	since     time.Time // a mirror's: when it began following ownerNode
+	ownerLost bool      // a mirror's: its viewers were told the owner is silent
+	// looked is made by the room's first joiner and closed once it has
+	// looked the owner up; later joiners wait for it.
+	looked chan struct{}
 
-	prep  sync.Mutex // held while the first joiner looks up the owner
-	known bool       // the owner was looked up (guarded by prep)
-	gate  sync.Mutex
-	parts []byte
+	out    outbox
+	inSub  *nats.Subscription // the owner's: the room's input subject
+	outSub *nats.Subscription // a mirror's: the room's output subject
+
+	gate      sync.Mutex
+	parts     []byte   // the subscription's message being joined from parts
+	fetching  int      // fetches under way: the subscription's messages wait
+	held      [][]byte // the subscription's messages held meanwhile, in order
+	heldBytes int64
+	heldCut   bool // held outgrew the ring and was dropped: a gap
 }
 
-// clusterOp is what a mirror asks of a room's owner on its input subject.
-type clusterOp struct {
-	Op     string          `json:"op"` // join, leave, input, resize, grab, release, snapshot, fetch
-	Node   string          `json:"node,omitempty"`
-	Leg    string          `json:"leg,omitempty"`
-	Role   attachwire.Role `json:"role,omitempty"`
-	User   string          `json:"user,omitempty"`
-	JTI    string          `json:"jti,omitempty"`
-	Cols   uint32          `json:"cols,omitempty"`
-	Rows   uint32          `json:"rows,omitempty"`
-	Ack    uint64          `json:"ack,omitempty"` // join: the last inputSeq the leg's owner acknowledged
-	Reason string          `json:"reason,omitempty"`
-	Wire   []byte          `json:"wire,omitempty"`
+// outbox is a room's traffic to other nodes: publishes, and the changes
+// of its subscriptions. The room queues each as it decides it, mostly
+// under room.mu, and one goroutine at a time carries the queue out, first
+// in first out, holding no room lock. Order still holds: every message of
+// the room is queued under its lock in the order the room's state changed
+// (the ring's order for frames, the order of sendWire for a remote leg's
+// controls), the queue keeps that order, and NATS keeps one connection's
+// order on a subject, so other nodes see the room's messages in the order
+// they did when the room published under its lock. A subscription change
+// queued with them takes effect in the same order (an owner that became
+// a mirror and back cannot end up subscribed to the wrong subject). A NATS
+// connection that blocks holds back this queue, never the room's legs.
+type outbox struct {
+	mu      sync.Mutex // a leaf lock
+	q       []func()
+	running bool  // a goroutine is carrying the queue out
+	bytes   int64 // output bodies queued (frames past RingBytes are dropped)
 }
 
-// legMsg is what an owner sends one of a mirror's legs on the mirror node's
-// legs subject: a control to queue, or the leg's end.
-type legMsg struct {
-	Leg  string `json:"leg"`
-	End  bool   `json:"end,omitempty"`
-	Wire []byte `json:"wire,omitempty"` // a control frame; with End, the error to send first
-	Code int    `json:"code,omitempty"`
-	Why  string `json:"why,omitempty"`
+// post queues f on ob and starts the goroutine that carries the queue
+// out if none runs.
+func (c *cluster) post(ob *outbox, f func()) {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	ob.q = append(ob.q, f)
+	if ob.running {
+		return
+	}
+	c.drainsMu.Lock()
+	defer c.drainsMu.Unlock()
+	if c.drained {
+		ob.q = nil // the relay is closed
+		return
+	}
+	c.drains.Add(1)
+	ob.running = true
+	go c.drain(ob)
+}
+
+// drain carries ob's queue out until it is empty.
+func (c *cluster) drain(ob *outbox) {
+	defer c.drains.Done()
+	for {
+		ob.mu.Lock()
+		q := ob.q
+		ob.q = nil
+		if len(q) == 0 {
+			ob.running = false
+			ob.mu.Unlock()
+			return
+		}
+		ob.mu.Unlock()
+		for _, f := range q {
+			f()
+		}
+	}
+}
+
+// publish sends one message of the cluster's traffic.
+func (c *cluster) publish(subject string, data []byte) error {
+	if ch := c.stall.Load(); ch != nil {
+		<-*ch
+	}
+	return c.nc.Publish(subject, data)
 }
 
 // publishOut sends one output message, split into parts flagged "more"
@@ -87,7 +141,7 @@ func (c *cluster) publishOut(subject string, kind byte, epoch, arg uint64, body 
 		binary.BigEndian.PutUint64(msg[10:], arg)
 		msg = append(msg, body[:n]...)
 		c.published.Inc()
-		if err := c.nc.Publish(subject, msg); err != nil {
+		if err := c.publish(subject, msg); err != nil {
 			c.rl.log.Info("relay: cluster publish failed", "subject", subject, "err", err)
 			return
 		}
@@ -100,12 +154,32 @@ func (c *cluster) publishOut(subject string, kind byte, epoch, arg uint64, body 
 
 // publishedLocked is the owner's hook on every change of its stream: each
 // ring entry, the final snapshot, a new generation, the host's loss, once on
-// the room's output subject. Standalone, and on a mirror, it does nothing.
+// the room's output subject, queued on the room's outbox in the ring's
+// order. Standalone, and on a mirror, it does nothing. A frame finding the
+// outbox already holding RingBytes of output (NATS does not take it) is
+// dropped: the mirrors see a gap and resync, as after any.
 func (rm *room) publishedLocked(kind byte, arg uint64, wire []byte) {
-	if rm.cl == nil || !rm.cl.owner {
+	cl := rm.cl
+	if cl == nil || !cl.owner {
 		return
 	}
-	rm.cl.c.publishOut(roomSubject(rm.cl.name, "out"), kind, rm.epoch, arg, wire)
+	ob, n := &cl.out, int64(len(wire))
+	ob.mu.Lock()
+	full := kind == outFrame && ob.bytes+n > rm.relay.cfg.RingBytes
+	if !full {
+		ob.bytes += n
+	}
+	ob.mu.Unlock()
+	if full {
+		return
+	}
+	c, subject, epoch := cl.c, roomSubject(cl.name, "out"), rm.epoch
+	c.post(ob, func() {
+		c.publishOut(subject, kind, epoch, arg, wire)
+		ob.mu.Lock()
+		ob.bytes -= n
+		ob.mu.Unlock()
+	})
 }
 
 // ownedLocked runs when a host binds here: the room is this node's. A room
@@ -123,15 +197,19 @@ func (rm *room) ownedLocked() {
 		// at its clock, above any the old owner can have handed out
 		// (penBase), so a host's dedup triples do not repeat.
 		rm.pen.gen = max(rm.pen.gen, penBase(rm.relay.cfg.Now()))
-		if cl.outSub != nil {
-			cl.outSub.Unsubscribe()
-			cl.outSub = nil
-		}
-		sub, err := cl.c.nc.Subscribe(roomSubject(cl.name, "in"), rm.serveIn)
-		if err != nil {
-			rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
-		}
-		cl.inSub = sub
+		cl.c.post(&cl.out, func() {
+			if cl.outSub != nil {
+				cl.outSub.Unsubscribe()
+				cl.outSub = nil
+			}
+			if cl.inSub == nil {
+				sub, err := cl.c.nc.Subscribe(roomSubject(cl.name, "in"), rm.serveIn)
+				if err != nil {
+					rm.relay.log.Info("relay: cluster subscribe failed", "room", rm.key.session, "err", err)
+				}
+				cl.inSub = sub
+			}
+		})
 		members := make([]attachwire.Member, 0, len(rm.viewers))
 		for v := range rm.viewers {
 			members = append(members, v.member(false))
@@ -192,13 +270,15 @@ func (rm *room) closedCluster() {
 	}
 	rm.mu.Lock()
 	owner := cl.owner
-	for _, s := range []*nats.Subscription{cl.inSub, cl.outSub} {
-		if s != nil {
-			s.Unsubscribe()
-		}
-	}
-	cl.inSub, cl.outSub = nil, nil
 	rm.mu.Unlock()
+	cl.c.post(&cl.out, func() {
+		for _, s := range []*nats.Subscription{cl.inSub, cl.outSub} {
+			if s != nil {
+				s.Unsubscribe()
+			}
+		}
+		cl.inSub, cl.outSub = nil, nil
+	})
 	if owner && rm.relay.ctx.Err() == nil {
 		cl.c.forgetRoom(cl.name)
 	}
@@ -206,21 +286,19 @@ func (rm *room) closedCluster() {
 
 // serveIn answers what a mirror asks of this owner's room.
 func (rm *room) serveIn(m *nats.Msg) {
-	var op clusterOp
-	if err := json.Unmarshal(m.Data, &op); err != nil {
+	op, err := decodeClusterOp(m.Data)
+	if err != nil {
 		return
 	}
 	c := rm.cl.c
-	if op.Op == "join" {
-		b, _ := json.Marshal(rm.joinRemote(op))
-		m.Respond(b)
+	switch op.Op {
+	case opJoin:
+		m.Respond(appendJoinReply(nil, rm.joinRemote(op)))
 		return
-	}
-	if op.Op == "fetch" {
+	case opFetch:
 		rm.answerFetch(m.Reply)
 		return
-	}
-	if op.Op == "snapshot" {
+	case opSnapshot:
 		rm.requestSnapshot(attachwire.SnapshotReason(op.Reason))
 		return
 	}
@@ -232,12 +310,12 @@ func (rm *room) serveIn(m *nats.Msg) {
 		return
 	}
 	switch op.Op {
-	case "leave":
+	case opLeave:
 		c.dropRemote(l)
 		rm.removeViewer(l)
-	case "input":
+	case opInput:
 		f, err := attachwire.DecodeFrame(op.Wire)
-		if err != nil {
+		if err != nil || f.Type != attachwire.TypeInput {
 			return
 		}
 		in, err := attachwire.DecodeInput(f.Payload)
@@ -249,21 +327,13 @@ func (rm *room) serveIn(m *nats.Msg) {
 			return
 		}
 		m.Respond([]byte("ok"))
-	case "resize":
+	case opResize:
 		rm.resizeFrom(l, attachwire.Resize{Cols: op.Cols, Rows: op.Rows})
-	case "grab":
+	case opGrab:
 		rm.grab(l)
-	case "release":
+	case opRelease:
 		rm.release(l)
 	}
-}
-
-// joinReply answers a join: the status, and the controls the joiner is
-// sent on admission (room_state, presence, the pen), carried in the reply
-// so that its node queues them before the leg's first frame.
-type joinReply struct {
-	Status string   `json:"status"` // ok, full, closed
-	Wires  [][]byte `json:"wires,omitempty"`
 }
 
 // joinRemote admits a leg of another node as a member standing in for it
@@ -299,13 +369,13 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	l.mu.Unlock()
 	switch {
 	case err == nil:
-		return joinReply{Status: "ok", Wires: wires}
+		return joinReply{Status: joinOK, Wires: wires}
 	case errors.Is(err, errRoomFull):
 		c.dropRemote(l)
-		return joinReply{Status: "full"}
+		return joinReply{Status: joinFull}
 	default:
 		c.dropRemote(l)
-		return joinReply{Status: "closed"}
+		return joinReply{Status: joinClosed}
 	}
 }
 
@@ -353,6 +423,10 @@ func (rm *room) answerFetch(reply string) {
 	}
 	r.mu.Unlock()
 	rm.mu.Unlock()
+	// Published here, not queued: the reply inbox is the fetching
+	// mirror's alone, and what the room queued before the answer's
+	// snapshot reaches the mirror's subscription, which it applies after
+	// the answer (a duplicate is dropped there by seq).
 	c := rm.cl.c
 	for _, it := range items {
 		c.publishOut(reply, it.kind, it.epoch, it.arg, it.wire)

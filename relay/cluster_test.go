@@ -223,6 +223,61 @@ func TestClusterAcrossNodes(t *testing.T) {
 	expectExit(t, late, exitSeq, 0)
 }
 
+// A room's owner whose NATS connection stops taking writes keeps serving
+// the room's own legs: no room lock is held across a publish, so the host's
+// next frames, the driver's Input and its ack go on while the frames for
+// the other node wait, and reach it once NATS takes them again.
+func TestClusterStalledNATSDoesNotStallTheRoom(t *testing.T) {
+	a, h, v := ownerAndMirror(t, natsServer(t))
+	d, gen := driverWithPen(t, a.Server, "alice")
+
+	release := relay.StallClusterPublishes(a.Relay)
+	t.Cleanup(release)
+	h.output("one")
+	last := h.output("two")
+	untilSeq(t, d, attachwire.TypeOutput, last)
+	input(t, d, 1, gen, "", "k")
+	if in := hostInput(t, h); string(in.Data) != "k" {
+		t.Fatalf("host got %q, want k", in.Data)
+	}
+	if a := relaytest.ExpectControl[attachwire.InputAck](t, d); a.AckInputSeq != 1 {
+		t.Fatalf("driver's ack %d, want 1", a.AckInputSeq)
+	}
+
+	release()
+	untilSeq(t, v, attachwire.TypeOutput, last)
+}
+
+// ownerAndMirror starts nodes a and b on ns, binds a host of epoch 1 on
+// a and a viewer on b, and returns once that viewer has its first
+// snapshot.
+func ownerAndMirror(t *testing.T, ns *natsembed.Server) (*node, *host, *relaytest.Conn) {
+	t.Helper()
+	nodes := startCluster(t, ns, "a", "b")
+	h, v := hostAndViewer(t, nodes[0], nodes[1])
+	return nodes[0], h, v
+}
+
+// hostAndViewer binds a host of epoch 1 on hn and a viewer on vn, and
+// returns once that viewer has its first snapshot.
+func hostAndViewer(t *testing.T, hn, vn *node) (*host, *relaytest.Conn) {
+	t.Helper()
+	h := hostOn(t, hn.Server, hn.Server, 1)
+	v := relaytest.MustDial(t, vn.RoomURL(room), hn.ViewerToken(t, room, "vic"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("hi")
+	untilFrame(t, v, attachwire.TypeSnapshot)
+	return h, v
+}
+
+// untilSeq skips frames until one of type typ at seq arrives.
+func untilSeq(t testing.TB, c *relaytest.Conn, typ attachwire.FrameType, seq uint64) {
+	t.Helper()
+	for untilFrame(t, c, typ).Seq != seq {
+	}
+}
+
 // A viewer joining an ended room on a node that never followed it (its
 // ring is filled by the fetch alone, with no snapshot in the owner's ring
 // to carry a tail) still gets the final screen and then the Exit frame,
@@ -408,12 +463,7 @@ func TestClusterSupersede(t *testing.T) {
 func TestClusterNATSOutage(t *testing.T) {
 	ns := natsServer(t)
 	d := startCluster(t, ns, "d")[0]
-	h := hostOn(t, d.Server, d.Server, 1)
-	v := relaytest.MustDial(t, d.RoomURL(room), d.ViewerToken(t, room, "v"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
-	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
-	h.snapshot("s")
-	untilFrame(t, v, attachwire.TypeSnapshot)
+	h, v := hostAndViewer(t, d, d)
 
 	d.nc.Close()
 	other := "sess-2"
@@ -431,15 +481,7 @@ func TestClusterNATSOutage(t *testing.T) {
 // TestClusterChunksLargeFrames: a frame larger than the NATS server's max
 // payload crosses nodes in parts and arrives whole.
 func TestClusterChunksLargeFrames(t *testing.T) {
-	ns := natsServerWith(t, natsembed.Options{MaxPayload: 8 << 10})
-	nodes := startCluster(t, ns, "a", "b")
-	a, b := nodes[0], nodes[1]
-	h := hostOn(t, a.Server, a.Server, 1)
-	v := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "v"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
-	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
-	h.snapshot("s")
-	untilFrame(t, v, attachwire.TypeSnapshot)
+	_, h, v := ownerAndMirror(t, natsServerWith(t, natsembed.Options{MaxPayload: 8 << 10}))
 	big := strings.Repeat("0123456789abcdef", 2000) // 32,000 bytes: four parts
 	seq := h.output(big)
 	if f := relaytest.NextFrame(t, v); f.Seq != seq || string(f.Payload) != big {

@@ -107,8 +107,15 @@ type Config struct {
 	// whole seconds, at least 1). Zero: 5 s.
 	RestartAfter time.Duration
 
-	// Now is the clock tokens (exp, iat), the jti store and the pen
-	// cooldown are measured against. Nil: time.Now.
+	// Now is the clock every decision of the relay reads: tokens (exp,
+	// iat), the jti and ticket stores, the dial rate, the pen's cooldown
+	// and first generation, the input replay window's age, a leg's
+	// silence, the byte cap's refill, the host-less resume throttle, the
+	// host-lost instant and a cluster owner's silence. Socket deadlines,
+	// requests to other nodes and the timers that fire (PenGrace,
+	// HostGoneAfter, EndedFor, the periodic pings and beats) run on the
+	// real clock; a test that moves Now by hand still waits for those.
+	// Nil: time.Now.
 	Now func() time.Time
 
 	// NATS joins the relay to a cluster of relay nodes meeting through this

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -38,4 +39,19 @@ func HeadSeq(rl *Relay, orgID, sessionID string) uint64 {
 		return 0
 	}
 	return rm.ring.headSeq()
+}
+
+// StallClusterPublishes holds every publish of the cluster traffic of
+// rl's rooms until the returned function is called (once or more): a
+// NATS connection whose writes block.
+func StallClusterPublishes(rl *Relay) (release func()) {
+	ch := make(chan struct{})
+	rl.cluster.stall.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			rl.cluster.stall.Store(nil)
+			close(ch)
+		})
+	}
 }

@@ -100,7 +100,7 @@ func (w *inputWindow) from(id uint64) int {
 // not get, is counted as unreplayed.
 func (rm *room) bindInputsLocked(l *leg) {
 	w := &rm.sent
-	if n := w.evict(time.Now(), w.next); n > 0 {
+	if n := w.evict(rm.relay.cfg.Now(), w.next); n > 0 {
 		rm.unreplayedLocked(n, "past the window's bounds")
 	}
 	l.inNext, l.inFresh = w.next, w.next
@@ -113,9 +113,22 @@ func (rm *room) bindInputsLocked(l *leg) {
 	}
 }
 
+// slideInputsLocked runs when host leg l ends: the window slides past what
+// l wrote more than ReplayAge ago, as it does while a leg is bound each
+// time it takes Input. Its host has had the whole window to apply it, so
+// it is not a loss when the next leg binds after a quiet spell (a lane
+// host upgrading to WebSocket half a minute after its last key).
+func (rm *room) slideInputsLocked(l *leg, now time.Time) {
+	if n := rm.sent.evict(now, l.inNext); n > 0 {
+		rm.relay.log.Debug("relay: input older than the replay window leaves it with its host leg",
+			"room", rm.key.session, "inputs", n)
+	}
+}
+
 // unreplayedLocked counts n Input frames written to a host leg that ended
-// and not replayed to the next one, and logs the first time in each
-// absence of the host.
+// and not replayed to the next one, and warns the first time in each
+// absence of the host: each was taken (or written) within ReplayAge of its
+// leg's end, so its host may never have applied it.
 func (rm *room) unreplayedLocked(n int, why string) {
 	rm.relay.metrics.inputsUnreplayed.Add(float64(n))
 	if !rm.unreplayedLogged {
@@ -142,7 +155,7 @@ func (rm *room) takeInput(l *leg) bool {
 	}
 	select {
 	case b := <-rm.inputs:
-		now := time.Now()
+		now := rm.relay.cfg.Now()
 		w.add(b, now)
 		w.evict(now, l.inNext)
 		return true

@@ -97,7 +97,7 @@ func (l *leg) pace(n int) bool {
 	if l.pacer == nil {
 		return true
 	}
-	d := l.pacer.ReserveN(time.Now(), min(n, l.pacer.Burst())).Delay()
+	d := l.pacer.ReserveN(l.relay.cfg.Now(), min(n, l.pacer.Burst())).Delay()
 	if d <= 0 {
 		return true
 	}
@@ -113,7 +113,7 @@ func (l *leg) pace(n int) bool {
 	}
 }
 
-func (l *leg) heard() { l.lastHeard.Store(time.Now().UnixNano()) }
+func (l *leg) heard() { l.lastHeard.Store(l.relay.cfg.Now().UnixNano()) }
 
 func (l *leg) signal() {
 	select {
@@ -270,7 +270,7 @@ func (l *leg) keepalive() {
 			l.heard()
 		}
 		cancel()
-		if time.Since(time.Unix(0, l.lastHeard.Load())) > cfg.SilenceTimeout {
+		if cfg.Now().Sub(time.Unix(0, l.lastHeard.Load())) > cfg.SilenceTimeout {
 			l.log.Info("relay: leg silent, closed")
 			l.end(nil, websocket.StatusGoingAway, "silent too long")
 			l.cancel()

@@ -77,7 +77,7 @@ func (rm *room) penLeaveLocked(l *leg) {
 
 // grab is a leg's request for the pen.
 func (rm *room) grab(l *leg) {
-	if l.forwardRemote(clusterOp{Op: "grab"}) {
+	if l.forwardRemote(clusterOp{Op: opGrab}) {
 		return
 	}
 	rm.mu.Lock()
@@ -97,7 +97,7 @@ func (rm *room) grab(l *leg) {
 
 // release gives the pen back if l holds it.
 func (rm *room) release(l *leg) {
-	if l.forwardRemote(clusterOp{Op: "release"}) {
+	if l.forwardRemote(clusterOp{Op: opRelease}) {
 		return
 	}
 	rm.mu.Lock()

@@ -168,12 +168,14 @@ func TestPenGrabCooldown(t *testing.T) {
 
 func TestPenGrabAfterCooldownRevokesHolder(t *testing.T) {
 	cfg := quiet()
-	cfg.PenCooldown = 20 * time.Millisecond
+	clock := newFakeClock()
+	cfg.Now = clock.Now
+	cfg.PenCooldown = time.Minute
 	s := relaytest.NewServer(t, cfg)
 	a, gen := driverWithPen(t, s, "alice")
 	b := dialViewer(t, s, s.DriverToken(t, room, "bob"), attachwire.RoleDriver, attachwire.Subscribe{})
 	relaytest.ExpectControl[attachwire.PenState](t, b)
-	time.Sleep(50 * time.Millisecond) // past the cooldown
+	clock.Advance(time.Minute + time.Nanosecond) // past the cooldown
 	if err := b.SendControl(ctxT(t), attachwire.Grab{}); err != nil {
 		t.Fatal(err)
 	}

@@ -178,21 +178,21 @@ func TestInputReplayWindowBounds(t *testing.T) {
 		typed  int
 		wait   time.Duration // host away before it comes back
 		replay string        // what the next leg gets before the next key
-		// lost bounds the unreplayed count: frames that age out while
-		// their leg is still bound leave quietly (the window slides past
-		// them), so how many of the ten are counted depends on how long
-		// typing them took.
+		// lost bounds the unreplayed count. The relay's clock is the
+		// test's, and moves only by wait: typing takes no time on it.
 		lostMin, lostMax float64
 	}{
 		{"count", relay.Config{ReplayInputs: 4}, 10, 0, keys(7, 10), 0, 0},
 		{"bytes", relay.Config{ReplayBytes: stampedSize(t, 8) + stampedSize(t, 9) + stampedSize(t, 10)}, 10, 0, keys(8, 10), 0, 0},
-		{"age", relay.Config{ReplayAge: 100 * time.Millisecond}, 10, 300 * time.Millisecond, "", 1, 10},
+		{"age", relay.Config{ReplayAge: 10 * time.Second}, 10, 30 * time.Second, "", 10, 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			logs := &syncBuffer{}
 			cfg := c.cfg
 			cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			clock := newFakeClock()
+			cfg.Now = clock.Now
 			s := relaytest.NewServer(t, cfg)
 			h1 := bindReplayHost(t, s, false, true)
 			d, gen := driverWithPen(t, s, "alice")
@@ -201,7 +201,7 @@ func TestInputReplayWindowBounds(t *testing.T) {
 				t.Fatalf("first leg got %q", got)
 			}
 			h1.end(t, s)
-			time.Sleep(c.wait)
+			clock.Advance(c.wait)
 
 			h2 := bindReplayHost(t, s, false, true)
 			typed(t, d, gen, c.typed+1, c.typed+1)
@@ -216,6 +216,44 @@ func TestInputReplayWindowBounds(t *testing.T) {
 				t.Fatalf("%d log lines about unreplayed input, want %d:\n%s", n, want, logs)
 			}
 		})
+	}
+}
+
+// TestInputSwitchAfterQuietSpellWarnsNothing: a lane host upgrading to
+// WebSocket half a minute after its last key (the keys long applied,
+// older than the window) is a normal switch: nothing is replayed, counted
+// or warned about; the window's leaving is logged at debug only.
+func TestInputSwitchAfterQuietSpellWarnsNothing(t *testing.T) {
+	logs := &syncBuffer{}
+	cfg := quiet()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	clock := newFakeClock()
+	cfg.Now = clock.Now
+	s := relaytest.NewServer(t, cfg)
+	h1 := bindReplayHost(t, s, true, true)
+	d, gen := driverWithPen(t, s, "alice")
+	typed(t, d, gen, 1, 3)
+	if got := h1.inputs(t, 3); got != keys(1, 3) {
+		t.Fatalf("lane leg got %q", got)
+	}
+	clock.Advance(30 * time.Second)
+	h1.end(t, s)
+	h2 := bindReplayHost(t, s, false, true)
+	typed(t, d, gen, 4, 4)
+	if got := h2.input(t); got != "k4" {
+		t.Fatalf("WebSocket leg got %q first, want k4", got)
+	}
+	for _, m := range []string{"ptyhost_relay_inputs_unreplayed_total", "ptyhost_relay_inputs_replayed_total"} {
+		if n := metric(t, s, m); n != 0 {
+			t.Fatalf("%s %v, want 0", m, n)
+		}
+	}
+	out := logs.String()
+	if strings.Contains(out, "level=WARN") {
+		t.Fatalf("a normal switch logged a warning:\n%s", out)
+	}
+	if !strings.Contains(out, "level=DEBUG msg=\"relay: input older than the replay window") {
+		t.Fatalf("the window's leaving is not logged at debug:\n%s", out)
 	}
 }
 

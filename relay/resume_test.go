@@ -218,9 +218,12 @@ func TestResumeFromControlRepositions(t *testing.T) {
 // viewer's headroom, gets the newest snapshot, then only the newest frames
 // that fit, then error host-lost "<loss instant> <truncated bytes>"; the
 // same resume again, nothing changed, gets the same snapshot and
-// host-still-absent with the same message.
+// host-still-absent with the same message; once the throttle's 30 s have
+// passed (on the relay's clock, which the test moves), host-lost again.
 func TestResumeHostLostAndStillAbsent(t *testing.T) {
 	cfg := quiet()
+	clock := newFakeClock()
+	cfg.Now = clock.Now
 	cfg.ViewerQueueBytes = 4 << 10
 	s := relaytest.NewServer(t, cfg)
 	h := dialHost(t, s, 3)
@@ -261,5 +264,12 @@ func TestResumeHostLostAndStillAbsent(t *testing.T) {
 	again := relaytest.ExpectControl[attachwire.ErrorControl](t, v)
 	if again.Code != attachwire.CodeHostStillAbsent || again.Message != lost.Message {
 		t.Fatalf("repeat got %+v, want host-still-absent %q", again, lost.Message)
+	}
+	clock.Advance(31 * time.Second)
+	if err := v.SendControl(ctxT(t), attachwire.ResumeFrom{Seq: 1, Epoch: u64(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if e := relaytest.ExpectControl[attachwire.ErrorControl](t, v); e.Code != attachwire.CodeHostLost || e.Message != lost.Message {
+		t.Fatalf("resume past the throttle got %+v, want host-lost %q", e, lost.Message)
 	}
 }

@@ -199,9 +199,11 @@ func (rm *room) hostLeft(l *leg) {
 	}
 	rm.host = nil
 	rm.unreplayedLogged = false // a new absence
+	now := rm.relay.cfg.Now()
+	rm.slideInputsLocked(l, now)
 	if rm.exitSeq == 0 && !rm.closed {
-		rm.ring.setHostLost(time.Now())
-		rm.publishedLocked(outHostLost, uint64(time.Now().UnixNano()), nil)
+		rm.ring.setHostLost(now)
+		rm.publishedLocked(outHostLost, uint64(now.UnixNano()), nil)
 		rm.setStateLocked(attachwire.RoomHostReconnecting, false)
 		rm.goneTimer.stop()
 		rm.goneTimer = rm.relay.afterFunc(rm.relay.cfg.HostGoneAfter, rm.hostGone)
@@ -259,7 +261,7 @@ func (rm *room) broadcastLocked(c attachwire.Control) {
 func (rm *room) requestSnapshotLocked(reason attachwire.SnapshotReason) {
 	if rm.host == nil {
 		if rm.cl != nil && rm.cl.ownerNode != "" {
-			rm.askOwner(clusterOp{Op: "snapshot", Reason: string(reason)})
+			rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(reason)})
 		}
 		return
 	}
@@ -521,7 +523,7 @@ func (rm *room) announceRestart(secs int) {
 // resizeFrom records a leg's viewport; the pen holder's is sent to the host,
 // clamped to the relay's limits.
 func (rm *room) resizeFrom(l *leg, rs attachwire.Resize) {
-	if l.forwardRemote(clusterOp{Op: "resize", Cols: rs.Cols, Rows: rs.Rows}) {
+	if l.forwardRemote(clusterOp{Op: opResize, Cols: rs.Cols, Rows: rs.Rows}) {
 		l.mu.Lock()
 		l.viewport = &attachwire.Viewport{Cols: rs.Cols, Rows: rs.Rows}
 		l.mu.Unlock()

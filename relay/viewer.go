@@ -316,7 +316,7 @@ func (l *leg) hostLessResumeLocked(c *cursor, budget int64) []byte {
 	if next > r.head {
 		truncated = r.lagLocked(e.seq + 1)
 	}
-	now := time.Now()
+	now := l.relay.cfg.Now()
 	code := attachwire.CodeHostLost
 	msg := fmt.Sprintf("%s %d", r.hostLostAt.UTC().Format(time.RFC3339), truncated)
 	if c.lostMsg != "" && c.lostSnap == e.seq && now.Sub(c.lostAt) < hostLessThrottle {

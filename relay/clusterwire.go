@@ -1,0 +1,298 @@
+package relay
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// The cluster's own messages (docs/relay.md, "Cluster wire"): what a mirror
+// asks of a room's owner on the room's input subject, the owner's answer
+// to a join, and what the owner sends one of a mirror's legs on that
+// node's legs subject. They are binary like the frames they carry: a kind
+// byte, then strings and numbers as uvarints (a string is its length, then
+// its bytes), and a frame as its attachwire bytes, unchanged, at the end.
+// The nodes of a cluster run one version (they upgrade together), so the
+// messages carry no version of their own.
+
+// errClusterWire reports a cluster message that does not decode; the
+// receiver drops it.
+var errClusterWire = errors.New("relay: malformed cluster message")
+
+// opKind is what a mirror asks of a room's owner.
+type opKind byte
+
+const (
+	opJoin     opKind = iota + 1 // register a leg: role, user, jti, viewport, ack
+	opLeave                      // the leg is gone
+	opInput                      // an Input frame from the leg (request/reply)
+	opResize                     // the leg's viewport
+	opGrab                       // the leg asks for the pen
+	opRelease                    // the leg gives the pen back
+	opSnapshot                   // a viewer here needs a snapshot: reason
+	opFetch                      // a new mirror's first fill (request, chunked answer)
+)
+
+// clusterOp is one message on a room's input subject: the kind, the node
+// and leg it is about (empty where the kind needs none), and the kind's
+// own fields.
+type clusterOp struct {
+	Op     opKind
+	Node   string
+	Leg    string
+	Role   attachwire.Role // join
+	User   string          // join
+	JTI    string          // join
+	Cols   uint32          // join, resize
+	Rows   uint32          // join, resize
+	Ack    uint64          // join: the last inputSeq the leg's owner acknowledged
+	Reason string          // snapshot
+	Wire   []byte          // input: the Input frame
+}
+
+// appendClusterOp appends op's encoding: kind | node | leg | the kind's
+// fields (join: role, user, jti, cols, rows, ack; resize: cols, rows;
+// snapshot: reason; input: the frame, to the end).
+func appendClusterOp(dst []byte, op clusterOp) []byte {
+	dst = append(dst, byte(op.Op))
+	dst = appendWireString(dst, op.Node)
+	dst = appendWireString(dst, op.Leg)
+	switch op.Op {
+	case opJoin:
+		dst = appendWireString(dst, string(op.Role))
+		dst = appendWireString(dst, op.User)
+		dst = appendWireString(dst, op.JTI)
+		dst = binary.AppendUvarint(dst, uint64(op.Cols))
+		dst = binary.AppendUvarint(dst, uint64(op.Rows))
+		dst = binary.AppendUvarint(dst, op.Ack)
+	case opResize:
+		dst = binary.AppendUvarint(dst, uint64(op.Cols))
+		dst = binary.AppendUvarint(dst, uint64(op.Rows))
+	case opSnapshot:
+		dst = appendWireString(dst, op.Reason)
+	case opInput:
+		dst = append(dst, op.Wire...)
+	}
+	return dst
+}
+
+// decodeClusterOp decodes a message of a room's input subject. The frame
+// of an input is a slice of b, not a copy.
+func decodeClusterOp(b []byte) (clusterOp, error) {
+	r := wireReader{rest: b}
+	op := clusterOp{Op: opKind(r.byte())}
+	op.Node = r.string()
+	op.Leg = r.string()
+	switch op.Op {
+	case opJoin:
+		op.Role = attachwire.Role(r.string())
+		op.User = r.string()
+		op.JTI = r.string()
+		op.Cols, op.Rows = r.uint32(), r.uint32()
+		op.Ack = r.uvarint()
+	case opResize:
+		op.Cols, op.Rows = r.uint32(), r.uint32()
+	case opSnapshot:
+		op.Reason = r.string()
+	case opInput:
+		op.Wire = r.tail()
+	case opLeave, opGrab, opRelease, opFetch:
+	default:
+		r.bad = true
+	}
+	return op, r.done()
+}
+
+// joinStatus is an owner's answer to a join.
+type joinStatus byte
+
+const (
+	joinOK          joinStatus = iota + 1 // admitted
+	joinFull                              // the room is at MaxViewersPerRoom
+	joinClosed                            // the room is closing
+	joinUnreachable                       // (never sent) no answer, or none that decodes
+)
+
+// joinReply answers a join: the status, and the controls the joiner is
+// sent on admission (room_state, presence, the pen), carried in the reply
+// so that its node queues them before the leg's first frame.
+type joinReply struct {
+	Status joinStatus
+	Wires  [][]byte
+}
+
+// appendJoinReply appends r's encoding: status | (length | control frame)*.
+func appendJoinReply(dst []byte, r joinReply) []byte {
+	dst = append(dst, byte(r.Status))
+	for _, w := range r.Wires {
+		dst = appendWireBytes(dst, w)
+	}
+	return dst
+}
+
+// decodeJoinReply decodes an owner's answer to a join. Its frames are
+// slices of b; an empty one is malformed, so a reply holds at most half
+// its length in frames.
+func decodeJoinReply(b []byte) (joinReply, error) {
+	r := wireReader{rest: b}
+	rep := joinReply{Status: joinStatus(r.byte())}
+	if rep.Status < joinOK || rep.Status > joinClosed {
+		r.bad = true
+	}
+	for !r.bad && len(r.rest) > 0 {
+		w := r.bytes()
+		if len(w) == 0 {
+			r.bad = true
+			break
+		}
+		rep.Wires = append(rep.Wires, w)
+	}
+	if err := r.done(); err != nil {
+		return joinReply{}, err
+	}
+	return rep, nil
+}
+
+// The kinds of message an owner sends a mirror's leg.
+const (
+	legControl byte = iota + 1 // a control frame to queue
+	legEnd                     // the leg's end: code, reason, the error control to send first (or none)
+)
+
+// legMsg is what an owner sends one of a mirror's legs on the mirror
+// node's legs subject: a control to queue, or the leg's end.
+type legMsg struct {
+	Leg  string
+	End  bool
+	Code uint16 // with End: the close code
+	Why  string // with End: the close reason
+	Wire []byte // a control frame; with End, the error to send first, if any
+}
+
+// appendLegMsg appends m's encoding: kind | leg | (end: code | reason) |
+// the frame, to the end.
+func appendLegMsg(dst []byte, m legMsg) []byte {
+	if m.End {
+		dst = append(dst, legEnd)
+		dst = appendWireString(dst, m.Leg)
+		dst = binary.AppendUvarint(dst, uint64(m.Code))
+		dst = appendWireString(dst, m.Why)
+	} else {
+		dst = append(dst, legControl)
+		dst = appendWireString(dst, m.Leg)
+	}
+	return append(dst, m.Wire...)
+}
+
+// decodeLegMsg decodes a message of a node's legs subject; its frame is a
+// slice of b.
+func decodeLegMsg(b []byte) (legMsg, error) {
+	r := wireReader{rest: b}
+	kind := r.byte()
+	m := legMsg{Leg: r.string(), End: kind == legEnd}
+	switch kind {
+	case legEnd:
+		c := r.uvarint()
+		if c > math.MaxUint16 {
+			r.bad = true
+		}
+		m.Code = uint16(c)
+		m.Why = r.string()
+	case legControl:
+	default:
+		r.bad = true
+	}
+	m.Wire = r.tail()
+	if err := r.done(); err != nil {
+		return legMsg{}, err
+	}
+	if !m.End && len(m.Wire) == 0 {
+		return legMsg{}, errClusterWire
+	}
+	return m, nil
+}
+
+func appendWireString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+func appendWireBytes(dst, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+// wireReader takes a cluster message apart. A length is checked against
+// what is left before anything is sliced or copied; the first failure
+// sets bad, after which every read gives a zero value, so a decoder reads
+// a whole message and asks done once.
+type wireReader struct {
+	rest []byte
+	bad  bool
+}
+
+func (r *wireReader) byte() byte {
+	if r.bad || len(r.rest) == 0 {
+		r.bad = true
+		return 0
+	}
+	c := r.rest[0]
+	r.rest = r.rest[1:]
+	return c
+}
+
+func (r *wireReader) uvarint() uint64 {
+	if r.bad {
+		return 0
+	}
+	v, n := binary.Uvarint(r.rest)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.rest = r.rest[n:]
+	return v
+}
+
+func (r *wireReader) uint32() uint32 {
+	v := r.uvarint()
+	if v > math.MaxUint32 {
+		r.bad = true
+		return 0
+	}
+	return uint32(v)
+}
+
+// bytes reads a length and that many bytes, as a slice of the message.
+func (r *wireReader) bytes() []byte {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.rest)) {
+		r.bad = true
+		return nil
+	}
+	b := r.rest[:n:n]
+	r.rest = r.rest[n:]
+	return b
+}
+
+func (r *wireReader) string() string { return string(r.bytes()) }
+
+// tail takes the rest of the message (nil when none is left).
+func (r *wireReader) tail() []byte {
+	if r.bad || len(r.rest) == 0 {
+		return nil
+	}
+	b := r.rest
+	r.rest = nil
+	return b
+}
+
+// done reports errClusterWire if a read failed or bytes are left over.
+func (r *wireReader) done() error {
+	if r.bad || len(r.rest) > 0 {
+		return errClusterWire
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/hex"
+	"reflect"
+	"testing"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// clusterWireSamples is one message of every kind, for the table test and
+// the fuzz target's seeds.
+func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, legs []legMsg) {
+	in, err := attachwire.Input{InputSeq: 7, PenGeneration: 1 << 40, Data: []byte("ls\r")}.Frame(0, 0).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := controlWire(attachwire.PenState{HolderUserID: "ann", PenGeneration: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops = []clusterOp{
+		{Op: opJoin, Node: "b", Leg: "l1", Role: attachwire.RoleDriver, User: "ann", JTI: "j1", Cols: 80, Rows: 24, Ack: 5},
+		{Op: opLeave, Node: "b", Leg: "l1"},
+		{Op: opInput, Node: "b", Leg: "l1", Wire: in},
+		{Op: opResize, Node: "b", Leg: "l1", Cols: 132, Rows: 50},
+		{Op: opGrab, Node: "b", Leg: "l1"},
+		{Op: opRelease, Node: "b", Leg: "l1"},
+		{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)},
+		{Op: opFetch, Node: "b"},
+	}
+	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}}
+	legs = []legMsg{
+		{Leg: "l1", Wire: ctl},
+		{Leg: "l1", End: true, Code: 1008, Why: "epoch-stale", Wire: ctl},
+		{Leg: "l1", End: true, Code: 1001, Why: "relay closing"},
+	}
+	return ops, replies, legs
+}
+
+// Each kind of cluster message decodes to what was encoded, and the
+// encoding of a few is pinned byte for byte: nodes of one version must
+// agree on it.
+func TestClusterWire(t *testing.T) {
+	ops, replies, legs := clusterWireSamples(t)
+	for _, op := range ops {
+		got, err := decodeClusterOp(appendClusterOp(nil, op))
+		if err != nil || !reflect.DeepEqual(got, op) {
+			t.Errorf("op %d: decoded %+v (%v), want %+v", op.Op, got, err, op)
+		}
+	}
+	for _, r := range replies {
+		got, err := decodeJoinReply(appendJoinReply(nil, r))
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("join reply %d: decoded %+v (%v)", r.Status, got, err)
+		}
+	}
+	for _, m := range legs {
+		got, err := decodeLegMsg(appendLegMsg(nil, m))
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Errorf("leg message %+v: decoded %+v (%v)", m, got, err)
+		}
+	}
+	pinned := []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"resize", appendClusterOp(nil, ops[3]), "040162026c31" + "8401" + "32"},
+		{"input", appendClusterOp(nil, clusterOp{Op: opInput, Node: "b", Leg: "l1", Wire: []byte{9}}), "030162026c31" + "09"},
+		{"join reply", appendJoinReply(nil, joinReply{Status: joinOK, Wires: [][]byte{{7, 0}}}), "01" + "020700"},
+		{"leg end", appendLegMsg(nil, legMsg{Leg: "l", End: true, Code: 1000, Why: "x"}), "02016c" + "e807" + "0178"},
+	}
+	for _, p := range pinned {
+		if h := hex.EncodeToString(p.got); h != p.want {
+			t.Errorf("%s encodes as %s, want %s", p.name, h, p.want)
+		}
+	}
+	for _, bad := range [][]byte{
+		nil,
+		{0},
+		{byte(opFetch + 1), 0, 0},
+		{byte(opGrab), 5, 'a'},       // a string past the end
+		{byte(opGrab), 0, 0, 1},      // bytes left over
+		{byte(opResize), 0, 0, 0x80}, // a truncated uvarint
+		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0}, // cols over 32 bits
+	} {
+		if _, err := decodeClusterOp(bad); err == nil {
+			t.Errorf("op % x decoded", bad)
+		}
+	}
+	for _, bad := range [][]byte{nil, {0}, {4}, {byte(joinOK), 0}, {byte(joinOK), 3, 1}} {
+		if _, err := decodeJoinReply(bad); err == nil {
+			t.Errorf("join reply % x decoded", bad)
+		}
+	}
+	for _, bad := range [][]byte{nil, {legControl, 1, 'l'}, {3, 0, 1}, {legEnd, 0, 0x80, 0x80, 0x04, 0}} {
+		if _, err := decodeLegMsg(bad); err == nil {
+			t.Errorf("leg message % x decoded", bad)
+		}
+	}
+}
+
+// FuzzClusterWire: any bytes either decode, as each kind of cluster
+// message, to one that encodes and decodes to itself, or are refused;
+// never a panic, and never a slice past the message.
+func FuzzClusterWire(f *testing.F) {
+	ops, replies, legs := clusterWireSamples(f)
+	for _, op := range ops {
+		f.Add(appendClusterOp(nil, op))
+	}
+	for _, r := range replies {
+		f.Add(appendJoinReply(nil, r))
+	}
+	for _, m := range legs {
+		f.Add(appendLegMsg(nil, m))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		keep := bytes.Clone(b)
+		if op, err := decodeClusterOp(b); err == nil {
+			again, err := decodeClusterOp(appendClusterOp(nil, op))
+			if err != nil || !reflect.DeepEqual(again, op) {
+				t.Fatalf("op %+v re-decoded as %+v (%v)", op, again, err)
+			}
+		}
+		if r, err := decodeJoinReply(b); err == nil {
+			if len(r.Wires) > len(b)/2 {
+				t.Fatalf("%d frames in a reply of %d bytes", len(r.Wires), len(b))
+			}
+			again, err := decodeJoinReply(appendJoinReply(nil, r))
+			if err != nil || !reflect.DeepEqual(again, r) {
+				t.Fatalf("join reply %+v re-decoded as %+v (%v)", r, again, err)
+			}
+		}
+		if m, err := decodeLegMsg(b); err == nil {
+			again, err := decodeLegMsg(appendLegMsg(nil, m))
+			if err != nil || !reflect.DeepEqual(again, m) {
+				t.Fatalf("leg message %+v re-decoded as %+v (%v)", m, again, err)
+			}
+		}
+		if !bytes.Equal(b, keep) {
+			t.Fatal("a decoder changed its input")
+		}
+	})
+}
