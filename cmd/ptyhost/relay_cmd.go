@@ -43,6 +43,12 @@ Flags:
   --max-rooms N            rooms at once (default 10000)
   --max-viewers N          viewers per room (default 1000)
   --dials-per-second R     dials per client address (default 20)
+  --max-conns N            connections open at once; past it they are reset
+                           (default: the open-file limit less 64)
+  --max-conns-per-addr N   connections open at once from one client address
+                           (default 256)
+  --idle-timeout D         close a keep-alive connection idle this long
+                           (default 60s)
   --restart-after D        redial hint announced when draining (default 5s)
   --host-gone-after D      host absence before a room reports host-gone
                            (default 5m)
@@ -97,6 +103,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.IntVar(&cfg.MaxViewersPerRoom, "max-viewers", 0, "")
 	fs.Float64Var(&cfg.DialsPerSecond, "dials-per-second", 0, "")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "")
+	fs.IntVar(&opts.MaxConns, "max-conns", 0, "")
+	fs.IntVar(&opts.MaxConnsPerAddr, "max-conns-per-addr", 0, "")
+	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "")
 	fs.DurationVar(&cfg.HostGoneAfter, "host-gone-after", 0, "")
 	fs.DurationVar(&cfg.EndedFor, "ended-for", 0, "")
 	var natsURL, natsListen, natsStore string
