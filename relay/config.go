@@ -70,8 +70,10 @@ type Config struct {
 	// ViewerReadLimit is the largest message a driver or viewer leg may
 	// send. Zero: 1 MiB.
 	ViewerReadLimit int64
-	// MaxCols and MaxRows clamp the size the pen holder asks for before it
-	// reaches the host. Zero: 4096 each.
+	// MaxCols and MaxRows bound every terminal size in a room: the size the
+	// pen holder asks for is clamped to them before it reaches the host,
+	// and a host Resize beyond them is the host's framing error (a viewer
+	// would otherwise allocate whatever it is told). Zero: 4096 each.
 	MaxCols, MaxRows uint32
 
 	// SubscribeTimeout is how long a leg has after the upgrade to send its
