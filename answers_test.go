@@ -51,7 +51,7 @@ func helperAnswers(t *testing.T, queries string, newTerm func(term.Options) (ter
 }
 
 // TestXTVERSION: the host answers XTVERSION with ptyhost's version, the
-// one `ptyhost version` prints (it used to answer "dev"), with every
+// one `ptyhost version` prints rather than a fixed string, with every
 // backend this build has.
 func TestXTVERSION(t *testing.T) {
 	const queries = "\x1b[>q\x1b[c"

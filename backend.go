@@ -23,7 +23,7 @@ const (
 	// (see Resolve).
 	BackendDefault Backend = iota
 	// BackendXVT is charmbracelet/x/vt behind the guards ptyhost needs:
-	// the seed's emulator, kept as a point of comparison. It is only
+	// the emulator the project started with, kept as a point of comparison. It is only
 	// built in with the ptyhost_xvt build tag (Spawn otherwise fails with
 	// ErrBackendUnavailable), because its screen depends on how the
 	// child's output is split into reads (a combining mark in the next

@@ -26,8 +26,8 @@ func TestParseBackend(t *testing.T) {
 	}
 }
 
-// TestDefaultBackendIsEngine: the default is the in-house engine (issue 7
-// made it so once it met its bars), and Resolve leaves the others alone.
+// TestDefaultBackendIsEngine: the default is the in-house engine, and
+// Resolve leaves the others alone.
 func TestDefaultBackendIsEngine(t *testing.T) {
 	for b, want := range map[Backend]Backend{BackendDefault: BackendEngine, BackendXVT: BackendXVT, BackendEngine: BackendEngine} {
 		if got := b.Resolve(); got != want {

@@ -79,14 +79,14 @@ func ownChunk(buf *[]byte, n int) []byte {
 // session lock, so a snapshot never sees the terminal ahead of the
 // frames.
 //
-// It does not give up the CPU part-way through a large chunk any more.
-// A sched_yield every few KiB once helped, when the read loop read on
-// beside the feed and the child and the kernel's tty worker had to wait
-// behind both for a CPU; since the read loop does not read while a chunk
-// is fed and then takes what came meanwhile in one chunk, the other core
-// is free while the feed computes, and on a loaded machine each yield was
-// a context switch that handed the CPU to other processes
-// (docs/performance.md, "Where the CPU goes").
+// It does not give up the CPU part-way through a large chunk. A
+// sched_yield every few KiB helps only a read loop that reads on beside
+// the feed, where the child and the kernel's tty worker wait behind both
+// for a CPU; this read loop does not read while a chunk is fed and then
+// takes what came meanwhile in one chunk, so the other core is free while
+// the feed computes, and on a loaded machine each yield would be a
+// context switch that hands the CPU to other processes
+// (docs/performance.md, "A reader that waits like the bare one").
 func (s *Session) feed(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -36,7 +36,7 @@ func spawnFirehose(b *testing.B, epoch uint64) *ptyhost.Session {
 // child to one viewer through the whole networked path (session, RunHost,
 // loopback WebSocket, relay, viewer leg) and, in the same run, through the
 // in-process pipeline alone (session to a local subscription), and reports
-// both rates and their ratio (issue 13's goal: relay/inproc >= 0.7).
+// both rates and their ratio (the target: relay/inproc >= 0.7).
 func BenchmarkFirehoseThroughTheRelay(b *testing.B) {
 	var inproc, relayed time.Duration
 	for range b.N {

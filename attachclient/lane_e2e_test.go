@@ -126,7 +126,7 @@ func (lv *laneViewer) typeLine(t testing.TB, line, echo string) {
 	lv.until(t, "the echo "+echo, lv.sees(echo))
 }
 
-// TestLaneBothCarriersWholeSession is the walk-through with the
+// TestLaneBothCarriersWholeSession walks a whole session through with the
 // real clients on both sides: WebSocket refused three times for the host
 // (through the fault proxy) and for the viewers (through their door) →
 // host and viewers on the lane → output, input, resize and a joiner's

@@ -23,12 +23,12 @@ import (
 // its own loopback HTTP server, which answers WebSocket upgrades 502 for
 // the side put on the degraded lane: no proxy hop on either carrier, so
 // the figures are the carriers' own. It reports the p50 and p99 per
-// keystroke (issue 16: the host carrier's lane against WebSocket).
+// keystroke, and conns/op, the TCP connections the two front servers
+// accepted per keystroke.
 //
-// The host runs with the default HTTPClient, which keeps no connection
-// alive, so each of its lane POSTs opens a new TCP connection; the extra
-// case "host=lane-keepalive" gives it a client that keeps them, to show
-// what that choice costs.
+// The host runs with the default HTTPClient, for which RunHost sends the
+// lane's POSTs through a keep-alive client of its own; the extra case
+// "host=lane-keepalive" gives it a caller's client that keeps them.
 func BenchmarkKeystrokeEchoHostCarrier(b *testing.B) {
 	for _, hostLane := range []bool{false, true} {
 		for _, viewerLane := range []bool{false, true} {

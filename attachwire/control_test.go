@@ -390,7 +390,7 @@ func sealedControls(tb testing.TB) map[string]bool {
 }
 
 // TestParseControlAllocation: decoding costs a small multiple of the input
-// (a 12 MB presence list used to allocate 58 times its size), and a list
+// (a 12 MB presence list must not allocate many times its size), and a list
 // past MaxPresenceMembers is refused before it is allocated.
 func TestParseControlAllocation(t *testing.T) {
 	for _, tt := range []struct {

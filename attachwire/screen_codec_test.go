@@ -386,7 +386,7 @@ func TestDecodeScreenNonMinimalRuneLenBlank(t *testing.T) {
 }
 
 // TestDecodeScreenAllocation: decoding allocates in proportion to the
-// input. 1 MB of empty scrollback lines used to allocate 24 MB; now more
+// input: 1 MB of empty scrollback lines must not allocate tens of MB. More
 // than MaxScrollbackLines lines are refused before the line slice is made,
 // and otherwise a cell costs at most 8 times its encoding (9 with the
 // allocator's size classes, which round up by at most 1/8) and a line its

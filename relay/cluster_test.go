@@ -251,7 +251,7 @@ func TestClusterLateJoinerOnAMirrorGetsTheExit(t *testing.T) {
 // stream checks a viewer's stream against what the host sent: every Output
 // is the host's for its seq, and seqs are contiguous except where a
 // snapshot bridges (a Snapshot at seq s shows everything up to s-1). It
-// also checks the reassembly rule: within each stretch between
+// also checks the reassembly rule: within each stretch between
 // snapshots, the sha256 of the Output the viewer concatenates equals that
 // of the bytes the host sent for those seqs. The per-seq check already
 // implies it; the hash is the form a viewer without the host's per-frame

@@ -86,7 +86,7 @@ func TestBrowserLargePaste(t *testing.T) {
 // pasteAndCheck pastes 2 MiB, then 800 KB twice, into the page and waits
 // until the host has received exactly those bytes, in order. Its watchdog
 // is a minute: the browser alone takes seconds to take in the pastes.
-// (2 MiB is past both of the relay's limits a whole paste used to meet: a
+// (2 MiB is past both of the relay's limits a paste sent whole would meet: a
 // viewer's 1 MiB message, and its 2 MiB + 64 KiB POST body in base64.)
 func pasteAndCheck(t *testing.T, ctx context.Context, h *testHost) {
 	t.Helper()

@@ -1,8 +1,8 @@
-// Command cpuratio measures issue 17's goal the way the issue states it:
-// the CPU a host spends on a 16 MiB mixed stream against a bare PTY
-// reader's, each a process of its own timed as /usr/bin/time times it
-// (user+system of the process and of what it waited for, so `cat` counts
-// on both sides), alternating in swapping order, median of the rounds.
+// Command cpuratio measures the CPU a host spends on a 16 MiB mixed
+// stream against a bare PTY reader's (the target: at most 1.3 times),
+// each a process of its own timed as /usr/bin/time times it (user+system
+// of the process and of what it waited for, so `cat` counts on both
+// sides), alternating in swapping order, median of the rounds.
 //
 //	go run ./internal/cpuratio            # 10 rounds
 //	go run ./internal/cpuratio -rounds 20
@@ -17,7 +17,7 @@
 // Linux it also prints the CPU time the hypervisor gave other guests
 // during the batch (steal): on a shared VM a batch with much of it is
 // a noisy one, whatever its ratio. The figures are in
-// docs/performance.md, "CPU per byte as the issue measures it".
+// docs/performance.md, "CPU per byte against a bare reader".
 //
 // A fresh host spends its first 16 MiB growing its heap to hold the ring
 // (8 MiB by default, twice that with the garbage collector's headroom):

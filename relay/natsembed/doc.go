@@ -11,7 +11,7 @@
 // second timer that re-arms for the life of the process, and with a timer
 // always pending Go's idle threads wait in epoll_pwait instead of on a
 // futex. A PTY firehose then costs about 14% more CPU (docs/performance.md,
-// "CPU per byte as the issue measures it"). Importing this package, even
+// "The ptyhost command and nats-server"). Importing this package, even
 // without calling it, brings that timer in.
 //
 // The server listens on the address given to Start (loopback in tests;

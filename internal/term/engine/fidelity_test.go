@@ -23,7 +23,7 @@ var divergences = map[string]string{
 
 // viewerDivergences lists the recordings where the engine differs from
 // tmux, even where x/vt matches tmux, because it parses with the
-// sanitizer's structure rules (issue 7): tmux 3.3a and x/vt ignore
+// sanitizer's structure rules: tmux 3.3a and x/vt ignore
 // UTF-8-encoded C1 controls, the sanitizer turns them into their 7-bit
 // forms and so a viewer's terminal acts on them. For these the engine's screen
 // must be the viewer's: the one it shows for the sanitizer's output.
