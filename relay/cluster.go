@@ -118,7 +118,8 @@ func newCluster(rl *Relay) (*cluster, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*clusterTimeout)
 	defer cancel()
-	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: clusterBucket, History: 1})
+	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: clusterBucket, History: 1,
+		Replicas: max(rl.cfg.NATSReplicas, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("%w: key-value bucket: %w", ErrClusterUnavailable, err)
 	}

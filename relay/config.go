@@ -121,6 +121,11 @@ type Config struct {
 	// Node names this relay among the cluster's nodes (A-Z a-z 0-9 _ -, at
 	// most 64); each node needs its own. Empty: a random name.
 	Node string
+	// NATSReplicas is how many NATS servers keep the cluster's key-value
+	// bucket (who owns which room). With NATS itself a cluster of three,
+	// 3 lets the relays go on after any one server is lost; it cannot
+	// exceed the NATS cluster's JetStream servers. Zero: 1.
+	NATSReplicas int
 
 	// Viewer serves the browser viewer's page (web.PagePattern) and files
 	// (web.AssetPattern). Nil: web.Handler(), the page built into the
