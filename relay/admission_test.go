@@ -344,3 +344,27 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 		t.Fatalf("rooms %v", got)
 	}
 }
+
+// MaxTokenTTL is the relay's own bound on a credential's lifetime: a token
+// its issuer minted for longer is refused 401 however valid otherwise.
+func TestAdmissionMaxTokenTTL(t *testing.T) {
+	s := relaytest.NewServer(t, relay.Config{Logger: discardLogger(), MaxTokenTTL: time.Hour})
+	now := time.Now().Unix()
+	for _, tc := range []struct {
+		name   string
+		life   int64
+		status int
+	}{
+		{"a minute", 60, 101},
+		{"an hour", 3600, 101},
+		{"a day", 86400, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := s.Token(t, token.Claims{RoomID: room, Role: attachwire.RoleViewer, UserID: "ann",
+				IssuedAt: now, ExpiresAt: now + tc.life})
+			if resp := dialStatus(t, s.RoomURL(room), tok, nil); resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+}

@@ -109,6 +109,13 @@ type Config struct {
 	// whole seconds, at least 1). Zero: 5 s.
 	RestartAfter time.Duration
 
+	// MaxTokenTTL refuses an attach token whose exp lies more than this
+	// after its iat, whoever signed it: the relay's own bound on the
+	// lifetime its issuers may give a credential. Zero: no bound (the
+	// issuer's exp alone decides; share's links live as long as their
+	// session).
+	MaxTokenTTL time.Duration
+
 	// Now is the clock tokens (exp, iat), the jti store and the pen
 	// cooldown are measured against. Nil: time.Now.
 	Now func() time.Time

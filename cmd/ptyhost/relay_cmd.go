@@ -50,6 +50,8 @@ Flags:
                            (default 256)
   --idle-timeout D         close a keep-alive connection idle this long
                            (default 60s)
+  --max-token-ttl D        refuse tokens whose exp is more than D after their
+                           iat (default: no bound)
   --restart-after D        redial hint announced when draining (default 5s)
   --host-gone-after D      host absence before a room reports host-gone
                            (default 5m)
@@ -122,6 +124,7 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.IntVar(&cfg.MaxViewersPerRoom, "max-viewers", 0, "")
 	fs.Float64Var(&cfg.DialsPerSecond, "dials-per-second", 0, "")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "")
+	fs.DurationVar(&cfg.MaxTokenTTL, "max-token-ttl", 0, "")
 	fs.IntVar(&opts.MaxConns, "max-conns", 0, "")
 	fs.IntVar(&opts.MaxConnsPerAddr, "max-conns-per-addr", 0, "")
 	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "")
