@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -366,5 +367,26 @@ func TestAdmissionMaxTokenTTL(t *testing.T) {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
 			}
 		})
+	}
+}
+
+// A peer that closes normally before subscribing (a host's upgrade probe
+// from the degraded lane) is not counted or logged as a refused leg.
+func TestAdmissionCloseBeforeSubscribeIsNoRefusal(t *testing.T) {
+	logs := new(syncBuffer)
+	cfg := quiet()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := relaytest.NewServer(t, cfg)
+	c, _, err := relaytest.Dial(ctxT(t), s.RoomURL(room), s.HostToken(t, room, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WS.Close(websocket.StatusNormalClosure, "upgrade probe")
+	eventually(t, "the close logged", func() bool { return strings.Contains(logs.String(), "closed before subscribing") })
+	if strings.Contains(logs.String(), "leg refused") {
+		t.Errorf("the probe was logged as a refused leg:\n%s", logs.String())
+	}
+	if n := metric(t, s, `ptyhost_relay_refusals_total{reason="framing"}`); n != 0 {
+		t.Errorf("refusals_total{framing} = %v, want 0", n)
 	}
 }
