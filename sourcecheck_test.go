@@ -117,3 +117,34 @@ func coreGoFiles(tb testing.TB) []string {
 	}
 	return files
 }
+
+// TestNoWorkHistory: the repository speaks of the project, not of how it
+// was made. Its files hold no issue or work-session numbers (history is
+// git log), which would otherwise creep back into comments and docs.
+func TestNoWorkHistory(t *testing.T) {
+	history := regexp.MustCompile(`(?i)\b(issue|session)s? #?[0-9]+\b|\bissue #`)
+	text := regexp.MustCompile(`\.(go|md|ts|css|html|sh|json)$`)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != "." && path != ".ci" && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata" || path == "web/dist"):
+			return fs.SkipDir
+		case d.IsDir() || !(text.MatchString(path) || path == ".ci/run") || strings.HasSuffix(path, "-lock.json"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := history.FindString(line); m != "" && path != "sourcecheck_test.go" {
+				t.Errorf("%s:%d speaks of %q: say what holds, and leave the history to git log", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

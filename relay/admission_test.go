@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -342,5 +343,50 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 	}
 	if got := metric(t, s, "ptyhost_relay_rooms"); got != 1 {
 		t.Fatalf("rooms %v", got)
+	}
+}
+
+// MaxTokenTTL is the relay's own bound on a credential's lifetime: a token
+// its issuer minted for longer is refused 401 however valid otherwise.
+func TestAdmissionMaxTokenTTL(t *testing.T) {
+	s := relaytest.NewServer(t, relay.Config{Logger: discardLogger(), MaxTokenTTL: time.Hour})
+	now := time.Now().Unix()
+	for _, tc := range []struct {
+		name   string
+		life   int64
+		status int
+	}{
+		{"a minute", 60, 101},
+		{"an hour", 3600, 101},
+		{"a day", 86400, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := s.Token(t, token.Claims{RoomID: room, Role: attachwire.RoleViewer, UserID: "ann",
+				IssuedAt: now, ExpiresAt: now + tc.life})
+			if resp := dialStatus(t, s.RoomURL(room), tok, nil); resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+}
+
+// A peer that closes normally before subscribing (a host's upgrade probe
+// from the degraded lane) is not counted or logged as a refused leg.
+func TestAdmissionCloseBeforeSubscribeIsNoRefusal(t *testing.T) {
+	logs := new(syncBuffer)
+	cfg := quiet()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := relaytest.NewServer(t, cfg)
+	c, _, err := relaytest.Dial(ctxT(t), s.RoomURL(room), s.HostToken(t, room, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WS.Close(websocket.StatusNormalClosure, "upgrade probe")
+	eventually(t, "the close logged", func() bool { return strings.Contains(logs.String(), "closed before subscribing") })
+	if strings.Contains(logs.String(), "leg refused") {
+		t.Errorf("the probe was logged as a refused leg:\n%s", logs.String())
+	}
+	if n := metric(t, s, `ptyhost_relay_refusals_total{reason="framing"}`); n != 0 {
+		t.Errorf("refusals_total{framing} = %v, want 0", n)
 	}
 }

@@ -126,9 +126,7 @@ func newCluster(rl *Relay) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrClusterUnavailable, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*clusterTimeout)
-	defer cancel()
-	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: clusterBucket, History: 1})
+	c.kv, err = openBucket(js, rl.cfg.NATSReplicas)
 	if err != nil {
 		return nil, fmt.Errorf("%w: key-value bucket: %w", ErrClusterUnavailable, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,10 +64,32 @@ func startCluster(t testing.TB, ns *natsembed.Server, names ...string) []*node {
 // startClusterWith is startCluster with every node configured by cfg.
 func startClusterWith(t testing.TB, ns *natsembed.Server, base relay.Config, names ...string) []*node {
 	t.Helper()
+	servers := make([]*natsembed.Server, len(names))
+	for i := range servers {
+		servers[i] = ns
+	}
+	return startClusterOn(t, servers, base, names...)
+}
+
+// startClusterOn starts a node for each name, the i-th connected to
+// servers[i]. Where the servers differ (a NATS cluster), a node fails over
+// to the others when its own is lost, as the CLI's connection does.
+func startClusterOn(t testing.TB, servers []*natsembed.Server, base relay.Config, names ...string) []*node {
+	t.Helper()
 	var nodes []*node
 	var key ed25519.PublicKey
-	for _, name := range names {
-		nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(0))
+	for i, name := range names {
+		urls := []string{servers[i].ClientURL()}
+		for _, o := range servers {
+			if o != servers[i] && !slices.Contains(urls, o.ClientURL()) {
+				urls = append(urls, o.ClientURL())
+			}
+		}
+		reconnects := nats.MaxReconnects(0)
+		if len(urls) > 1 {
+			reconnects = nats.MaxReconnects(-1)
+		}
+		nc, err := nats.Connect(strings.Join(urls, ","), reconnects, nats.DontRandomize(), nats.ReconnectWait(100*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}

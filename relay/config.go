@@ -70,8 +70,10 @@ type Config struct {
 	// ViewerReadLimit is the largest message a driver or viewer leg may
 	// send. Zero: 1 MiB.
 	ViewerReadLimit int64
-	// MaxCols and MaxRows clamp the size the pen holder asks for before it
-	// reaches the host. Zero: 4096 each.
+	// MaxCols and MaxRows bound every terminal size in a room: the size the
+	// pen holder asks for is clamped to them before it reaches the host,
+	// and a host Resize beyond them is the host's framing error (a viewer
+	// would otherwise allocate whatever it is told). Zero: 4096 each.
 	MaxCols, MaxRows uint32
 
 	// SubscribeTimeout is how long a leg has after the upgrade to send its
@@ -107,6 +109,13 @@ type Config struct {
 	// whole seconds, at least 1). Zero: 5 s.
 	RestartAfter time.Duration
 
+	// MaxTokenTTL refuses an attach token whose exp lies more than this
+	// after its iat, whoever signed it: the relay's own bound on the
+	// lifetime its issuers may give a credential. Zero: no bound (the
+	// issuer's exp alone decides; share's links live as long as their
+	// session).
+	MaxTokenTTL time.Duration
+
 	// Now is the clock every decision of the relay reads: tokens (exp,
 	// iat), the jti and ticket stores, the dial rate, the pen's cooldown
 	// and first generation, the input replay window's age, a leg's
@@ -126,6 +135,11 @@ type Config struct {
 	// Node names this relay among the cluster's nodes (A-Z a-z 0-9 _ -, at
 	// most 64); each node needs its own. Empty: a random name.
 	Node string
+	// NATSReplicas is how many NATS servers keep the cluster's key-value
+	// bucket (who owns which room). With NATS itself a cluster of three,
+	// 3 lets the relays go on after any one server is lost; it cannot
+	// exceed the NATS cluster's JetStream servers. Zero: 1.
+	NATSReplicas int
 
 	// Viewer serves the browser viewer's page (web.PagePattern) and files
 	// (web.AssetPattern). Nil: web.Handler(), the page built into the

@@ -1,11 +1,13 @@
 package relay
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/ptyhost/ptyhost/attachwire"
 	"golang.org/x/time/rate"
 )
 
@@ -67,4 +69,12 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// checkSize refuses a host's terminal size beyond MaxCols or MaxRows.
+func (c *Config) checkSize(cols, rows uint32) error {
+	if cols > c.MaxCols || rows > c.MaxRows {
+		return &attachwire.FramingError{Reason: fmt.Sprintf("resize %dx%d is beyond the relay's bound of %dx%d", cols, rows, c.MaxCols, c.MaxRows)}
+	}
+	return nil
 }

@@ -59,7 +59,8 @@ func New(cfg Config) (*Relay, error) {
 		return nil, errors.New("relay: no public key to verify tokens with")
 	}
 	cfg = cfg.withDefaults()
-	v, err := token.NewVerifier(cfg.PublicKeys, token.VerifierOptions{Leeway: 5 * time.Second, Now: cfg.Now})
+	v, err := token.NewVerifier(cfg.PublicKeys, token.VerifierOptions{Leeway: 5 * time.Second, Now: cfg.Now,
+		MaxLifetime: cfg.MaxTokenTTL})
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}

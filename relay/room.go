@@ -353,7 +353,10 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 		if err != nil {
 			return err
 		}
-		rm.san.SetSize(int(min(rs.Cols, 1<<15)), int(min(rs.Rows, 1<<15)))
+		if err := rm.relay.cfg.checkSize(rs.Cols, rs.Rows); err != nil {
+			return err
+		}
+		rm.san.SetSize(int(rs.Cols), int(rs.Rows))
 	case attachwire.TypeMarker:
 		if _, err := attachwire.DecodeMarker(f.Payload); err != nil {
 			return err
@@ -408,7 +411,7 @@ func (rm *room) validSnapshotLocked(p []byte) (attachwire.Snapshot, bool) {
 		return s, false
 	}
 	scr, err := attachwire.DecodeScreen(s.Screen)
-	if err != nil || scr.Epoch != rm.epoch {
+	if err != nil || scr.Epoch != rm.epoch || rm.relay.cfg.checkSize(uint32(scr.Cols), uint32(scr.Rows)) != nil {
 		return s, false
 	}
 	return s, true

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -23,6 +25,23 @@ type ServeOptions struct {
 	// Ready, if not nil, is called with the bound address once the relay
 	// listens (the CLI prints its startup line there).
 	Ready func(addr net.Addr, tls bool)
+	// IdleTimeout closes a keep-alive connection that has no request in
+	// flight for this long. Zero: 60 s.
+	IdleTimeout time.Duration
+	// RequestTimeout bounds reading and answering one plain request
+	// (health, metrics, the page's assets, a lane POST). Streams (a
+	// WebSocket leg, an SSE lane) are exempt: they set a deadline on each
+	// write and close silent peers by the relay's silence rule. Zero: 60 s.
+	RequestTimeout time.Duration
+	// MaxConns caps the connections open at once; the ones past it are
+	// reset on accept and counted in ptyhost_relay_refusals_total. Zero:
+	// the process's open-file limit less 64 kept for everything else;
+	// negative: no cap.
+	MaxConns int
+	// MaxConnsPerAddr caps the connections open at once from one client IP
+	// address (a browser on the lane holds two or three). Zero: 256;
+	// negative: no cap. Loopback load tests raise it.
+	MaxConnsPerAddr int
 }
 
 // DefaultAddr is the address ListenAndServe uses when none is given.
@@ -42,6 +61,12 @@ func ListenAndServe(ctx context.Context, cfg Config, opts ServeOptions) error {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 10 * time.Second
 	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 60 * time.Second
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 60 * time.Second
+	}
 	rl, err := New(cfg)
 	if err != nil {
 		return err
@@ -52,7 +77,24 @@ func ListenAndServe(ctx context.Context, cfg Config, opts ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	srv := &http.Server{Handler: rl, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	limits := connLimits{total: opts.MaxConns, perAddr: opts.MaxConnsPerAddr}
+	if limits.total == 0 {
+		limits.total = defaultMaxConns()
+	}
+	if limits.perAddr == 0 {
+		limits.perAddr = 256
+	}
+	ln = newLimitListener(ln, limits,
+		func(reason string) { rl.metrics.refusals.WithLabelValues(reason).Inc() },
+		func(err error) { rl.log.Warn("relay: accept failed, retrying", "err", err) })
+	srv := &http.Server{
+		Handler:           requestDeadlines(rl, opts.RequestTimeout),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       opts.IdleTimeout,
+		// net/http's own complaints (TLS handshakes, a handler's panic)
+		// go to the relay's logger, not to standard error.
+		ErrorLog: slog.NewLogLogger(rl.log.Handler(), slog.LevelWarn),
+	}
 	tls := opts.TLSCertFile != ""
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr(), tls)
@@ -78,4 +120,34 @@ func ListenAndServe(ctx context.Context, cfg Config, opts ServeOptions) error {
 	srv.Close()
 	<-served
 	return nil
+}
+
+// requestDeadlines bounds each plain request's reading and answering, so
+// that a client who sends half a body or stops reading an answer gives
+// its connection back. A server-wide ReadTimeout or WriteTimeout would cut
+// streams, and a read deadline left on a connection a handler is still
+// using cancels its request, so streams get none: they have their own
+// per-write deadlines and silence rule.
+func requestDeadlines(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A keep-alive connection carries the last request's deadlines
+		// into the next one: a stream clears them.
+		var deadline time.Time
+		if !isStream(r) {
+			deadline = time.Now().Add(d)
+		}
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(deadline)
+		rc.SetWriteDeadline(deadline)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// isStream reports whether r opens a long-lived stream: a WebSocket
+// upgrade or a lane's server-sent events.
+func isStream(r *http.Request) bool {
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return true
+	}
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/sse")
 }

@@ -26,6 +26,11 @@ type VerifierOptions struct {
 	Leeway time.Duration
 	// Now returns the current time. Zero means time.Now.
 	Now func() time.Time
+	// MaxLifetime refuses a token whose exp lies more than this after its
+	// iat: the verifier's own bound on what an issuer may mint, so that a
+	// leaked long-lived token is worth less. Zero: no bound; negative is
+	// an error.
+	MaxLifetime time.Duration
 }
 
 // Verifier checks attach tokens against a set of public keys. It is safe
@@ -37,6 +42,7 @@ type Verifier struct {
 	ticketParser *jwt.Parser
 	leeway       time.Duration
 	now          func() time.Time
+	maxLifetime  time.Duration
 }
 
 // NewVerifier returns a Verifier accepting a token signed by any of keys,
@@ -49,7 +55,10 @@ func NewVerifier(keys []ed25519.PublicKey, opts VerifierOptions) (*Verifier, err
 	if opts.Leeway < 0 {
 		return nil, fmt.Errorf("token: new verifier: negative leeway %v", opts.Leeway)
 	}
-	v := &Verifier{leeway: min(opts.Leeway, MaxLeeway), now: opts.Now}
+	if opts.MaxLifetime < 0 {
+		return nil, fmt.Errorf("token: new verifier: negative max lifetime %v", opts.MaxLifetime)
+	}
+	v := &Verifier{leeway: min(opts.Leeway, MaxLeeway), now: opts.Now, maxLifetime: opts.MaxLifetime}
 	if v.leeway == 0 {
 		v.leeway = MaxLeeway
 	}
@@ -83,7 +92,8 @@ func NewVerifier(keys []ed25519.PublicKey, opts VerifierOptions) (*Verifier, err
 // the Verifier's keys, a claim set holding exactly the §15 members with
 // numeric claims as JSON integers and no nbf, aud exactly Audience (a
 // string, not an array), exp not passed by more than the leeway, iat not
-// more than the leeway in the future, and the shape Claims.Validate
+// more than the leeway in the future, exp - iat within MaxLifetime when
+// one is set, and the shape Claims.Validate
 // checks. Every refusal is a *VerifyError wrapping ErrInvalid; an expired
 // token also wraps ErrExpired.
 func (v *Verifier) Verify(raw string) (Claims, error) {
@@ -111,6 +121,10 @@ func (v *Verifier) Verify(raw string) (Claims, error) {
 	}
 	if time.Unix(c.IssuedAt, 0).After(v.now().Add(v.leeway)) {
 		return Claims{}, invalid("iat in the future")
+	}
+	if v.maxLifetime > 0 && time.Duration(c.ExpiresAt-c.IssuedAt)*time.Second > v.maxLifetime {
+		return Claims{}, invalid(fmt.Sprintf("lifetime %v is longer than the %v this verifier accepts",
+			time.Duration(c.ExpiresAt-c.IssuedAt)*time.Second, v.maxLifetime))
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package token
 
 import (
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
@@ -576,4 +577,31 @@ func BenchmarkMint(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/mint")
+}
+
+func TestVerifierMaxLifetime(t *testing.T) {
+	pub, priv := newKey(t)
+	v, err := NewVerifier([]ed25519.PublicKey{pub}, VerifierOptions{Now: fixedNow, MaxLifetime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		life time.Duration
+		ok   bool
+	}{{time.Minute, true}, {time.Hour, true}, {time.Hour + time.Second, false}, {30 * 24 * time.Hour, false}} {
+		c := hostClaims()
+		c.IssuedAt = testNow.Add(-time.Second).Unix()
+		c.ExpiresAt = c.IssuedAt + int64(tc.life/time.Second)
+		raw := mint(t, priv, c)
+		if tc.ok {
+			if _, err := v.Verify(raw); err != nil {
+				t.Errorf("lifetime %v: %v", tc.life, err)
+			}
+			continue
+		}
+		refused(t, v, raw, "lifetime")
+	}
+	if _, err := NewVerifier([]ed25519.PublicKey{pub}, VerifierOptions{MaxLifetime: -time.Second}); err == nil {
+		t.Error("NewVerifier took a negative max lifetime")
+	}
 }

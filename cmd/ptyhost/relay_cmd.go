@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,14 @@ Flags:
   --max-rooms N            rooms at once (default 10000)
   --max-viewers N          viewers per room (default 1000)
   --dials-per-second R     dials per client address (default 20)
+  --max-conns N            connections open at once; past it they are reset
+                           (default: the open-file limit less 64)
+  --max-conns-per-addr N   connections open at once from one client address
+                           (default 256)
+  --idle-timeout D         close a keep-alive connection idle this long
+                           (default 60s)
+  --max-token-ttl D        refuse tokens whose exp is more than D after their
+                           iat (default: no bound)
   --restart-after D        redial hint announced when draining (default 5s)
   --host-gone-after D      host absence before a room reports host-gone
                            (default 5m)
@@ -56,6 +65,14 @@ Flags:
                            127.0.0.1:4222)
   --nats-store DIR         --nats embedded's JetStream store (default: a
                            temporary directory)
+  --nats-cluster ADDR      make --nats embedded one server of a NATS cluster,
+                           taking its peers' routes on ADDR (HOST:PORT)
+  --nats-route URL         a route address of the cluster (nats://HOST:PORT,
+                           each server's --nats-cluster); repeat it for each
+                           server, this one's included
+  --nats-replicas N        servers that keep the cluster's room ownership
+                           (default 1; 3 with a three-server NATS cluster, so
+                           that the relays survive the loss of any one)
 `
 
 // natsEmbeddedTag is the build tag that links nats-server into the binary
@@ -71,7 +88,17 @@ var errNoEmbeddedNATS = errors.New("--nats embedded is not built into this binar
 // embeddedNATS is the NATS server --nats embedded runs in this process.
 type embeddedNATS interface {
 	ClientURL() string
+	WaitCluster(ctx context.Context) error
 	Close() error
+}
+
+// natsFlags are the flags of --nats embedded.
+type natsFlags struct {
+	listen, store string
+	// cluster and routes make the embedded server one of a NATS cluster
+	// (its route listener, the cluster's route addresses).
+	cluster string
+	routes  stringsFlag
 }
 
 // stringsFlag collects a repeatable flag's values.
@@ -97,13 +124,21 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.IntVar(&cfg.MaxViewersPerRoom, "max-viewers", 0, "")
 	fs.Float64Var(&cfg.DialsPerSecond, "dials-per-second", 0, "")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "")
+	fs.DurationVar(&cfg.MaxTokenTTL, "max-token-ttl", 0, "")
+	fs.IntVar(&opts.MaxConns, "max-conns", 0, "")
+	fs.IntVar(&opts.MaxConnsPerAddr, "max-conns-per-addr", 0, "")
+	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "")
 	fs.DurationVar(&cfg.HostGoneAfter, "host-gone-after", 0, "")
 	fs.DurationVar(&cfg.EndedFor, "ended-for", 0, "")
-	var natsURL, natsListen, natsStore string
+	var natsURL string
+	var nf natsFlags
 	fs.StringVar(&natsURL, "nats", "", "")
 	fs.StringVar(&cfg.Node, "node", "", "")
-	fs.StringVar(&natsListen, "nats-listen", "127.0.0.1:4222", "")
-	fs.StringVar(&natsStore, "nats-store", "", "")
+	fs.StringVar(&nf.listen, "nats-listen", "127.0.0.1:4222", "")
+	fs.StringVar(&nf.store, "nats-store", "", "")
+	fs.StringVar(&nf.cluster, "nats-cluster", "", "")
+	fs.Var(&nf.routes, "nats-route", "")
+	fs.IntVar(&cfg.NATSReplicas, "nats-replicas", 0, "")
 	if err := parseFlags("relay", fs, args); err != nil {
 		return err
 	}
@@ -138,7 +173,7 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	cfg.Metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg.Logger = slog.New(slog.NewTextHandler(stdout, nil))
 	if natsURL != "" {
-		nc, stop, err := joinNATS(natsURL, natsListen, natsStore, stdout)
+		nc, stop, err := joinNATS(ctx, natsURL, cfg.Node, nf, stdout)
 		if err != nil {
 			return err
 		}
@@ -174,12 +209,22 @@ func checkRelayLimits(fs *flag.FlagSet, cfg relay.Config) error {
 // joinNATS connects to the cluster's NATS server at url, or with
 // "embedded" first starts one in this process on listen; stop closes the
 // connection and then the embedded server.
-func joinNATS(url, listen, store string, stdout io.Writer) (*nats.Conn, func(), error) {
+func joinNATS(ctx context.Context, url, node string, nf natsFlags, stdout io.Writer) (*nats.Conn, func(), error) {
 	var emb embeddedNATS
 	if url == "embedded" {
 		var err error
-		if emb, err = startEmbeddedNATS(listen, store); err != nil {
+		if emb, err = startEmbeddedNATS(nf, node); err != nil {
 			return nil, nil, fmt.Errorf("relay: --nats embedded: %w", err)
+		}
+		if nf.cluster != "" {
+			fmt.Fprintf(stdout, "ptyhost relay: embedded NATS waiting for its cluster's JetStream leader\n")
+			wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			err := emb.WaitCluster(wait)
+			cancel()
+			if err != nil {
+				emb.Close()
+				return nil, nil, fmt.Errorf("relay: --nats embedded: %w (are the --nats-route peers up?)", err)
+			}
 		}
 		url = emb.ClientURL()
 		fmt.Fprintf(stdout, "ptyhost relay: embedded NATS at %s\n", url)

@@ -122,6 +122,15 @@ type relayRun struct {
 // for its startup line.
 func startRelayCmd(t *testing.T, ctx context.Context, wait time.Duration, extra ...string) *relayRun {
 	t.Helper()
+	r := launchRelayCmd(t, ctx, extra...)
+	r.listening(t, wait)
+	return r
+}
+
+// launchRelayCmd is startRelayCmd without the wait: for relays that start
+// only together, as the servers of a NATS cluster do.
+func launchRelayCmd(t *testing.T, ctx context.Context, extra ...string) *relayRun {
+	t.Helper()
 	pub, key, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,16 +139,28 @@ func startRelayCmd(t *testing.T, ctx context.Context, wait time.Duration, extra 
 	done := make(chan error, 1)
 	args := append([]string{"--listen", "127.0.0.1:0", "--public-key", pub, "--restart-after", "1s"}, extra...)
 	go func() { done <- relayCmd(ctx, args, nil, out) }()
+	return &relayRun{key: key, out: out, done: done}
+}
+
+// listening waits (up to wait) for the relay's startup line and notes its
+// address.
+func (r *relayRun) listening(t *testing.T, wait time.Duration) {
+	t.Helper()
 	line := regexp.MustCompile(`ptyhost relay listening on ws://(127\.0\.0\.1:\d+)/v1/rooms/`)
 	deadline := time.Now().Add(wait)
 	for {
-		if m := line.FindStringSubmatch(out.String()); m != nil {
-			return &relayRun{addr: m[1], key: key, out: out, done: done}
+		if m := line.FindStringSubmatch(r.out.String()); m != nil {
+			r.addr = m[1]
+			return
+		}
+		select {
+		case err := <-r.done:
+			t.Fatalf("relay stopped before it listened: %v; output %q", err, r.out.String())
+		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no startup line; output %q", out.String())
+			t.Fatalf("no startup line; output %q", r.out.String())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -11,4 +11,4 @@ const natsEmbeddedBuilt = false
 // startEmbeddedNATS fails with errNoEmbeddedNATS: this binary was built
 // without the ptyhost_natsembedded tag. relayCmd refuses --nats embedded
 // before it gets here; this keeps the call site the same in both builds.
-func startEmbeddedNATS(string, string) (embeddedNATS, error) { return nil, errNoEmbeddedNATS }
+func startEmbeddedNATS(natsFlags, string) (embeddedNATS, error) { return nil, errNoEmbeddedNATS }

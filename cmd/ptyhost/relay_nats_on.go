@@ -8,10 +8,11 @@ import "github.com/ptyhost/ptyhost/relay/natsembed"
 // --nats embedded.
 const natsEmbeddedBuilt = true
 
-// startEmbeddedNATS runs a NATS server with JetStream in this process on
-// listen, stored in store (empty: a temporary directory).
-func startEmbeddedNATS(listen, store string) (embeddedNATS, error) {
-	srv, err := natsembed.Start(listen, natsembed.Options{StoreDir: store})
+// startEmbeddedNATS runs a NATS server with JetStream in this process as
+// nf says, named after the relay's node.
+func startEmbeddedNATS(nf natsFlags, node string) (embeddedNATS, error) {
+	srv, err := natsembed.Start(nf.listen, natsembed.Options{StoreDir: nf.store, Name: node,
+		ClusterAddr: nf.cluster, Routes: nf.routes})
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
 package natsembed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -35,6 +37,26 @@ type Options struct {
 	// MaxPayload caps the size of one message in bytes. Zero: the
 	// server's default (1 MiB). Clients learn it when they connect.
 	MaxPayload int32
+
+	// Name is the server's name, unique in its cluster (the relay node's
+	// name). Empty: one the server makes up.
+	Name string
+
+	// ClusterAddr is where the server listens for its peers' routes
+	// (HOST:PORT; port 0 picks a free one, see ClusterURL). Empty: the
+	// server is alone, and Routes must be empty too.
+	ClusterAddr string
+
+	// Routes are the cluster's route addresses (nats://HOST:PORT, each
+	// server's ClusterAddr) to join; required with ClusterAddr, since
+	// JetStream will not run clustered without them. Every server may be
+	// given the same list, its own address included (a route to itself
+	// is skipped): then any of them may start first.
+	Routes []string
+
+	// ClusterName names the cluster; its servers must agree. Empty:
+	// "ptyhost".
+	ClusterName string
 }
 
 // Server is a running NATS server with JetStream. Safe for concurrent use.
@@ -71,8 +93,13 @@ func Start(addr string, opts Options) (*Server, error) {
 		}
 		s.tmp = store
 	}
-	s.srv, err = server.NewServer(&server.Options{Host: host, Port: port, JetStream: true,
-		StoreDir: store, MaxPayload: opts.MaxPayload, NoSigs: true, NoLog: true})
+	sopts := &server.Options{Host: host, Port: port, JetStream: true, ServerName: opts.Name,
+		StoreDir: store, MaxPayload: opts.MaxPayload, NoSigs: true, NoLog: true}
+	if err := clusterOptions(sopts, opts); err != nil {
+		s.removeStore()
+		return nil, err
+	}
+	s.srv, err = server.NewServer(sopts)
 	if err != nil {
 		s.removeStore()
 		return nil, fmt.Errorf("natsembed: new server: %w", err)
@@ -98,6 +125,72 @@ func splitAddr(addr string) (host string, port int, err error) {
 		return "", 0, fmt.Errorf("%w %q: port %q is not a number in 0..65535", ErrBadAddress, addr, p)
 	}
 	return host, port, nil
+}
+
+// clusterOptions sets the route listener and the peers of a clustered
+// server. JetStream in a cluster replicates a stream or key-value bucket
+// on as many servers as its Replicas asks, so that losing one loses
+// nothing: the reason to cluster at all.
+func clusterOptions(so *server.Options, opts Options) error {
+	if opts.ClusterAddr == "" {
+		if len(opts.Routes) > 0 {
+			return errors.New("natsembed: routes need a cluster address to listen on")
+		}
+		return nil
+	}
+	if len(opts.Routes) == 0 {
+		return errors.New("natsembed: a clustered server needs routes: the cluster's route addresses")
+	}
+	host, port, err := splitAddr(opts.ClusterAddr)
+	if err != nil {
+		return fmt.Errorf("natsembed: cluster address: %w", err)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	name := opts.ClusterName
+	if name == "" {
+		name = "ptyhost"
+	}
+	so.Cluster = server.ClusterOpts{Name: name, Host: host, Port: port}
+	for _, r := range opts.Routes {
+		u, err := url.Parse(r)
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "nats-route") {
+			return fmt.Errorf("natsembed: route %q: want nats://HOST:PORT", r)
+		}
+		so.Routes = append(so.Routes, u)
+	}
+	return nil
+}
+
+// ClusterURL is the address peers list in their Routes to join this
+// server (nats://HOST:PORT), or "" for a server alone.
+func (s *Server) ClusterURL() string {
+	if a := s.srv.ClusterAddr(); a != nil {
+		return "nats://" + a.String()
+	}
+	return ""
+}
+
+// WaitCluster returns once a clustered server's JetStream has a leader
+// and this server is current with it, or with ctx's error. A relay node
+// started with its peers calls it so that its first request for the
+// cluster's bucket is not lost to the election. A server alone returns at
+// once.
+func (s *Server) WaitCluster(ctx context.Context) error {
+	if !s.srv.JetStreamIsClustered() {
+		return nil
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !s.srv.JetStreamIsCurrent() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("natsembed: waiting for the cluster's JetStream leader: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 // probe reports whether addr can be listened on, by listening and closing.

@@ -1,0 +1,116 @@
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/relay/natsembed"
+	"github.com/ptyhost/ptyhost/relaytest"
+)
+
+// TestClusterSurvivesTheLossOfAnyNode runs the documented topology: three
+// relay nodes, each with its own NATS server, the servers clustered
+// through routes and the cluster's bucket on all three. Losing any one
+// node (relay and NATS server together, as a crash of the machine does),
+// or only the NATS server a node uses, leaves the cluster serving: every
+// viewer still connected sees every frame, bridged by snapshots, up to
+// the Exit, whether the lost node held the host, a viewer, or the
+// bucket's leader; and a new room can still be opened.
+func TestClusterSurvivesTheLossOfAnyNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three clustered JetStream servers: not in -short")
+	}
+	for _, natsOnly := range []bool{false, true} {
+		for lost := range 3 {
+			name := fmt.Sprintf("node %c", 'a'+lost)
+			if natsOnly {
+				name = fmt.Sprintf("nats of %c", 'a'+lost)
+			}
+			t.Run(name, func(t *testing.T) { loseOne(t, lost, natsOnly) })
+		}
+	}
+}
+
+func loseOne(t *testing.T, lost int, natsOnly bool) {
+	servers := natsTrio(t)
+	cfg := quiet()
+	cfg.SnapshotRetry = 200 * time.Millisecond
+	cfg.NATSReplicas = 3
+	nodes := startClusterOn(t, servers, cfg, "a", "b", "c")
+	a := nodes[0]
+	s := &stream{t: t, sent: map[uint64]string{}}
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	var viewers []*relaytest.Conn
+	for i, n := range nodes {
+		viewers = append(viewers, relaytest.MustDial(t, n.RoomURL(room), a.ViewerToken(t, room, fmt.Sprintf("v%d", i)),
+			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer}))
+	}
+	s.burst(h, 50)
+	for _, v := range viewers {
+		s.follow(v, h.seq)
+	}
+
+	servers[lost].Close()
+	survivors := []int{(lost + 1) % 3, (lost + 2) % 3}
+	if !natsOnly {
+		nodes[lost].kill()
+		if lost == 0 {
+			seq := h.seq
+			h = hostOn(t, a.Server, nodes[survivors[0]].Server, 1)
+			h.seq = seq
+		}
+	} else {
+		survivors = append(survivors, lost)
+	}
+	s.burst(h, 50)
+	exit := h.exit(0)
+	for _, i := range survivors {
+		s.follow(viewers[i], exit-1)
+		if f := untilFrame(t, viewers[i], attachwire.TypeExit); f.Seq != exit {
+			t.Fatalf("viewer on %c: Exit at seq %d, want %d", 'a'+i, f.Seq, exit)
+		}
+	}
+
+	// The bucket still takes a new room's owner.
+	other := "sess-new"
+	nh := relaytest.MustDial(t, nodes[survivors[0]].RoomURL(other), a.HostToken(t, other, 1),
+		attachwire.Subscribe{SessionID: other, AsRole: attachwire.RoleHost, Epoch: u64(1)})
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	if _, err := relaytest.NextControl[attachwire.SnapshotRequest](ctx, nh); err != nil {
+		t.Fatalf("a new room after the loss: %v", err)
+	}
+}
+
+// natsTrio starts three NATS servers clustered through routes, each
+// given the whole route list.
+func natsTrio(t testing.TB) []*natsembed.Server {
+	t.Helper()
+	var routes []string
+	for range 3 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes = append(routes, "nats://"+l.Addr().String())
+		l.Close()
+	}
+	var trio []*natsembed.Server
+	for i, r := range routes {
+		trio = append(trio, natsServerWith(t, natsembed.Options{Name: fmt.Sprintf("nats-%c", 'a'+i),
+			ClusterAddr: r[len("nats://"):], Routes: routes}))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, s := range trio {
+		if err := s.WaitCluster(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return trio
+}
