@@ -281,7 +281,7 @@ func (c *Client) apply(f attachwire.Frame) error {
 				// The relay lost its count: the inputs go again,
 				// renumbered, in place of those still queued.
 				resent = true
-				c.out = slices.DeleteFunc(c.out, func(f attachwire.Frame) bool { return f.Type == attachwire.TypeInput })
+				c.out = slices.DeleteFunc(c.out, isInput)
 			}
 			c.queue(ev.Frame)
 		case engine.Pen:
@@ -324,9 +324,11 @@ func (c *Client) laneAck(ack uint64, rewind bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if resend := c.eng.Ack(ack); rewind || len(resend) > 0 {
-		c.out = slices.DeleteFunc(c.out, func(f attachwire.Frame) bool { return f.Type == attachwire.TypeInput })
+		c.out = slices.DeleteFunc(c.out, isInput)
 		pending, _ := c.eng.Pending(engine.MaxPendingInputs, 0)
 		c.out = append(pending, c.out...)
 	}
 	c.poke()
 }
+
+func isInput(f attachwire.Frame) bool { return f.Type == attachwire.TypeInput }
