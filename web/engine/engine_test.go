@@ -775,3 +775,19 @@ func TestAckBelowWithNothingPending(t *testing.T) {
 		t.Fatalf("d went as %v, want [2]", got)
 	}
 }
+
+// Viewport advertises any leg's size (the relay keeps a non-holder's for
+// when it takes the pen), and nothing no screen could have.
+func TestViewport(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me})
+	f, ok := e.Viewport(100, 30)
+	r, err := attachwire.DecodeResize(f.Payload)
+	if !ok || f.Type != attachwire.TypeResize || err != nil || r.Cols != 100 || r.Rows != 30 {
+		t.Errorf("Viewport(100, 30) = %+v, %v (%v)", r, ok, err)
+	}
+	for _, sz := range [][2]int{{0, 30}, {100, -1}, {attachwire.MaxScreenDim + 1, 30}} {
+		if _, ok := e.Viewport(sz[0], sz[1]); ok {
+			t.Errorf("Viewport(%d, %d) gave a frame", sz[0], sz[1])
+		}
+	}
+}
