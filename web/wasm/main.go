@@ -6,8 +6,8 @@
 // calls: subscribe, apply, input, viewport, grab, release, holding, and
 // for the degraded lane applied, pending and ack. Messages cross as
 // Uint8Array, each the engine's frame marshalled once here; events come
-// back as plain objects. The program
-// then blocks forever: the page owns its lifetime.
+// back as plain objects. The program then blocks forever: the page owns
+// its lifetime.
 package main
 
 import (
