@@ -15,18 +15,20 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
 	"github.com/ptyhost/ptyhost/internal/inputcut"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // maxUIRunes caps the UI strings the Client hands out (names, messages,
 // labels).
 const maxUIRunes = 200
 
-// Client is one viewer or driver in a room, across reconnections. It is
-// safe for concurrent use; see the package doc for its goroutines.
+// Client is one viewer or driver in a room, across reconnections: a
+// carrier per leg (WebSocket or the degraded lane), the leg's protocol
+// engine (web/engine, the one the browser page runs) and the mirror. It
+// is safe for concurrent use; see the package doc for its goroutines.
 type Client struct {
 	cfg    Config
 	claims tokenClaims
-	role   attachwire.Role
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -34,18 +36,17 @@ type Client struct {
 	wake   chan struct{} // a write is waiting for the leg's writer
 
 	mu       sync.Mutex
+	eng      *engine.Engine
 	mirror   mirror
+	role     attachwire.Role
 	pen      Pen
 	members  []attachwire.Member
 	room     attachwire.RoomStatus
-	endedAt  *uint64 // the room reported "ended" at this seq
 	exit     *attachwire.Exit
 	ended    bool
 	err      error
 	viewport attachwire.Viewport
-	controls []attachwire.Control // waiting for the writer
-	resize   bool                 // a viewport advert waits for the writer
-	in       inputQueue
+	out      []attachwire.Frame // waiting for the leg's writer, in order
 	// changed is closed (and cleared) by the next poke: an ack or a pen
 	// change may let InputWait go on. Made by a waiter.
 	changed chan struct{}
@@ -57,9 +58,6 @@ type Client struct {
 	onLane    bool // the next leg rides the degraded lane
 
 	// Owned by the connection loop.
-	san        *sanitize.Sanitizer
-	sanDriver  bool
-	resyncing  bool // a gap was seen; frames wait for the resume's Snapshot
 	closeLeg   bool // the session ended: close the leg and stop
 	progressed bool // the current leg delivered a frame
 	wsFails    int  // WebSocket dials failed in a row
@@ -80,7 +78,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.mirror.scrollback = max(cfg.Scrollback, 0)
 	c.viewport = cfg.Viewport
-	c.san = sanitize.New(sanitize.Options{})
+	c.eng = engine.New(engine.Options{
+		SessionID: c.cfg.SessionID, ConnID: c.claims.JTI, Driver: c.role == attachwire.RoleDriver,
+		MaxPendingBytes: cfg.MaxPendingInput, Mirror: true,
+	})
 	cr, err := c.connect(ctx)
 	// Failed dials are tried again until the fallback to the lane has
 	// had its chance: FallbackAfter WebSocket dials, then the lane once.
@@ -182,8 +183,9 @@ func (c *Client) Ended() bool {
 func (c *Client) Mirror() (scr attachwire.Screen, seq uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	scr, ok = c.mirror.screen()
-	return scr, c.mirror.last, ok
+	seq, epoch, _ := c.eng.Applied()
+	scr, ok = c.mirror.screen(epoch, c.eng.Echo())
+	return scr, seq, ok
 }
 
 // Pen returns the pen as last reported.
@@ -232,16 +234,17 @@ func (c *Client) UserID() string { return sanitize.UIString(c.claims.UserID, max
 func (c *Client) Input(p []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case c.ended || c.ctx.Err() != nil:
-		return ErrClosed
-	case !c.pen.Mine:
-		return ErrNoPen
-	}
-	if err := c.in.add(p, c.cfg.MaxPendingInput); err != nil {
+	if err := c.usable(); err != nil {
 		return err
 	}
-	c.poke()
+	if !c.eng.Holding() {
+		return ErrNoPen
+	}
+	fs, err := c.eng.Input(p)
+	if err != nil {
+		return ErrInputFull
+	}
+	c.queue(fs...)
 	return nil
 }
 
@@ -254,20 +257,20 @@ func (c *Client) Input(p []byte) error {
 func (c *Client) InputWait(ctx context.Context, p []byte) error {
 	for len(p) > 0 {
 		c.mu.Lock()
-		switch {
-		case c.ended || c.ctx.Err() != nil:
+		if err := c.usable(); err != nil {
 			c.mu.Unlock()
-			return ErrClosed
-		case !c.pen.Mine:
+			return err
+		}
+		if !c.eng.Holding() {
 			c.mu.Unlock()
 			return ErrNoPen
 		}
 		// The parts wait for acks in between: cut where a delay does no
 		// harm (inputcut).
 		n := inputcut.Cut(p, c.cfg.MaxPendingInput)
-		if c.in.add(p[:n], c.cfg.MaxPendingInput) == nil {
+		if fs, err := c.eng.Input(p[:n]); err == nil {
 			p = p[n:]
-			c.poke()
+			c.queue(fs...)
 			c.mu.Unlock()
 			continue
 		}
@@ -299,23 +302,32 @@ func (c *Client) Grab() error {
 		return ErrViewerRole
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
 	if c.role == attachwire.RoleViewer {
-		defer c.mu.Unlock()
-		if c.ended || c.ctx.Err() != nil {
-			return ErrClosed
-		}
 		c.role, c.regrab = attachwire.RoleDriver, true
+		c.eng.SetDriver(true)
 		if c.legCancel != nil {
 			c.legCancel()
 		}
 		return nil
 	}
-	c.mu.Unlock()
-	return c.control(attachwire.Grab{})
+	c.queue(c.eng.Grab())
+	return nil
 }
 
 // Release gives the pen back.
-func (c *Client) Release() error { return c.control(attachwire.Release{}) }
+func (c *Client) Release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
+	c.queue(c.eng.Release())
+	return nil
+}
 
 // Resize advertises this terminal's size (the pen holder's is the
 // session's size; others' are advisory). It is also used in the next
@@ -326,24 +338,42 @@ func (c *Client) Resize(cols, rows int) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ended || c.ctx.Err() != nil {
-		return ErrClosed
+	if err := c.usable(); err != nil {
+		return err
 	}
 	c.viewport = attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)}
-	c.resize = true
-	c.poke()
+	if f, ok := c.eng.Viewport(cols, rows); ok {
+		// A newer size replaces one still waiting.
+		c.out = slices.DeleteFunc(c.out, func(f attachwire.Frame) bool { return f.Type == attachwire.TypeResize })
+		c.queue(f)
+	}
 	return nil
 }
 
-func (c *Client) control(ctl attachwire.Control) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// usable returns ErrClosed once the Client has ended; c.mu is held.
+func (c *Client) usable() error {
 	if c.ended || c.ctx.Err() != nil {
 		return ErrClosed
 	}
-	c.controls = append(c.controls, ctl)
-	c.poke()
 	return nil
+}
+
+// queue hands frames to the leg's writer; c.mu is held.
+func (c *Client) queue(fs ...attachwire.Frame) {
+	c.out = append(c.out, fs...)
+	c.poke()
+}
+
+// queueLeg makes the queue a new leg's: lead (the frames that open it:
+// every Input not yet acknowledged, and on the lane the viewport) first,
+// then the controls still waiting. The Input and Resize frames queued for
+// the last leg go, lead carries them again. c.mu is held.
+func (c *Client) queueLeg(lead []attachwire.Frame) {
+	keep := slices.DeleteFunc(c.out, func(f attachwire.Frame) bool {
+		return f.Type == attachwire.TypeInput || f.Type == attachwire.TypeResize
+	})
+	c.out = append(lead, keep...)
+	c.poke()
 }
 
 // poke wakes the writer, and InputWait's waiters; c.mu is held.
@@ -385,10 +415,15 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, &dialError{errors.New("the relay did not negotiate " + Subprotocol)}
 	}
 	ws.SetReadLimit(c.cfg.ReadLimit)
-	f, err := attachwire.ControlFrame(c.subscribe())
+	c.mu.Lock()
+	fs, err := c.eng.Subscribe(int(c.viewport.Cols), int(c.viewport.Rows))
+	if err == nil {
+		c.queueLeg(fs[1:])
+	}
+	c.mu.Unlock()
 	if err == nil {
 		var b []byte
-		if b, err = f.MarshalBinary(); err == nil {
+		if b, err = fs[0].MarshalBinary(); err == nil {
 			err = ws.Write(ctx, websocket.MessageBinary, b)
 		}
 	}
@@ -397,22 +432,4 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, &dialError{fmt.Errorf("subscribe: %w", err)}
 	}
 	return ws, nil
-}
-
-// subscribe is the subscribe control for the next leg: a resume from the
-// mirror's position once it has one.
-func (c *Client) subscribe() attachwire.Subscribe {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := attachwire.Subscribe{SessionID: c.cfg.SessionID, AsRole: c.role}
-	if c.mirror.has {
-		last, epoch := c.mirror.last, c.mirror.epoch
-		s.ResumeFrom, s.ResumeEpoch = &last, &epoch
-	}
-	if c.viewport.Cols > 0 {
-		vp := c.viewport
-		s.Viewport = &vp
-	}
-	c.resize = false
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // Subprotocol is the WebSocket subprotocol of interactive-attach-v1.
@@ -21,10 +22,6 @@ const (
 	DefaultFallbackAfter   = 3
 	DefaultProbeInterval   = 30 * time.Second
 )
-
-// maxInputChunk is the most data one Input frame carries, far under the
-// relay's 1 MiB message limit for a driver leg.
-const maxInputChunk = 64 << 10
 
 // Config configures a Client. Dial copies it; every field's zero value is
 // documented with it. A Config is a plain value.
@@ -65,7 +62,8 @@ type Config struct {
 	// DefaultReadLimit.
 	ReadLimit int64
 	// MaxPendingInput bounds the Input bytes sent but not yet
-	// acknowledged. Zero: DefaultMaxPendingInput.
+	// acknowledged, up to engine.MaxPendingInputBytes (16 MiB). Zero:
+	// DefaultMaxPendingInput.
 	MaxPendingInput int
 	// HTTPClient dials the WebSocket and carries the degraded lane's
 	// requests. Nil: http.DefaultClient.
@@ -109,5 +107,6 @@ func (c Config) withDefaults() Config {
 	if c.MaxPendingInput <= 0 {
 		c.MaxPendingInput = DefaultMaxPendingInput
 	}
+	c.MaxPendingInput = min(c.MaxPendingInput, engine.MaxPendingInputBytes)
 	return c
 }

@@ -8,29 +8,34 @@
 // # Model
 //
 // Dial opens the first leg (a refusal or an unreachable relay is its
-// error) and starts the Client. The Client subscribes with the viewport,
-// and on every later leg with resumeFrom (the last host seq it applied)
-// and resumeEpoch (the epoch of the last Snapshot it applied), so that a
-// ring hit replays only what it missed and a ring miss serves a Snapshot
-// plus the tail from its atSeq+1. The mirror is the project's own terminal
-// engine: a Snapshot replaces it (the screen repainted into a fresh
-// engine), frames from atSeq+1 are applied in order, frames it already
-// has are dropped by seq, and a gap asks the relay to resume. An
-// in-stream Snapshot that continues the mirror's stream only confirms it.
+// error) and starts the Client. A Client is a carrier per leg (a
+// WebSocket, or the degraded lane below), the leg's protocol engine
+// (package web/engine, the state machine the browser page runs too) and
+// the mirror. The Client subscribes with the viewport, and on every later
+// leg with resumeFrom (the last host seq it applied) and resumeEpoch (the
+// epoch of the last Snapshot it applied), so that a ring hit replays only
+// what it missed and a ring miss serves a Snapshot plus the tail from its
+// atSeq+1. The mirror is the project's own terminal engine: a Snapshot
+// replaces it (the screen repainted into a fresh engine), frames from
+// atSeq+1 are applied in order, frames it already has are dropped by seq,
+// and a gap asks the relay to resume. An in-stream Snapshot that
+// continues the mirror's stream only confirms it.
 //
-// Every Output frame goes through the Client's own stateful sanitizer
+// Every Output frame goes through the leg engine's stateful sanitizer
 // (attachwire/sanitize) before it is handed to Config.OnEvent: the Driver
 // profile while this leg holds the pen, the Viewer profile otherwise. No
 // viewer trusts the relay's pass. Presence names, error messages and
 // marker labels are passed through sanitize.UIString.
 //
 // Input is numbered from 1 (inputSeq) for the life of the Client, stamped
-// with the pen generation current when it is sent and the last host seq
+// with the pen generation current when it is typed and the last host seq
 // applied, and kept until the relay's input_ack covers it; a new leg
-// resends everything after the last ack. Reconnection waits with equal
-// jitter between Config.BackoffMin and BackoffMax (doubling, reset once a
-// leg delivers a frame), or the relay's Retry-After or restart hint when
-// longer.
+// resends everything after the last ack, and a relay that lost the count
+// (an ack below the last) gets what is pending numbered again from its
+// ack. Reconnection waits with equal jitter between Config.BackoffMin and
+// BackoffMax (doubling, reset once a leg delivers a frame), or the relay's
+// Retry-After or restart hint when longer. When neither WebSocket nor the lane gets through, the error is
+// the WebSocket dial's, the lane's after it.
 //
 // # The degraded lane
 //
@@ -76,8 +81,9 @@
 //
 // Messages from the relay are read up to Config.ReadLimit (16 MiB by
 // default: a Snapshot with scrollback can be large). Input not yet
-// acknowledged is bounded by Config.MaxPendingInput (1 MiB); Input sends
-// the rest as ErrInputFull, and InputWait waits for acks to make room.
+// acknowledged is bounded by Config.MaxPendingInput (1 MiB) and 4096
+// frames (engine.MaxPendingInputs); Input refuses what would pass either
+// with ErrInputFull, and InputWait waits for acks to make room.
 // Each Input frame carries at most 64 KiB, cut never inside a rune or a
 // short escape sequence (internal/inputcut).
 // Presence lists are bounded by attachwire's decoder.

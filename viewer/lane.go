@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // The degraded lane (attach-v1 §14) for a driver or viewer leg: SSE down
@@ -100,8 +101,8 @@ func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 	base := laneBase(c.cfg.URL)
 	u := base + "/sse"
 	c.mu.Lock()
-	if c.mirror.has {
-		u += "?resume_from=" + strconv.FormatUint(c.mirror.last, 10) + "&epoch=" + strconv.FormatUint(c.mirror.epoch, 10)
+	if seq, epoch, ok := c.eng.Applied(); ok {
+		u += "?resume_from=" + strconv.FormatUint(seq, 10) + "&epoch=" + strconv.FormatUint(epoch, 10)
 	}
 	c.mu.Unlock()
 	rctx, cancel := context.WithCancel(c.ctx)
@@ -139,7 +140,11 @@ func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 	l := &laneCarrier{c: c, base: base, body: resp.Body, cancel: cancel, last: time.Now(),
 		sse: newSSEReader(resp.Body, int(c.cfg.ReadLimit)*4/3+1024)}
 	c.mu.Lock()
-	c.resize = c.viewport.Cols > 0 // the lane has no subscribe: advertise it in a batch
+	lead, _ := c.eng.Pending(engine.MaxPendingInputs, 0)
+	if vp, ok := c.eng.Viewport(int(c.viewport.Cols), int(c.viewport.Rows)); ok {
+		lead = append(lead, vp) // the lane has no subscribe: advertise it in a batch
+	}
+	c.queueLeg(lead)
 	c.mu.Unlock()
 	return l, nil
 }
@@ -238,7 +243,7 @@ type laneAnswer struct {
 // laneBatchBytes bounds the Input frames one POST carries, in bytes before
 // base64: far under the relay's body limit (twice a viewer's 1 MiB message
 // limit by default; 413 past it) whatever MaxPendingInput allows to wait.
-// One frame (maxInputChunk of data) always fits.
+// One Input frame (at most 64 KiB of data) always fits.
 const laneBatchBytes = 256 << 10
 
 // send posts frames in batches: Input frames (contiguous, as the Client's
@@ -330,16 +335,10 @@ func (l *laneCarrier) postBatch(ctx context.Context, inputs, controls []attachwi
 			}
 			wait = min(postRetryStep*time.Duration(attempt), postRetryCap)
 		case status == http.StatusOK:
-			l.c.mu.Lock()
-			l.c.in.ack(ans.AckInputSeq)
-			l.c.poke()
-			l.c.mu.Unlock()
+			l.c.laneAck(ans.AckInputSeq, false)
 			return false, nil
 		case status == http.StatusConflict:
-			l.c.mu.Lock()
-			l.c.in.rewind(ans.AckInputSeq)
-			l.c.poke()
-			l.c.mu.Unlock()
+			l.c.laneAck(ans.AckInputSeq, true)
 			l.carry = controls
 			return true, nil
 		case status == http.StatusTooManyRequests:

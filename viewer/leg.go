@@ -3,10 +3,13 @@ package viewer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // loop is the connection loop: it serves cr, then reconnects with
@@ -117,7 +120,21 @@ func (c *Client) connect(ctx context.Context) (carrier, error) {
 		return nil, err
 	}
 	c.setLane(true)
-	return c.connect(ctx)
+	cr, lerr := c.connect(ctx)
+	if lerr == nil {
+		return cr, nil
+	}
+	// WebSocket is the primary path: when the lane does not get through
+	// either, what stopped the WebSocket dial is the error to show.
+	var ld *dialError
+	var lu *laneUnavailableError
+	switch {
+	case errors.As(lerr, &ld):
+		return nil, &dialError{fmt.Errorf("%w (the degraded lane failed too: %v)", de.err, ld.err)}
+	case errors.As(lerr, &lu):
+		return nil, &dialError{fmt.Errorf("%w (the degraded lane failed too: %v)", de.err, lu)}
+	}
+	return nil, lerr
 }
 
 // setLane switches the carrier the next leg rides, resetting the failure
@@ -142,7 +159,8 @@ func (c *Client) finish() {
 	c.cancel()
 	c.mu.Lock()
 	c.ended = true
-	c.mirror.close()
+	_, epoch, _ := c.eng.Applied()
+	c.mirror.close(epoch, c.eng.Echo())
 	c.mu.Unlock()
 }
 
@@ -153,14 +171,12 @@ func (c *Client) finish() {
 func (c *Client) serve(cr carrier) error {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.mu.Lock()
-	c.in.newLeg()
 	c.legCancel = func() { cancel(nil) }
 	if c.regrab {
 		c.regrab = false
-		c.controls = append(c.controls, attachwire.Grab{})
+		c.queue(c.eng.Grab())
 	}
 	c.mu.Unlock()
-	c.resyncing = false
 	stop := context.AfterFunc(ctx, cr.abort)
 	defer stop()
 	var wg sync.WaitGroup
@@ -227,19 +243,92 @@ func (c *Client) writer(ctx context.Context, cr carrier, cancel context.CancelCa
 func (c *Client) due(dst []attachwire.Frame) []attachwire.Frame {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, ctl := range c.controls {
-		if f, err := attachwire.ControlFrame(ctl); err == nil {
-			dst = append(dst, f)
-		}
-	}
-	c.controls = c.controls[:0]
-	if c.resize && c.viewport.Cols > 0 {
-		c.resize = false
-		if f, err := (attachwire.Resize{Cols: c.viewport.Cols, Rows: c.viewport.Rows}).Frame(0, 0); err == nil {
-			dst = append(dst, f)
-		}
-	}
-	// Input goes out even after the pen moved on: the relay drops it
-	// and still acknowledges it, so inputSeq stays contiguous.
-	return c.in.due(dst, c.pen.Generation, c.mirror.last)
+	dst = append(dst, c.out...)
+	c.out = c.out[:0]
+	return dst
 }
+
+// apply hands one frame from the relay to the engine and carries out what
+// it asks: the mirror follows the stream, frames to send are queued, and
+// the events go to OnEvent, without the lock. An error ends the leg: a
+// refusal is final, anything else redials.
+func (c *Client) apply(f attachwire.Frame) error {
+	c.mu.Lock()
+	evs, err := c.eng.ApplyFrame(f)
+	out := make([]Event, 0, len(evs))
+	resent := false
+	for _, ev := range evs {
+		switch ev.Kind {
+		case engine.Size:
+			if ev.Screen != nil {
+				c.mirror.load(ev.Screen)
+				out = append(out, Event{Kind: EventSnapshot, Seq: ev.Seq, Screen: ev.Screen})
+				break
+			}
+			c.mirror.resize(ev.Cols, ev.Rows, ev.PxWidth, ev.PxHeight)
+			out = append(out, Event{Kind: EventResize, Seq: ev.Seq, Cols: ev.Cols, Rows: ev.Rows})
+		case engine.Write:
+			c.mirror.write(ev.Raw)
+			out = append(out, Event{Kind: EventOutput, Seq: ev.Seq, Data: ev.Data})
+		case engine.Marker:
+			out = append(out, Event{Kind: EventMarker, Seq: ev.Seq, Text: ev.Text})
+		case engine.Exit:
+			ex := attachwire.Exit{Code: ev.Code, Signal: ev.Text}
+			c.exit = &ex
+			out = append(out, Event{Kind: EventExit, Seq: ev.Seq, Exit: ex})
+		case engine.Send:
+			if ev.Frame.Type == attachwire.TypeInput && !resent {
+				// The relay lost its count: the inputs go again,
+				// renumbered, in place of those still queued.
+				resent = true
+				c.out = slices.DeleteFunc(c.out, isInput)
+			}
+			c.queue(ev.Frame)
+		case engine.Pen:
+			c.pen = Pen{HolderUserID: ev.Text, HolderConnID: ev.Message, Generation: ev.PenGeneration, Mine: ev.Holding}
+			out = append(out, Event{Kind: EventPen, Pen: c.pen})
+		case engine.Presence:
+			c.members = c.members[:0]
+			for _, m := range ev.Members {
+				c.members = append(c.members, attachwire.Member{UserID: m.UserID, ConnID: m.ConnID, Role: attachwire.Role(m.Role), Driving: m.Driving})
+			}
+			out = append(out, Event{Kind: EventPresence, Members: slices.Clone(c.members)})
+		case engine.Room:
+			c.room = attachwire.RoomStatus(ev.Text)
+			out = append(out, Event{Kind: EventRoom, Room: c.room})
+		case engine.Error:
+			if ev.Final && err == nil {
+				err = &RefusedError{Code: attachwire.ErrorCode(ev.Text), Message: ev.Message}
+				break
+			}
+			out = append(out, Event{Kind: EventNotice, Code: attachwire.ErrorCode(ev.Text), Text: ev.Message})
+		}
+	}
+	if c.eng.Ended() {
+		c.ended, c.closeLeg = true, true
+	}
+	if f.Type == attachwire.TypeControl {
+		c.poke() // an ack or a pen change may let InputWait go on
+	}
+	c.mu.Unlock()
+	for _, ev := range out {
+		c.emit(ev)
+	}
+	return err
+}
+
+// laneAck applies the ack a lane batch was answered with. After a 409
+// (rewind: the batch was refused whole), or when the relay lost its
+// count, every input after the ack is due again.
+func (c *Client) laneAck(ack uint64, rewind bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if resend := c.eng.Ack(ack); rewind || len(resend) > 0 {
+		c.out = slices.DeleteFunc(c.out, isInput)
+		pending, _ := c.eng.Pending(engine.MaxPendingInputs, 0)
+		c.out = append(pending, c.out...)
+	}
+	c.poke()
+}
+
+func isInput(f attachwire.Frame) bool { return f.Type == attachwire.TypeInput }

@@ -4,65 +4,71 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/repaint"
 	"github.com/ptyhost/ptyhost/internal/term"
-	"github.com/ptyhost/ptyhost/internal/term/engine"
+	termengine "github.com/ptyhost/ptyhost/internal/term/engine"
 )
 
 // mirror is the session's screen as this viewer knows it: a terminal
-// engine fed the stream from a Snapshot on, and the stream position. It
-// never answers queries (no Answer callback). Not safe for concurrent use:
-// the Client guards it with its lock.
+// engine loaded from a Snapshot and fed the stream after it, as the leg's
+// engine applies them. It never answers queries (no Answer callback). Not
+// safe for concurrent use: the Client guards it with its lock.
 type mirror struct {
 	scrollback int
-	emu        *engine.Engine
-	has        bool   // a Snapshot was applied: last and epoch mean something
-	last       uint64 // the last host seq applied
-	epoch      uint64 // the epoch of the last Snapshot applied
-	echo       attachwire.EchoMode
+	emu        *termengine.Engine
 	// final is the screen as close found it, encoded, once the engine is
 	// released: a Client that has ended still shows its last screen.
 	final []byte
 }
 
-// load replaces the mirror with scr, which shows the stream up to last.
-func (m *mirror) load(scr *attachwire.Screen, last uint64) {
+// load replaces the mirror with scr.
+func (m *mirror) load(scr *attachwire.Screen) {
 	if m.emu != nil {
 		m.emu.Close()
 	}
-	m.emu = engine.New(term.Options{Cols: scr.Cols, Rows: scr.Rows, Scrollback: m.scrollback})
+	m.emu = termengine.New(term.Options{Cols: scr.Cols, Rows: scr.Rows, Scrollback: m.scrollback})
 	m.emu.Write(repaint.AppendScreen(nil, scr, repaint.Options{Scrollback: m.scrollback > 0, InputModes: true}))
-	m.has, m.last, m.epoch, m.echo = true, last, scr.Epoch, scr.Echo
 }
 
-// screen returns a copy of the mirror's screen; ok is false before the
-// first Snapshot. After close it is the screen close kept.
-func (m *mirror) screen() (attachwire.Screen, bool) {
+// write applies an Output frame's payload.
+func (m *mirror) write(p []byte) {
+	if m.emu != nil {
+		m.emu.Write(p)
+	}
+}
+
+// resize applies a Resize frame.
+func (m *mirror) resize(cols, rows, pxWidth, pxHeight int) {
+	if m.emu != nil {
+		m.emu.Resize(cols, rows, pxWidth, pxHeight)
+	}
+}
+
+// screen returns a copy of the mirror's screen, stamped with the epoch
+// and echo flag the stream gave it; ok is false before the first
+// Snapshot. After close it is the screen close kept.
+func (m *mirror) screen(epoch uint64, echo attachwire.EchoMode) (attachwire.Screen, bool) {
 	var scr attachwire.Screen
 	switch {
-	case !m.has:
-		return scr, false
-	case m.emu == nil:
+	case m.emu != nil:
+		m.emu.Screen(&scr)
+		scr.Epoch, scr.Echo = epoch, echo
+		return scr, true
+	case m.final != nil:
 		// Encoded by us from a valid screen: decoding cannot fail.
 		if err := scr.UnmarshalBinary(m.final); err != nil {
 			return attachwire.Screen{}, false
 		}
 		return scr, true
 	}
-	m.emu.Screen(&scr)
-	scr.Epoch, scr.Echo = m.epoch, m.echo
-	return scr, true
+	return scr, false
 }
 
 // close releases the engine, keeping its last screen for screen.
-func (m *mirror) close() {
+func (m *mirror) close(epoch uint64, echo attachwire.EchoMode) {
 	if m.emu == nil {
 		return
 	}
-	if scr, ok := m.screen(); ok {
-		m.final, _ = scr.MarshalBinary()
-		if m.final == nil {
-			m.has = false
-		}
-	}
+	scr, _ := m.screen(epoch, echo)
+	m.final, _ = scr.MarshalBinary()
 	m.emu.Close()
 	m.emu = nil
 }

@@ -14,14 +14,23 @@ import (
 // it).
 func TestUIStringsFromTheRelay(t *testing.T) {
 	const evil = "ev\x1b]52;c;eA==\x07il\u202ename\x9b6n"
-	c := &Client{}
+	c := newTestClient(t)
 	var got []Event
 	c.cfg.OnEvent = func(ev Event) { got = append(got, ev) }
-	c.resetSanitizer(false, 80, 24)
-	c.applyPresence(attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{{UserID: evil, ConnID: "c1"}}})
-	c.setPen(evil, "c1", 1)
-	p, _ := attachwire.AppendControl(nil, attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: evil})
-	err := c.applyControl(p)
+	for _, ctl := range []attachwire.Control{
+		attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{{UserID: evil, ConnID: "c1"}}},
+		attachwire.PenState{HolderUserID: evil, HolderConnID: "c1", PenGeneration: 1},
+	} {
+		f, err := attachwire.ControlFrame(ctl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.apply(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := attachwire.ControlFrame(attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: evil})
+	err := c.apply(f)
 	var re *RefusedError
 	if !errors.As(err, &re) {
 		t.Fatalf("non-retryable error control: %v", err)

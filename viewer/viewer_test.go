@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -207,6 +208,33 @@ func TestDialErrors(t *testing.T) {
 	}
 	if !errors.As(c.Err(), &re) || re.Code != attachwire.CodePenDenied {
 		t.Fatalf("viewer token as driver: %v", c.Err())
+	}
+}
+
+// A relay that is down: Dial's error is the WebSocket dial's (the
+// primary path), with the degraded lane's failure after it, not the
+// lane's alone.
+func TestDialUnreachableReportsWebSocket(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	_, err = viewer.Dial(ctx, viewer.Config{
+		URL: "ws://" + addr + "/v1/rooms/" + room, Token: s.ViewerToken(t, room, "ann"),
+		BackoffMin: time.Millisecond, BackoffMax: 10 * time.Millisecond,
+	})
+	if !errors.Is(err, viewer.ErrUnreachable) {
+		t.Fatalf("dead address: %v", err)
+	}
+	msg := err.Error()
+	ws, lane := strings.Index(msg, "WebSocket dial"), strings.Index(msg, "/sse")
+	if !strings.HasPrefix(msg, "viewer: relay unreachable: ") || ws < 0 || (lane >= 0 && lane < ws) {
+		t.Fatalf("error %q does not lead with the WebSocket dial's failure", msg)
 	}
 }
 

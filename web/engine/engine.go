@@ -17,9 +17,9 @@ const (
 	MaxPendingInputBytes = 16 << 20
 )
 
-// maxInputChunk is the most data one Input frame carries (as package
-// viewer's): a paste of any size goes as several frames in order, each
-// far under the relay's limits on a viewer's message (1 MiB) and POST.
+// maxInputChunk is the most data one Input frame carries: a paste of any
+// size goes as several frames in order, each far under the relay's limits
+// on a viewer's message (1 MiB) and POST.
 const maxInputChunk = 64 << 10
 
 // Caps on the strings the page shows, in runes.
@@ -43,25 +43,35 @@ type Options struct {
 	// naming it means this leg. Empty: the leg never holds the pen.
 	ConnID string
 	// Driver subscribes as a driver (the token's role); false subscribes
-	// as a viewer.
+	// as a viewer. SetDriver changes it.
 	Driver bool
 	// MaxPendingBytes lowers the bound on the data awaiting an ack below
-	// MaxPendingInputBytes (0 or more: that bound), so a test can reach it
-	// with a small paste; it never raises it.
+	// MaxPendingInputBytes (0 or more: that bound); it never raises it.
 	MaxPendingBytes int
+	// Mirror is set by a caller that keeps the session's screen itself
+	// from the events (Event.Screen, Event.Raw, a Resize's Size) and
+	// paints from it: a snapshot is reported as a Size event carrying its
+	// Screen instead of a repaint, and a change of pen neither asks for a
+	// fresh snapshot nor writes the input modes off, since that screen
+	// holds them. False (the page): the Write events are all there is.
+	Mirror bool
 }
 
-// Kind says what an Event asks of the page.
+// Kind says what an Event asks of the caller.
 type Kind uint8
 
 // Event kinds.
 const (
-	// Write: put Data into the terminal (sanitized bytes).
+	// Write: put Data into the terminal (sanitized bytes). Seq and Raw are
+	// set when it is an Output frame's.
 	Write Kind = iota + 1
-	// Size: the terminal is now Cols x Rows (a snapshot's or an applied
-	// Resize's size); Text is "snapshot" when a repaint follows.
+	// Size: the terminal is now Cols x Rows. Text is "snapshot" when a
+	// snapshot showing the stream up to Seq was applied (its repaint
+	// follows, or with Options.Mirror its Screen is set); otherwise the
+	// Resize frame Seq was applied, its pixel size in PxWidth x PxHeight.
 	Size
-	// Send: write Data to the socket as one binary message.
+	// Send: send Frame to the relay (resume_from, or an Input again after
+	// the relay lost its count).
 	Send
 	// Room: the room's state is Text ("live", "host-reconnecting", ...).
 	Room
@@ -69,14 +79,16 @@ const (
 	Presence
 	// Pen: Holding says whether this leg holds the pen; Text is the
 	// holder's user id and Message its connection id, both empty when the
-	// pen is free.
+	// pen is free; PenGeneration is the pen's generation.
 	Pen
-	// Marker: Text is a marker's label.
+	// Marker: Text is the label of the marker at Seq.
 	Marker
-	// Exit: the session ended with Code; Text is the signal name, if any.
+	// Exit: the session ended at Seq with Code; Text is the signal name,
+	// if any.
 	Exit
-	// Error: the relay sent error Text (the code) with Message; Retryable
-	// as it said.
+	// Error: the relay sent error Text (the code) with Message, Retryable
+	// as it said. Final: the relay turned this leg away for good; a new
+	// leg would be refused too.
 	Error
 )
 
@@ -88,21 +100,33 @@ type Member struct {
 	Driving bool
 }
 
-// Event is one thing Apply asks the page to do or show.
+// Event is one thing the Engine asks the caller to do or show. Which
+// fields are set depends on Kind.
 type Event struct {
-	Kind       Kind
-	Data       []byte
-	Cols, Rows int
-	Text       string
-	Message    string
-	Code       uint32
-	Retryable  bool
-	Holding    bool
-	Members    []Member
+	Kind Kind
+	// Seq is the host seq of the stream frame the event comes from.
+	Seq  uint64
+	Data []byte
+	// Raw is an Output frame's payload as the host sent it, for a caller
+	// that keeps its own screen; never for a terminal.
+	Raw    []byte
+	Screen *attachwire.Screen
+	Frame  attachwire.Frame
+
+	Cols, Rows        int
+	PxWidth, PxHeight int
+	Text              string
+	Message           string
+	Code              uint32
+	PenGeneration     uint64
+	Retryable         bool
+	Final             bool
+	Holding           bool
+	Members           []Member
 }
 
-// Engine is the state of one browser leg. It is not safe for concurrent
-// use.
+// Engine is the state of one viewer or driver leg. It is not safe for
+// concurrent use.
 type Engine struct {
 	opt Options
 	san *sanitize.Sanitizer
@@ -110,14 +134,21 @@ type Engine struct {
 	synced     bool   // a snapshot has been applied: applied and epoch hold
 	applied    uint64 // the last host seq applied
 	epoch      uint64 // the epoch of the last applied snapshot
-	refresh    bool   // the next snapshot repaints whatever its atSeq
+	echo       attachwire.EchoMode
+	refresh    bool // the next snapshot repaints whatever its atSeq
+	resyncing  bool // a gap was seen: frames wait for the answer to resume_from
 	cols, rows int
+
+	endKnown bool   // the room reported "ended"
+	endAt    uint64 // ... at this seq
+	ended    bool
 
 	holding bool
 	penGen  uint64
 	members []Member
 
-	nextInput uint64
+	nextInput uint64 // the last inputSeq assigned
+	acked     uint64 // the last ack
 	pending   []attachwire.Input
 }
 
@@ -136,11 +167,23 @@ func (e *Engine) Holding() bool { return e.holding }
 // ok is false before the first snapshot.
 func (e *Engine) Applied() (seq, epoch uint64, ok bool) { return e.applied, e.epoch, e.synced }
 
-// Subscribe returns the messages that open a leg: the subscribe control
+// Echo returns the PTY's echo flag as the last applied snapshot gave it.
+func (e *Engine) Echo() attachwire.EchoMode { return e.echo }
+
+// Ended reports whether the session has ended: its Exit frame was
+// applied, or the room reported "ended" and the stream up to that point
+// was applied (a relay may serve a late joiner the final screen without
+// the Exit frame).
+func (e *Engine) Ended() bool { return e.ended }
+
+// SetDriver sets the role the next Subscribe asks for.
+func (e *Engine) SetDriver(driver bool) { e.opt.Driver = driver }
+
+// Subscribe returns the frames that open a leg: the subscribe control
 // (resuming from the last applied seq and epoch once a snapshot has been
 // applied, else from null) with the viewport cols x rows when both are
 // positive, then every Input not yet acknowledged.
-func (e *Engine) Subscribe(cols, rows int) ([][]byte, error) {
+func (e *Engine) Subscribe(cols, rows int) ([]attachwire.Frame, error) {
 	sub := attachwire.Subscribe{SessionID: e.opt.SessionID, AsRole: attachwire.RoleViewer}
 	if e.opt.Driver {
 		sub.AsRole = attachwire.RoleDriver
@@ -152,55 +195,56 @@ func (e *Engine) Subscribe(cols, rows int) ([][]byte, error) {
 	if cols > 0 && rows > 0 {
 		sub.Viewport = &attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)}
 	}
-	msg, err := controlMessage(sub)
+	f, err := attachwire.ControlFrame(sub)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	pending, err := e.Pending(len(e.pending), 0)
-	if err != nil {
-		return nil, err
-	}
-	return append([][]byte{msg}, pending...), nil
+	e.resyncing = false // the leg resumes from applied
+	pending, _ := e.Pending(len(e.pending), 0)
+	return append([]attachwire.Frame{f}, pending...), nil
 }
 
-// Pending returns the oldest n (at most) Input messages not yet
-// acknowledged, in inputSeq order: contiguous, starting right after the
-// last ack. With maxBytes > 0 it stops before the message that would take
-// their total size past maxBytes, though it always returns the first (one
-// message is at most maxInputChunk and a few bytes). The degraded lane
-// builds each POST from them, bounded so the body stays under the relay's
-// limit, and an input is carried by whichever batch or leg comes next
+// Pending returns the oldest n (at most) Input frames not yet
+// acknowledged, in inputSeq order, and the inputSeq of the first: they
+// are contiguous, starting right after the last ack. With maxBytes > 0 it
+// stops before the frame that would take their encoded size past
+// maxBytes, though it always returns the first (one is at most
+// maxInputChunk and a few bytes). The degraded lane builds each POST from
+// them, and an input is carried by whichever batch or leg comes next
 // until an ack covers it.
-func (e *Engine) Pending(n, maxBytes int) ([][]byte, error) {
+func (e *Engine) Pending(n, maxBytes int) (frames []attachwire.Frame, first uint64) {
 	n = max(0, min(n, len(e.pending)))
-	out := make([][]byte, 0, n)
+	if n == 0 {
+		return nil, 0
+	}
+	frames = make([]attachwire.Frame, 0, n)
 	size := 0
 	for _, in := range e.pending[:n] {
-		m, err := e.inputMessage(in)
-		if err != nil {
-			return nil, err
-		}
-		if size += len(m); maxBytes > 0 && size > maxBytes && len(out) > 0 {
+		f := in.Frame(e.applied, 0)
+		if size += f.EncodedLen(); maxBytes > 0 && size > maxBytes && len(frames) > 0 {
 			break
 		}
-		out = append(out, m)
+		frames = append(frames, f)
 	}
-	return out, nil
+	return frames, e.pending[0].InputSeq
 }
 
-// Input returns the Input messages carrying data, typed or pasted by the
-// person at this page: one per maxInputChunk bytes, in order, so a paste
-// of any size fits the relay's limits on every carrier. It returns nil
-// when this leg does not hold the pen (keys typed without it go nowhere).
-// When data would take the Input awaiting an ack past MaxPendingInputs or
-// MaxPendingInputBytes (Options.MaxPendingBytes) it sends none of it (a paste goes whole or not at
-// all) and returns an *InputFullError, which the page shows: the person
-// must learn that what they typed or pasted did not go.
-func (e *Engine) Input(data []byte) ([][]byte, error) {
+// Input returns the Input frames carrying data, typed or pasted by the
+// person at this leg: one per maxInputChunk bytes, in order, cut never
+// inside a rune or a short escape sequence (internal/inputcut), so a
+// paste of any size fits the relay's limits on every carrier. It returns
+// nil when this leg does not hold the pen (keys typed without it go
+// nowhere). Each is stamped with the pen generation it was typed under,
+// so that the relay drops it if the pen changed hands before it arrived.
+// When data would take the Input awaiting an ack past MaxPendingInputs
+// or the bound on bytes it queues none of it (a paste goes whole or not
+// at all) and returns an *InputFullError: the person must learn that
+// what they typed or pasted did not go.
+func (e *Engine) Input(data []byte) ([]attachwire.Frame, error) {
 	if !e.holding || len(data) == 0 {
 		return nil, nil
 	}
-	var cuts []int // chunk lengths: never a cut inside a rune or a short escape sequence (inputcut)
+	var cuts []int // chunk lengths
 	for rest := data; len(rest) > 0; {
 		n := inputcut.Cut(rest, maxInputChunk)
 		cuts = append(cuts, n)
@@ -209,15 +253,13 @@ func (e *Engine) Input(data []byte) ([][]byte, error) {
 	if pb := e.pendingBytes(); len(e.pending)+len(cuts) > MaxPendingInputs || pb+len(data) > e.opt.MaxPendingBytes {
 		return nil, &InputFullError{Bytes: len(data), PendingBytes: pb, PendingInputs: len(e.pending), MaxBytes: e.opt.MaxPendingBytes}
 	}
-	out := make([][]byte, 0, len(cuts))
+	out := make([]attachwire.Frame, 0, len(cuts))
 	for _, n := range cuts {
 		e.nextInput++
 		in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data[:n]...)}
 		e.pending = append(e.pending, in)
 		data = data[n:]
-		if m, err := e.inputMessage(in); err == nil {
-			out = append(out, m)
-		}
+		out = append(out, in.Frame(e.applied, 0))
 	}
 	return out, nil
 }
@@ -249,80 +291,106 @@ func (e *Engine) pendingBytes() int {
 	return n
 }
 
-// Viewport returns the Resize message advertising cols x rows, or nil
-// when this leg does not hold the pen: only the holder's viewport sizes
-// the session, so the others keep theirs to themselves.
-func (e *Engine) Viewport(cols, rows int) []byte {
-	if !e.holding || cols <= 0 || rows <= 0 {
-		return nil
+// Viewport returns the Resize frame advertising cols x rows; ok is false
+// when either is not positive. The pen holder's viewport sizes the
+// session; the relay keeps anyone else's for when they take the pen.
+func (e *Engine) Viewport(cols, rows int) (f attachwire.Frame, ok bool) {
+	if cols <= 0 || rows <= 0 || cols > attachwire.MaxScreenDim || rows > attachwire.MaxScreenDim {
+		return attachwire.Frame{}, false
 	}
 	f, err := attachwire.Resize{Cols: uint32(cols), Rows: uint32(rows)}.Frame(0, 0)
-	if err != nil {
-		return nil
-	}
-	m, err := f.MarshalBinary()
-	if err != nil {
-		return nil
-	}
-	return m
+	return f, err == nil
 }
 
 // Grab returns the grab control.
-func (e *Engine) Grab() []byte { m, _ := controlMessage(attachwire.Grab{}); return m }
+func (e *Engine) Grab() attachwire.Frame { return controlFrame(attachwire.Grab{}) }
 
 // Release returns the release control.
-func (e *Engine) Release() []byte { m, _ := controlMessage(attachwire.Release{}); return m }
+func (e *Engine) Release() attachwire.Frame { return controlFrame(attachwire.Release{}) }
 
-// Apply decodes one binary message from the relay and returns what the
-// page must do. A framing error is returned as an error wrapping the
-// attachwire one: the page closes the leg (1002). An unknown control type
-// is ignored, as the protocol asks.
+// Apply decodes one binary message from the relay and applies it
+// (ApplyFrame).
 func (e *Engine) Apply(msg []byte) ([]Event, error) {
 	f, err := attachwire.DecodeFrame(msg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	return e.ApplyFrame(f)
+}
+
+// ApplyFrame applies one frame from the relay and returns what the
+// caller must do. A framing error is returned as an error wrapping the
+// attachwire one: the caller closes the leg (1002). An unknown control
+// type is ignored, as the protocol asks.
+func (e *Engine) ApplyFrame(f attachwire.Frame) ([]Event, error) {
+	evs, err := e.frame(f)
+	if e.endKnown && e.synced && e.applied >= e.endAt {
+		e.ended = true
+	}
+	return evs, err
+}
+
+func (e *Engine) frame(f attachwire.Frame) ([]Event, error) {
 	switch f.Type {
 	case attachwire.TypeControl:
 		return e.control(f)
 	case attachwire.TypeSnapshot:
 		return e.snapshot(f)
+	case attachwire.TypeInput:
+		return nil, nil // never sent to a viewer; nothing to show
 	}
-	if !e.synced || (f.Seq != 0 && f.Seq <= e.applied) {
+	if !e.synced || f.Seq <= e.applied {
 		return nil, nil
 	}
-	if f.Seq != 0 {
-		e.applied = f.Seq
+	if f.Seq > e.applied+1 {
+		// A conformant relay never makes a gap, but a screen that skipped
+		// frames would be wrong for good: ask once to resume from here,
+		// and let frames wait for the missing one or a snapshot.
+		if e.resyncing {
+			return nil, nil
+		}
+		e.resyncing = true
+		ep := e.epoch
+		return []Event{{Kind: Send, Frame: controlFrame(attachwire.ResumeFrom{Seq: e.applied, Epoch: &ep})}}, nil
 	}
+	e.resyncing = false
+	e.applied = f.Seq
 	switch f.Type {
 	case attachwire.TypeOutput:
-		return []Event{{Kind: Write, Data: e.san.Append(nil, f.Payload)}}, nil
+		return []Event{{Kind: Write, Seq: f.Seq, Data: e.san.Append(nil, f.Payload), Raw: f.Payload}}, nil
 	case attachwire.TypeResize:
 		r, err := attachwire.DecodeResize(f.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		return []Event{e.size(int(r.Cols), int(r.Rows))}, nil
+		if r.Cols > attachwire.MaxScreenDim || r.Rows > attachwire.MaxScreenDim {
+			return nil, nil // no screen is that large: the stream goes on
+		}
+		ev := e.size(int(r.Cols), int(r.Rows))
+		ev.Seq, ev.PxWidth, ev.PxHeight = f.Seq, int(r.PxWidth), int(r.PxHeight)
+		return []Event{ev}, nil
 	case attachwire.TypeMarker:
 		m, err := attachwire.DecodeMarker(f.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		return []Event{{Kind: Marker, Text: sanitize.UIString(m.Label, maxLabelRunes)}}, nil
+		return []Event{{Kind: Marker, Seq: f.Seq, Text: sanitize.UIString(m.Label, maxLabelRunes)}}, nil
 	case attachwire.TypeExit:
 		x, err := attachwire.DecodeExit(f.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		return []Event{{Kind: Exit, Code: uint32(x.Code), Text: sanitize.UIString(x.Signal, maxNameRunes)}}, nil
+		e.ended = true
+		return []Event{{Kind: Exit, Seq: f.Seq, Code: x.Code, Text: sanitize.UIString(x.Signal, maxNameRunes)}}, nil
 	}
-	return nil, nil // Input: never sent to a viewer; nothing to show
+	return nil, nil
 }
 
 // snapshot applies a Snapshot keyed by its atSeq: it repaints when the
 // leg has no base yet, asked for a refresh, crossed into another epoch or
 // has a gap before it; a snapshot the leg has already passed is dropped,
-// and one that continues the stream exactly only records its epoch.
+// and one that continues the stream exactly only records its position
+// (the screen already shows it, with more: the pen, margins, charsets).
 func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
 	snap, err := attachwire.DecodeSnapshot(f.Payload)
 	if err != nil {
@@ -343,14 +411,18 @@ func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
 		}
 		repaintNeeded = snap.AtSeq > e.applied
 	}
-	e.applied, e.epoch, e.synced = head, scr.Epoch, true
+	e.applied, e.epoch, e.echo, e.synced, e.resyncing = head, scr.Epoch, scr.Echo, true, false
 	if !repaintNeeded {
 		return nil, nil
 	}
 	e.refresh = false
 	e.san.Reset()
 	sz := e.size(scr.Cols, scr.Rows)
-	sz.Text = "snapshot"
+	sz.Text, sz.Seq = "snapshot", head
+	if e.opt.Mirror {
+		sz.Screen = &scr
+		return []Event{sz}, nil
+	}
 	paint := repaint.AppendScreen(nil, &scr, repaint.Options{Scrollback: true, InputModes: e.holding})
 	return []Event{sz, {Kind: Write, Data: e.san.Append(nil, paint)}}, nil
 }
@@ -359,6 +431,14 @@ func (e *Engine) size(cols, rows int) Event {
 	e.cols, e.rows = cols, rows
 	e.san.SetSize(cols, rows)
 	return Event{Kind: Size, Cols: cols, Rows: rows}
+}
+
+// softErrors are the error codes that do not turn a leg away for good,
+// whatever their retryable flag says: the relay closes the leg (or goes
+// on) and a new leg is served.
+var softErrors = map[attachwire.ErrorCode]bool{
+	attachwire.CodeRingMiss: true, attachwire.CodeHostLost: true, attachwire.CodeHostStillAbsent: true,
+	attachwire.CodeBackpressure: true, attachwire.CodeRelayRestarting: true,
 }
 
 // control applies one control from the relay.
@@ -372,37 +452,42 @@ func (e *Engine) control(f attachwire.Frame) ([]Event, error) {
 	}
 	switch c := c.(type) {
 	case attachwire.InputAck:
-		return e.ack(c.AckInputSeq)
+		return e.Ack(c.AckInputSeq), nil
 	case attachwire.PenGranted:
-		return e.pen(c.ConnID == e.opt.ConnID && e.opt.ConnID != "", c.UserID, c.ConnID, c.PenGeneration)
+		return e.pen(c.ConnID == e.opt.ConnID && e.opt.ConnID != "", c.UserID, c.ConnID, c.PenGeneration), nil
 	case attachwire.PenRevoked:
 		holding := e.holding && c.ConnID != e.opt.ConnID
-		return e.pen(holding, "", "", c.PenGeneration)
+		return e.pen(holding, "", "", c.PenGeneration), nil
 	case attachwire.PenState:
-		return e.pen(c.HolderConnID == e.opt.ConnID && e.opt.ConnID != "", c.HolderUserID, c.HolderConnID, c.PenGeneration)
+		return e.pen(c.HolderConnID == e.opt.ConnID && e.opt.ConnID != "", c.HolderUserID, c.HolderConnID, c.PenGeneration), nil
 	case attachwire.Presence:
 		e.presence(c)
 		return []Event{{Kind: Presence, Members: append([]Member(nil), e.members...)}}, nil
 	case attachwire.RoomState:
+		e.endKnown, e.endAt = c.State == attachwire.RoomEnded, 0
+		if e.endKnown && c.SinceSeq != nil {
+			e.endAt = *c.SinceSeq
+		}
 		return []Event{{Kind: Room, Text: sanitize.UIString(string(c.State), maxNameRunes)}}, nil
 	case attachwire.ErrorControl:
 		return []Event{{Kind: Error, Text: sanitize.UIString(string(c.Code), maxNameRunes),
-			Message: sanitize.UIString(c.Message, maxMessageRunes), Retryable: c.Retryable}}, nil
+			Message: sanitize.UIString(c.Message, maxMessageRunes), Retryable: c.Retryable,
+			Final: !c.Retryable && !softErrors[c.Code]}}, nil
 	}
 	return nil, nil
 }
 
 // pen records the pen's new state and switches the sanitizer's profile
 // when this leg gains or loses it.
-func (e *Engine) pen(holding bool, holder, holderConn string, gen uint64) ([]Event, error) {
+func (e *Engine) pen(holding bool, holder, holderConn string, gen uint64) []Event {
 	if gen < e.penGen {
-		return nil, nil // an older message overtaken by a newer one
+		return nil // an older message overtaken by a newer one
 	}
 	e.penGen = gen
-	evs := []Event{{Kind: Pen, Holding: holding, Text: sanitize.UIString(holder, maxNameRunes),
+	evs := []Event{{Kind: Pen, Holding: holding, PenGeneration: gen, Text: sanitize.UIString(holder, maxNameRunes),
 		Message: sanitize.UIString(holderConn, maxNameRunes)}}
 	if holding == e.holding {
-		return evs, nil
+		return evs
 	}
 	e.holding = holding
 	profile := sanitize.Viewer
@@ -413,43 +498,43 @@ func (e *Engine) pen(holding bool, holder, holderConn string, gen uint64) ([]Eve
 	if e.cols > 0 && e.rows > 0 {
 		e.san.SetSize(e.cols, e.rows)
 	}
-	if !holding {
-		return append(evs, Event{Kind: Write, Data: []byte(inputModesOff)}), nil
+	switch {
+	case e.opt.Mirror:
+		return evs
+	case !holding:
+		return append(evs, Event{Kind: Write, Data: []byte(inputModesOff)})
 	}
 	// The Viewer profile dropped the program's input modes; a fresh
 	// snapshot paints them.
 	e.refresh = true
-	m, err := controlMessage(attachwire.ResumeFrom{Seq: 0})
-	if err != nil {
-		return nil, err
-	}
-	return append(evs, Event{Kind: Send, Data: m}), nil
+	return append(evs, Event{Kind: Send, Frame: controlFrame(attachwire.ResumeFrom{Seq: 0})})
 }
 
-// ack drops the acknowledged inputs. An ack below the oldest pending
-// inputSeq minus one means the relay lost this connection's sequence: the
-// pending inputs are renumbered to follow the ack and sent again.
-func (e *Engine) ack(a uint64) ([]Event, error) {
-	i := 0
-	for i < len(e.pending) && e.pending[i].InputSeq <= a {
-		i++
+// Ack applies an acknowledgement of every inputSeq up to a (an input_ack,
+// or the answer to a lane batch): the inputs it covers are dropped. An
+// ack below the last one means the relay lost this connection's count (a
+// restarted relay starts it at 0 and drops anything but the next seq):
+// the pending inputs are numbered again from a+1, stamped with the
+// current pen generation, and returned as Send events.
+func (e *Engine) Ack(a uint64) []Event {
+	if a >= e.acked {
+		e.acked = a
+		i := 0
+		for i < len(e.pending) && e.pending[i].InputSeq <= a {
+			i++
+		}
+		e.pending = e.pending[i:]
+		return nil
 	}
-	e.pending = e.pending[i:]
-	if len(e.pending) == 0 || e.pending[0].InputSeq <= a+1 {
-		return nil, nil
-	}
-	var evs []Event
+	e.acked = a
+	evs := make([]Event, 0, len(e.pending))
 	for j := range e.pending {
 		e.pending[j].InputSeq = a + 1 + uint64(j)
 		e.pending[j].PenGeneration = e.penGen
-		m, err := e.inputMessage(e.pending[j])
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, Event{Kind: Send, Data: m})
+		evs = append(evs, Event{Kind: Send, Frame: e.pending[j].Frame(e.applied, 0)})
 	}
-	e.nextInput = e.pending[len(e.pending)-1].InputSeq
-	return evs, nil
+	e.nextInput = a + uint64(len(e.pending))
+	return evs
 }
 
 func (e *Engine) presence(p attachwire.Presence) {
@@ -480,14 +565,9 @@ func removeConn(ms []Member, conn string) []Member {
 	return out
 }
 
-func (e *Engine) inputMessage(in attachwire.Input) ([]byte, error) {
-	return in.Frame(e.applied, 0).MarshalBinary()
-}
-
-func controlMessage(c attachwire.Control) ([]byte, error) {
-	f, err := attachwire.ControlFrame(c)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	return f.MarshalBinary()
+// controlFrame frames a control this package builds: its JSON cannot
+// fail to encode.
+func controlFrame(c attachwire.Control) attachwire.Frame {
+	f, _ := attachwire.ControlFrame(c)
+	return f
 }

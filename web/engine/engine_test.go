@@ -149,12 +149,8 @@ func TestSubscribeResumes(t *testing.T) {
 	}
 }
 
-func decodeSubscribe(t *testing.T, msg []byte) attachwire.Subscribe {
+func decodeSubscribe(t *testing.T, f attachwire.Frame) attachwire.Subscribe {
 	t.Helper()
-	f, err := attachwire.DecodeFrame(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c, err := attachwire.DecodeControl(f.Payload)
 	if err != nil {
 		t.Fatal(err)
@@ -236,14 +232,11 @@ func TestInputOnlyWithThePen(t *testing.T) {
 	if m, err := e.Input([]byte("a")); m != nil || err != nil {
 		t.Fatalf("Input without the pen = %x, %v; want nil, nil", m, err)
 	}
-	if m := e.Viewport(100, 30); m != nil {
-		t.Fatalf("Viewport without the pen = %x, want nil", m)
-	}
 	evs := apply(t, e, controlMsg(t, attachwire.PenGranted{UserID: "u", ConnID: me, PenGeneration: 3}))
 	if len(evs) != 2 || evs[0].Kind != Pen || !evs[0].Holding || evs[1].Kind != Send {
 		t.Fatalf("pen_granted events = %+v, want Pen holding then Send (the refresh)", evs)
 	}
-	if f, _ := attachwire.DecodeFrame(evs[1].Data); f.Type != attachwire.TypeControl {
+	if f := evs[1].Frame; f.Type != attachwire.TypeControl {
 		t.Errorf("refresh is %v, want a resume_from control", f.Type)
 	} else if c, _ := attachwire.DecodeControl(f.Payload); c != (attachwire.ResumeFrom{Seq: 0}) {
 		t.Errorf("refresh = %#v, want resume_from seq 0", c)
@@ -253,10 +246,7 @@ func TestInputOnlyWithThePen(t *testing.T) {
 		if len(msgs) != 1 {
 			t.Fatalf("input %d: %d messages, want 1", i, len(msgs))
 		}
-		f, err := attachwire.DecodeFrame(msgs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := msgs[0]
 		in, err := attachwire.DecodeInput(f.Payload)
 		if err != nil {
 			t.Fatal(err)
@@ -264,9 +254,6 @@ func TestInputOnlyWithThePen(t *testing.T) {
 		if in.InputSeq != want || in.PenGeneration != 3 || in.UserID != "" || f.Seq != 4 {
 			t.Errorf("input %d = %+v (header seq %d), want inputSeq %d gen 3, no userId, header seq 4", i, in, f.Seq, want)
 		}
-	}
-	if m := e.Viewport(100, 30); m == nil {
-		t.Errorf("Viewport with the pen = nil")
 	}
 	evs = apply(t, e, controlMsg(t, attachwire.PenRevoked{UserID: "u", ConnID: me, PenGeneration: 4}))
 	if len(evs) != 2 || evs[0].Holding || !strings.Contains(written(evs), "?2004l") {
@@ -317,9 +304,9 @@ func TestAcksAndResend(t *testing.T) {
 	}
 	// A new relay knows nothing of this connection: it acks 0.
 	evs := apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 0}))
-	var sent [][]byte
+	var sent []attachwire.Frame
 	for _, ev := range evs {
-		sent = append(sent, ev.Data)
+		sent = append(sent, ev.Frame)
 	}
 	if got := inputSeqs(t, sent); !equal(got, []uint64{1, 2}) {
 		t.Errorf("renumbered after the relay forgot: %v, want [1 2]", got)
@@ -339,11 +326,12 @@ func TestPendingFollowsAcks(t *testing.T) {
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
 	pending := func(n int) []uint64 {
 		t.Helper()
-		msgs, err := e.Pending(n, 0)
-		if err != nil {
-			t.Fatal(err)
+		msgs, first := e.Pending(n, 0)
+		seqs := inputSeqs(t, msgs)
+		if len(seqs) > 0 && seqs[0] != first {
+			t.Errorf("Pending(%d) says the first is %d, is %d", n, first, seqs[0])
 		}
-		return inputSeqs(t, msgs)
+		return seqs
 	}
 	if got := pending(10); len(got) != 0 {
 		t.Fatalf("pending before any key: %v", got)
@@ -390,8 +378,7 @@ func TestInputSplitsAPaste(t *testing.T) {
 	}
 	var joined []byte
 	for _, m := range msgs {
-		f, _ := attachwire.DecodeFrame(m)
-		in, _ := attachwire.DecodeInput(f.Payload)
+		in, _ := attachwire.DecodeInput(m.Payload)
 		if len(in.Data) > maxInputChunk {
 			t.Errorf("inputSeq %d carries %d bytes, over %d", in.InputSeq, len(in.Data), maxInputChunk)
 		}
@@ -429,8 +416,7 @@ func TestInputCutsAPasteOutsideItsEndMarker(t *testing.T) {
 			paste := append(bytes.Repeat([]byte("p"), maxInputChunk-2), c.tail...)
 			var data [][]byte
 			for _, m := range input(t, e, paste) {
-				f, _ := attachwire.DecodeFrame(m)
-				in, _ := attachwire.DecodeInput(f.Payload)
+				in, _ := attachwire.DecodeInput(m.Payload)
 				data = append(data, in.Data)
 			}
 			if len(data) != 2 || len(data[0]) != c.first || !bytes.Equal(bytes.Join(data, nil), paste) {
@@ -502,7 +488,7 @@ func TestPendingBytesCap(t *testing.T) {
 	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
 	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
 	msgs := input(t, e, make([]byte, 4*maxInputChunk))
-	one := len(msgs[0])
+	one := msgs[0].EncodedLen()
 	for _, c := range []struct {
 		name     string
 		maxBytes int
@@ -514,10 +500,7 @@ func TestPendingBytesCap(t *testing.T) {
 		{"under one: still the oldest", 10, []uint64{1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := e.Pending(10, c.maxBytes)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, _ := e.Pending(10, c.maxBytes)
 			if seqs := inputSeqs(t, got); !equal(seqs, c.want) {
 				t.Errorf("Pending(10, %d) = %v, want %v", c.maxBytes, seqs, c.want)
 			}
@@ -526,7 +509,7 @@ func TestPendingBytesCap(t *testing.T) {
 }
 
 // input is e.Input for input that must be taken.
-func input(t testing.TB, e *Engine, data []byte) [][]byte {
+func input(t testing.TB, e *Engine, data []byte) []attachwire.Frame {
 	t.Helper()
 	msgs, err := e.Input(data)
 	if err != nil {
@@ -535,13 +518,12 @@ func input(t testing.TB, e *Engine, data []byte) [][]byte {
 	return msgs
 }
 
-func inputSeqs(t *testing.T, msgs [][]byte) []uint64 {
+func inputSeqs(t *testing.T, msgs []attachwire.Frame) []uint64 {
 	t.Helper()
 	var seqs []uint64
-	for _, m := range msgs {
-		f, err := attachwire.DecodeFrame(m)
-		if err != nil {
-			t.Fatal(err)
+	for _, f := range msgs {
+		if f.Type != attachwire.TypeInput {
+			t.Fatalf("%v frame, want Input", f.Type)
 		}
 		in, err := attachwire.DecodeInput(f.Payload)
 		if err != nil {
@@ -648,6 +630,164 @@ func TestMaxPendingBytesOnlyLowers(t *testing.T) {
 		}
 		if m, err := e.Input(make([]byte, c.fits)); err != nil || len(m) == 0 {
 			t.Errorf("MaxPendingBytes %d: a paste of %d gave %d messages, %v; want it sent", c.opt, c.fits, len(m), err)
+		}
+	}
+}
+
+// A gap in the stream (which a conformant relay never makes) is not
+// papered over: the frames after it wait, one resume_from asks for the
+// rest, and the missing frame (a ring hit) or a snapshot (a miss) lets the
+// stream go on.
+func TestGapAsksForResume(t *testing.T) {
+	for _, answer := range []string{"ring hit", "snapshot"} {
+		t.Run(answer, func(t *testing.T) {
+			e := New(Options{SessionID: "s"})
+			apply(t, e, snapshotMsg(t, 0, 1, screen(t, 4, 10, 2, "")))
+			apply(t, e, outputMsg(t, 2, "a"))
+			evs := apply(t, e, outputMsg(t, 4, "c"))
+			if len(evs) != 1 || evs[0].Kind != Send {
+				t.Fatalf("a gap gave %v, want one Send", kinds(evs))
+			}
+			c, err := attachwire.DecodeControl(evs[0].Frame.Payload)
+			if rf, ok := c.(attachwire.ResumeFrom); err != nil || !ok || rf.Seq != 2 || rf.Epoch == nil || *rf.Epoch != 4 {
+				t.Fatalf("sent %#v (%v), want resume_from{2, 4}", c, err)
+			}
+			if evs := apply(t, e, outputMsg(t, 5, "d")); evs != nil {
+				t.Fatalf("past the gap, waiting: %v, want nothing (one resume_from is enough)", kinds(evs))
+			}
+			got, want := "", "bcd"
+			if answer == "snapshot" {
+				if evs := apply(t, e, snapshotMsg(t, 0, 3, screen(t, 4, 10, 2, "ab"))); !strings.Contains(written(evs), "ab") {
+					t.Fatalf("the snapshot did not repaint: %v", kinds(evs))
+				}
+				want = "cd"
+			} else {
+				got = written(apply(t, e, outputMsg(t, 3, "b")))
+			}
+			got += written(apply(t, e, outputMsg(t, 4, "c"))) + written(apply(t, e, outputMsg(t, 5, "d")))
+			if got != want {
+				t.Fatalf("after the %s: %q, want %q", answer, got, want)
+			}
+			if seq, _, _ := e.Applied(); seq != 5 {
+				t.Errorf("applied %d, want 5", seq)
+			}
+		})
+	}
+}
+
+// The session has ended with its Exit frame, or once a room that reported
+// "ended" at a seq has been followed up to it.
+func TestEnded(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	apply(t, e, controlMsg(t, attachwire.RoomState{State: attachwire.RoomEnded, SinceSeq: ptr(uint64(6))}))
+	apply(t, e, snapshotMsg(t, 0, 5, screen(t, 1, 10, 2, "")))
+	if e.Ended() {
+		t.Fatal("ended before the stream reached the room's end")
+	}
+	apply(t, e, outputMsg(t, 6, "bye"))
+	if !e.Ended() {
+		t.Fatal("not ended at the room's end")
+	}
+	e = New(Options{SessionID: "s"})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.RoomState{State: attachwire.RoomEnded, SinceSeq: ptr(uint64(9))}))
+	apply(t, e, controlMsg(t, attachwire.RoomState{State: attachwire.RoomLive}))
+	apply(t, e, wire(t, attachwire.Exit{Code: 3}.Frame(2, 0), nil))
+	if !e.Ended() {
+		t.Fatal("not ended after Exit")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// With Options.Mirror the caller paints from its own screen: a snapshot
+// comes as its Screen, an Output with its raw bytes, and the pen's
+// changes ask for nothing.
+func TestMirrorEvents(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Mirror: true})
+	evs := apply(t, e, snapshotMsg(t, 0, 3, screen(t, 2, 10, 2, "m")))
+	if len(evs) != 1 || evs[0].Kind != Size || evs[0].Screen == nil || evs[0].Seq != 3 || evs[0].Screen.Primary[0].Content != "m" {
+		t.Fatalf("snapshot = %+v, want one Size with the Screen at 3", evs)
+	}
+	evs = apply(t, e, outputMsg(t, 4, "\x1b[6nx"))
+	if len(evs) != 1 || string(evs[0].Raw) != "\x1b[6nx" || string(evs[0].Data) != "x" || evs[0].Seq != 4 {
+		t.Fatalf("output = %+v, want raw and sanitized bytes at 4", evs)
+	}
+	evs = apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	if len(evs) != 1 || !evs[0].Holding || evs[0].PenGeneration != 1 {
+		t.Fatalf("pen gained = %+v, want the Pen event alone", evs)
+	}
+	evs = apply(t, e, controlMsg(t, attachwire.PenRevoked{ConnID: me, PenGeneration: 2}))
+	if len(evs) != 1 || evs[0].Holding {
+		t.Fatalf("pen lost = %+v, want the Pen event alone", evs)
+	}
+	rs, err := attachwire.Resize{Cols: 30, Rows: 5, PxWidth: 300, PxHeight: 100}.Frame(5, 0)
+	evs = apply(t, e, wire(t, rs, err))
+	if len(evs) != 1 || evs[0].Cols != 30 || evs[0].PxHeight != 100 || evs[0].Text != "" || evs[0].Seq != 5 {
+		t.Fatalf("resize = %+v", evs)
+	}
+}
+
+// Which errors turn the leg away for good: a non-retryable one, except
+// those after which the relay serves a new leg.
+func TestErrorFinal(t *testing.T) {
+	for _, c := range []struct {
+		code      attachwire.ErrorCode
+		retryable bool
+		final     bool
+	}{
+		{attachwire.CodeAuth, false, true},
+		{attachwire.CodePenDenied, false, true},
+		{attachwire.CodeRateLimited, true, false},
+		{attachwire.CodeBackpressure, false, false},
+		{attachwire.CodeRingMiss, false, false},
+		{attachwire.CodeHostLost, false, false},
+		{attachwire.CodeRelayRestarting, false, false},
+	} {
+		e := New(Options{SessionID: "s"})
+		evs := apply(t, e, controlMsg(t, attachwire.ErrorControl{Code: c.code, Retryable: c.retryable}))
+		if len(evs) != 1 || evs[0].Final != c.final {
+			t.Errorf("%s retryable=%v: %+v, want final %v", c.code, c.retryable, evs, c.final)
+		}
+	}
+}
+
+// A relay that forgot the count while nothing was pending: the next input
+// goes once more with the number it expects.
+func TestAckBelowWithNothingPending(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me, Driver: true})
+	apply(t, e, snapshotMsg(t, 0, 1, screen(t, 1, 10, 2, "")))
+	apply(t, e, controlMsg(t, attachwire.PenState{HolderConnID: me, PenGeneration: 1}))
+	input(t, e, []byte("a"))
+	input(t, e, []byte("b"))
+	e.Ack(2)
+	if got := inputSeqs(t, input(t, e, []byte("c"))); !equal(got, []uint64{3}) {
+		t.Fatalf("c went as %v", got)
+	}
+	var sent []attachwire.Frame
+	for _, ev := range e.Ack(0) {
+		sent = append(sent, ev.Frame)
+	}
+	if got := inputSeqs(t, sent); !equal(got, []uint64{1}) {
+		t.Fatalf("after the relay forgot: %v, want [1]", got)
+	}
+	if got := inputSeqs(t, input(t, e, []byte("d"))); !equal(got, []uint64{2}) {
+		t.Fatalf("d went as %v, want [2]", got)
+	}
+}
+
+// Viewport advertises any leg's size (the relay keeps a non-holder's for
+// when it takes the pen), and nothing no screen could have.
+func TestViewport(t *testing.T) {
+	e := New(Options{SessionID: "s", ConnID: me})
+	f, ok := e.Viewport(100, 30)
+	r, err := attachwire.DecodeResize(f.Payload)
+	if !ok || f.Type != attachwire.TypeResize || err != nil || r.Cols != 100 || r.Rows != 30 {
+		t.Errorf("Viewport(100, 30) = %+v, %v (%v)", r, ok, err)
+	}
+	for _, sz := range [][2]int{{0, 30}, {100, -1}, {attachwire.MaxScreenDim + 1, 30}} {
+		if _, ok := e.Viewport(sz[0], sz[1]); ok {
+			t.Errorf("Viewport(%d, %d) gave a frame", sz[0], sz[1])
 		}
 	}
 }

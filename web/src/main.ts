@@ -13,7 +13,8 @@ declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssem
 interface Member { userId: string; connId: string; role: string; driving: boolean }
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
-  message?: string; code?: number; retryable?: boolean; holding?: boolean; members?: Member[];
+  message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
+  input?: boolean;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -24,9 +25,8 @@ interface Engine {
   release(): Uint8Array;
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
-  pending(max: number, maxBytes?: number): Uint8Array[] | string;
-  inputSeq(msg: Uint8Array): number;
-  ack(ackInputSeq: number): Ev[] | string;
+  pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
+  ack(ackInputSeq: number): Ev[];
 }
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
 
@@ -216,9 +216,9 @@ function main(): void {
   // leg after the handshake, with an error, and what was sent on it is
   // lost), a lane leg with its first POST. A new viewport replaces a held
   // one.
-  function send(m: Uint8Array | null, viewport = false): void {
+  function send(m: Uint8Array | null, kind: 'input' | 'control' | 'viewport' = 'control'): void {
     if (!m || !eng) return;
-    const input = eng.inputSeq(m) > 0;
+    const input = kind === 'input', viewport = kind === 'viewport';
     if (ws && ws.readyState === WebSocket.OPEN && (input || (wsAdmitted && held.length === 0))) {
       ws.send(m);
       return;
@@ -265,7 +265,7 @@ function main(): void {
   }
   function advertise(): void {
     const d = fit.proposeDimensions();
-    if (d && eng) send(eng.viewport(d.cols, d.rows), true);
+    if (d && eng) send(eng.viewport(d.cols, d.rows), 'viewport');
   }
 
   // typedByPerson tells keys from replies: see PERSON_EVENTS. IME text
@@ -302,7 +302,7 @@ function main(): void {
     // is told, never left to think it went.
     const msgs = eng.input(data);
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
-    for (const m of msgs) { status.inputsSent++; send(m); }
+    for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
@@ -335,7 +335,7 @@ function main(): void {
           if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
           break;
         case 'send':
-          send(ev.data!);
+          send(ev.data!, ev.input ? 'input' : 'control');
           break;
         case 'room':
           setRoom(ev.text!);
@@ -368,7 +368,7 @@ function main(): void {
         case 'error':
           status.error = ev.text!;
           notice(`relay: ${ev.text}: ${ev.message}`);
-          if (!ev.retryable && ev.text !== 'ring-miss' && ev.text !== 'host-lost' && ev.text !== 'host-still-absent') stopped = true;
+          if (ev.final) stopped = true;
           break;
       }
     }
@@ -510,8 +510,7 @@ function main(): void {
   // what comes meanwhile, or did not fit, goes in the next.
   async function flushLane(): Promise<void> {
     if (posting || !lane || !laneOpen || !eng) return;
-    const inputs = eng.pending(BATCH_INPUTS, BATCH_BYTES);
-    if (typeof inputs === 'string') { notice(inputs); return; }
+    const { msgs: inputs, first } = eng.pending(BATCH_INPUTS, BATCH_BYTES);
     if (inputs.length === 0 && held.length === 0) return;
     posting = true;
     const es = lane;
@@ -520,8 +519,8 @@ function main(): void {
       { batchId: randomID(), inputs: inputs.map(b64), controls: controls.map(b64) };
     let last = 0;
     if (inputs.length > 0) {
-      batch.firstInputSeq = eng.inputSeq(inputs[0]);
-      last = batch.lastInputSeq = eng.inputSeq(inputs[inputs.length - 1]);
+      batch.firstInputSeq = first;
+      last = batch.lastInputSeq = first + inputs.length - 1;
     }
     let again = false;
     try {
@@ -565,14 +564,12 @@ function main(): void {
       }
       const st = r ? r.status : 0;
       if ((st === 200 || st === 409) && ack !== null && Number.isSafeInteger(ack) && ack >= 0) {
-        const evs = eng!.ack(ack);
-        if (typeof evs !== 'string') handle(evs);
+        handle(eng!.ack(ack));
         if (st === 200) {
           reauthed = false;
           refusedPosts = 0;
           conflicts = 0;
-          const more = eng!.pending(1);
-          return held.length > 0 || (ack >= last && typeof more !== 'string' && more.length > 0);
+          return held.length > 0 || (ack >= last && eng!.pending(1).msgs.length > 0);
         }
         if (!ran) unsent(controls);
         if (++conflicts > POST_RETRIES) {

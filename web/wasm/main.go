@@ -4,9 +4,10 @@
 // web/engine) compiled to WebAssembly. It registers one global function,
 // ptyhostEngine(opts), that returns an object whose methods the page
 // calls: subscribe, apply, input, viewport, grab, release, holding, and
-// for the degraded lane applied, pending, inputSeq and ack. Bytes
-// cross as Uint8Array; events come back as plain objects. The program
-// then blocks forever: the page owns its lifetime.
+// for the degraded lane applied, pending and ack. Messages cross as
+// Uint8Array, each the engine's frame marshalled once here; events come
+// back as plain objects. The program then blocks forever: the page owns
+// its lifetime.
 package main
 
 import (
@@ -38,27 +39,41 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method := func(name string, f func(args []js.Value) any) {
 		obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }))
 	}
-	method("subscribe", func(a []js.Value) any { return messagesToJS(e.Subscribe(argInt(a, 0), argInt(a, 1))) })
+	method("subscribe", func(a []js.Value) any {
+		fs, err := e.Subscribe(argInt(a, 0), argInt(a, 1))
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		return framesToJS(fs)
+	})
 	method("apply", func(a []js.Value) any {
 		evs, err := e.Apply(bytesFromJS(a[0]))
 		if err != nil {
 			return js.ValueOf(err.Error())
 		}
-		arr := js.Global().Get("Array").New()
-		for _, ev := range evs {
-			arr.Call("push", eventToJS(ev))
-		}
-		return arr
+		return eventsToJS(evs)
 	})
-	method("input", func(a []js.Value) any { return messagesToJS(e.Input(bytesFromJS(a[0]))) })
-	method("viewport", func(a []js.Value) any { return bytesOrNull(e.Viewport(argInt(a, 0), argInt(a, 1))) })
-	method("grab", func([]js.Value) any { return bytesToJS(e.Grab()) })
-	method("release", func([]js.Value) any { return bytesToJS(e.Release()) })
+	method("input", func(a []js.Value) any {
+		fs, err := e.Input(bytesFromJS(a[0]))
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		return framesToJS(fs)
+	})
+	method("viewport", func(a []js.Value) any {
+		f, ok := e.Viewport(argInt(a, 0), argInt(a, 1))
+		if !ok {
+			return js.Null()
+		}
+		return frameToJS(f)
+	})
+	method("grab", func([]js.Value) any { return frameToJS(e.Grab()) })
+	method("release", func([]js.Value) any { return frameToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
 	// The degraded lane (SSE down, POST up) needs the resume position for
-	// its GET, the unacknowledged inputs each batch carries (pending), the
-	// inputSeq of a message, and a way to feed a POST's ackInputSeq to the
-	// engine as the input_ack it stands for.
+	// its GET, the unacknowledged inputs each batch carries with the
+	// inputSeq of the first (they are contiguous), and a way to apply a
+	// POST's ackInputSeq.
 	method("applied", func([]js.Value) any {
 		seq, epoch, ok := e.Applied()
 		o := js.Global().Get("Object").New()
@@ -67,37 +82,14 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("ok", ok)
 		return o
 	})
-	method("pending", func(a []js.Value) any { return messagesToJS(e.Pending(argInt(a, 0), argInt(a, 1))) })
-	method("inputSeq", func(a []js.Value) any {
-		f, err := attachwire.DecodeFrame(bytesFromJS(a[0]))
-		if err != nil || f.Type != attachwire.TypeInput {
-			return 0
-		}
-		in, err := attachwire.DecodeInput(f.Payload)
-		if err != nil {
-			return 0
-		}
-		return float64(in.InputSeq)
+	method("pending", func(a []js.Value) any {
+		fs, first := e.Pending(argInt(a, 0), argInt(a, 1))
+		o := js.Global().Get("Object").New()
+		o.Set("msgs", framesToJS(fs))
+		o.Set("first", float64(first))
+		return o
 	})
-	method("ack", func(a []js.Value) any {
-		f, err := attachwire.ControlFrame(attachwire.InputAck{AckInputSeq: uint64(argInt(a, 0))})
-		var msg []byte
-		if err == nil {
-			msg, err = f.MarshalBinary()
-		}
-		if err != nil {
-			return js.ValueOf(err.Error())
-		}
-		evs, err := e.Apply(msg)
-		if err != nil {
-			return js.ValueOf(err.Error())
-		}
-		arr := js.Global().Get("Array").New()
-		for _, ev := range evs {
-			arr.Call("push", eventToJS(ev))
-		}
-		return arr
-	})
+	method("ack", func(a []js.Value) any { return eventsToJS(e.Ack(uint64(argInt(a, 0)))) })
 	return obj
 }
 
@@ -128,11 +120,29 @@ func bytesToJS(b []byte) js.Value {
 	return u
 }
 
-func bytesOrNull(b []byte) any {
-	if b == nil {
-		return js.Null()
+// frameToJS is f as the one binary message that carries it.
+func frameToJS(f attachwire.Frame) js.Value {
+	b, err := f.MarshalBinary()
+	if err != nil {
+		return js.Null() // the engine's frames are valid
 	}
 	return bytesToJS(b)
+}
+
+func framesToJS(fs []attachwire.Frame) js.Value {
+	arr := js.Global().Get("Array").New()
+	for _, f := range fs {
+		arr.Call("push", frameToJS(f))
+	}
+	return arr
+}
+
+func eventsToJS(evs []engine.Event) js.Value {
+	arr := js.Global().Get("Array").New()
+	for _, ev := range evs {
+		arr.Call("push", eventToJS(ev))
+	}
+	return arr
 }
 
 var kindNames = [...]string{
@@ -145,8 +155,11 @@ func eventToJS(ev engine.Event) js.Value {
 	o := js.Global().Get("Object").New()
 	o.Set("kind", kindNames[ev.Kind])
 	switch ev.Kind {
-	case engine.Write, engine.Send:
+	case engine.Write:
 		o.Set("data", bytesToJS(ev.Data))
+	case engine.Send:
+		o.Set("data", frameToJS(ev.Frame))
+		o.Set("input", ev.Frame.Type == attachwire.TypeInput)
 	case engine.Size:
 		o.Set("cols", ev.Cols)
 		o.Set("rows", ev.Rows)
@@ -167,20 +180,8 @@ func eventToJS(ev engine.Event) js.Value {
 		o.Set("message", ev.Message)
 		o.Set("code", ev.Code)
 		o.Set("retryable", ev.Retryable)
+		o.Set("final", ev.Final)
 		o.Set("holding", ev.Holding)
 	}
 	return o
-}
-
-// messagesToJS is an engine call's messages as an array of Uint8Arrays,
-// or its error's text (the page shows it).
-func messagesToJS(msgs [][]byte, err error) any {
-	if err != nil {
-		return js.ValueOf(err.Error())
-	}
-	arr := js.Global().Get("Array").New()
-	for _, m := range msgs {
-		arr.Call("push", bytesToJS(m))
-	}
-	return arr
 }
