@@ -36,7 +36,7 @@ func (l *leg) read(ctx context.Context) error {
 // then close with code) and returns the error that ends the leg.
 func (l *leg) framing(ctx context.Context, code websocket.StatusCode, reason string, cause error) error {
 	l.h.log.Warn("attachclient: malformed message from the relay", "err", cause)
-	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(cause.Error())})
+	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: attachwire.CapMessage(cause.Error())})
 	if l.ws != nil {
 		l.ws.Close(code, reason)
 	}
@@ -163,22 +163,4 @@ func (l *leg) seen() {
 	if l.admitted.IsZero() {
 		l.admitted = time.Now()
 	}
-}
-
-// maxMessage caps an error message sent to the relay, cut at a rune
-// boundary.
-const maxMessage = 200
-
-func capMessage(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && s[len(s)-1]&0xc0 == 0x80 {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= 0xc0 {
-		s = s[:len(s)-1]
-	}
-	return s
 }

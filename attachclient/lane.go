@@ -3,9 +3,7 @@ package attachclient
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,13 +22,12 @@ import (
 
 // Lane limits (attach-v1 §14 and the seed carrier's figures).
 const (
-	maxLaneBatch      = 64                     // frames per POST
-	laneBatchBytes    = 4 << 20                // payload bytes per POST, but always one frame (see lanePump)
-	laneRetries       = 8                      // 5xx or network errors per batch
-	laneRetryStep     = 50 * time.Millisecond  // × attempt, capped at laneRetryMax
-	laneRetryMax      = time.Second            //
-	defaultRetryAfter = 500 * time.Millisecond // a 429 without a usable Retry-After
-	recentInputs      = 4096                   // the input dedup set's size
+	maxLaneBatch   = 64                    // frames per POST
+	laneBatchBytes = 4 << 20               // payload bytes per POST, but always one frame (see lanePump)
+	laneRetries    = 8                     // 5xx or network errors per batch
+	laneRetryStep  = 50 * time.Millisecond // × attempt, capped at laneRetryMax
+	laneRetryMax   = time.Second           //
+	recentInputs   = 4096                  // the input dedup set's size
 )
 
 var (
@@ -42,6 +39,10 @@ var (
 	// errLaneUnavailable is a relay that answered 404 on the lane: it does
 	// not serve it, so the host goes back to WebSocket dials at once.
 	errLaneUnavailable = errors.New("attachclient: relay does not serve the degraded lane")
+
+	// errSSE is a host SSE stream the carrier cannot read on: a line or
+	// an event past the limit.
+	errSSE = errors.New("attachclient: malformed SSE stream")
 
 	// errLaneGone is a POST answered 410: the relay holds no live SSE leg
 	// for the token (closed, superseded, or a re-minted token), so the
@@ -67,22 +68,6 @@ func (e *laneError) Error() string {
 
 func (e *laneError) Unwrap() error { return e.err }
 
-// hostBatch is the JSON body of a POST to …/host/output.
-type hostBatch struct {
-	BatchID  string   `json:"batchId"`
-	FirstSeq uint64   `json:"firstSeq"`
-	LastSeq  uint64   `json:"lastSeq"`
-	Frames   []string `json:"frames"`
-	OutOfSeq []string `json:"outOfSeq"`
-	GapFrom  *uint64  `json:"gapFrom,omitempty"`
-}
-
-// hostAnswer is the body of a 200 or a 409.
-type hostAnswer struct {
-	BatchID string `json:"batchId"`
-	AckSeq  uint64 `json:"ackSeq"`
-}
-
 // conflictError is a 409: the relay holds the stream up to ack only.
 type conflictError struct{ ack uint64 }
 
@@ -106,18 +91,6 @@ func laneURL(attach, endpoint string) (string, error) {
 	u.RawQuery = ""
 	return u.String(), nil
 }
-
-// dedupHeader, sent with dedupAnyCarrier on every WebSocket dial and host
-// SSE GET, tells the relay that this host deduplicates Input by
-// (userId, penGeneration, inputSeq) on every carrier, so the relay may
-// replay what an ended leg took to the next one whatever its carrier. A
-// relay that knows it answers with the same header and value (and then
-// never reuses a triple); one that does not ignores it, as any unknown
-// header, and the host then dedups on the lane only.
-const (
-	dedupHeader     = "Attach-Input-Dedup"
-	dedupAnyCarrier = "any-carrier"
-)
 
 // inputKey identifies a stamped keystroke: the lane delivers at least
 // once, a relay may replay on any carrier, and the relay never reuses a
@@ -255,7 +228,7 @@ func (h *host) openSSE(ctx context.Context, u, tok string) (io.ReadCloser, strin
 		}
 		req.Header.Set("Authorization", "Bearer "+tok)
 		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set(dedupHeader, dedupAnyCarrier)
+		req.Header.Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier)
 		resp, err := h.cfg.HTTPClient.Do(req)
 		if err != nil {
 			return nil, "", &laneError{op: "GET host/sse", err: err}
@@ -265,7 +238,7 @@ func (h *host) openSSE(ctx context.Context, u, tok string) (io.ReadCloser, strin
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		hint, hinted := parseRetryAfter(resp.Header.Get("Retry-After"))
+		hint, hinted := attachwire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
 			if !reminted {
@@ -378,22 +351,25 @@ func (l *leg) readSSE(ctx context.Context) error {
 	// its expiry closes the stream, which ends the read below.
 	silence := time.AfterFunc(l.h.cfg.LaneSilenceTimeout, func() { l.lane.body.Close() })
 	defer silence.Stop()
-	r := newSSEReader(touchReader{r: l.lane.body, t: silence, d: l.h.cfg.LaneSilenceTimeout}, int(l.h.cfg.ReadLimit/3*4+16))
+	r := attachwire.NewSSEReader(touchReader{r: l.lane.body, t: silence, d: l.h.cfg.LaneSilenceTimeout}, attachwire.SSEFrameLimit(l.h.cfg.ReadLimit))
 	for {
-		b, err := r.next()
+		ev, err := r.Next()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if errors.Is(err, errSSE) {
-				return err
+			if errors.Is(err, attachwire.ErrSSETooLong) {
+				return fmt.Errorf("%w: %v", errSSE, err)
 			}
 			return &laneError{op: "SSE stream", err: err}
 		}
-		f, err := attachwire.DecodeFrame(b)
+		if ev.IsComment || (ev.Event != "" && ev.Event != attachwire.SSEFrameEvent) {
+			continue // a heartbeat, or an event type this version does not know
+		}
+		f, err := attachwire.DecodeLaneFrame(ev.Data)
 		if err != nil {
 			l.h.log.Warn("attachclient: malformed frame on the SSE stream", "err", err)
-			l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(err.Error())})
+			l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: attachwire.CapMessage(err.Error())})
 			return fmt.Errorf("%w: %v", errFraming, err)
 		}
 		if err := l.apply(ctx, f); err != nil {
@@ -490,13 +466,9 @@ func (l *leg) lanePump(ctx, stop context.Context, sub agent.InteractiveSubscript
 // from the relay's ack when the session's ring still holds it, and else
 // resends the batch once with gapFrom, so the relay takes the gap.
 func (l *leg) sendFrames(ctx context.Context, batch []attachwire.Frame) (agent.InteractiveSubscription, error) {
-	b := hostBatch{BatchID: newBatchID(), FirstSeq: batch[0].Seq, LastSeq: batch[len(batch)-1].Seq, Frames: make([]string, len(batch))}
-	for i, f := range batch {
-		raw, err := f.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("attachclient: encode frame %d: %w", f.Seq, err)
-		}
-		b.Frames[i] = base64.StdEncoding.EncodeToString(raw)
+	b, err := attachwire.NewHostBatch(attachwire.NewBatchID(), batch)
+	if err != nil {
+		return nil, fmt.Errorf("attachclient: %w", err)
 	}
 	ans, err := l.lane.post(ctx, b)
 	var conflict *conflictError
@@ -535,16 +507,8 @@ func (h *host) acked(seq uint64) {
 // postOutOfSeq POSTs one control or post-Exit snapshot in a batch of its
 // own, outside the seq numbering.
 func (ln *lane) postOutOfSeq(ctx context.Context, frame []byte) error {
-	_, err := ln.post(ctx, hostBatch{Frames: []string{}, OutOfSeq: []string{base64.StdEncoding.EncodeToString(frame)}})
+	_, err := ln.post(ctx, attachwire.HostBatch{Frames: []string{}, OutOfSeq: []string{base64.StdEncoding.EncodeToString(frame)}})
 	return err
-}
-
-// newBatchID returns 16 random bytes in hex: unique, so the relay's
-// batchId dedup only ever matches a retry.
-func newBatchID() string {
-	var id [16]byte
-	rand.Read(id[:])
-	return hex.EncodeToString(id[:])
 }
 
 // post sends b under its batchId (a fresh one if empty), kept across its
@@ -552,15 +516,15 @@ func newBatchID() string {
 // re-mint once; 429 → wait Retry-After; 5xx or no answer → up to
 // laneRetries with a growing delay; 409 → *conflictError; 410 →
 // errLaneGone; anything else ends the leg.
-func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
+func (ln *lane) post(ctx context.Context, b attachwire.HostBatch) (attachwire.HostBatchAnswer, error) {
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
 	if b.BatchID == "" {
-		b.BatchID = newBatchID()
+		b.BatchID = attachwire.NewBatchID()
 	}
 	body, err := json.Marshal(b)
 	if err != nil {
-		return hostAnswer{}, fmt.Errorf("attachclient: lane batch: %w", err)
+		return attachwire.HostBatchAnswer{}, fmt.Errorf("attachclient: lane batch: %w", err)
 	}
 	reminted, failures := false, 0
 	for {
@@ -568,10 +532,10 @@ func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
 		var wait time.Duration
 		switch {
 		case ctx.Err() != nil:
-			return hostAnswer{}, ctx.Err()
+			return attachwire.HostBatchAnswer{}, ctx.Err()
 		case err != nil || status >= 500:
 			if failures++; failures > laneRetries {
-				return hostAnswer{}, &laneError{op: "POST host/output", status: status, err: err}
+				return attachwire.HostBatchAnswer{}, &laneError{op: "POST host/output", status: status, err: err}
 			}
 			wait = min(laneRetryStep*time.Duration(failures), laneRetryMax)
 		case status == http.StatusOK:
@@ -580,64 +544,59 @@ func (ln *lane) post(ctx context.Context, b hostBatch) (hostAnswer, error) {
 			return ans, &conflictError{ack: ans.AckSeq}
 		case status == http.StatusGone:
 			ln.h.dropIdlePosts()
-			return hostAnswer{}, errLaneGone
+			return attachwire.HostBatchAnswer{}, errLaneGone
 		case status == http.StatusUnauthorized && !reminted:
 			reminted = true
 			tok, err := ln.h.cfg.TokenSource(ctx)
 			if err != nil {
-				return hostAnswer{}, fmt.Errorf("attachclient: token source: %w", err)
+				return attachwire.HostBatchAnswer{}, fmt.Errorf("attachclient: token source: %w", err)
 			}
 			ln.tok = tok
 			continue
 		case status == http.StatusTooManyRequests:
-			wait = retryAfter(hdr.Get("Retry-After"))
+			wait = attachwire.DefaultRetryAfter
+			if d, ok := attachwire.ParseRetryAfter(hdr.Get("Retry-After"), time.Now()); ok {
+				wait = min(max(d, laneRetryStep), ln.h.cfg.BackoffMax) // "0" again and again is no spin
+			}
 		default:
-			return hostAnswer{}, &laneError{op: "POST host/output", status: status}
+			return attachwire.HostBatchAnswer{}, &laneError{op: "POST host/output", status: status}
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return hostAnswer{}, ctx.Err()
+			return attachwire.HostBatchAnswer{}, ctx.Err()
 		}
 	}
 }
 
 // do sends one POST and reads its answer, within WriteTimeout: a POST
 // that hangs counts as a failure and is retried.
-func (ln *lane) do(ctx context.Context, body []byte) (int, http.Header, hostAnswer, error) {
+func (ln *lane) do(ctx context.Context, body []byte) (int, http.Header, attachwire.HostBatchAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, ln.h.cfg.WriteTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ln.outURL, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, hostAnswer{}, err
+		return 0, nil, attachwire.HostBatchAnswer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+ln.tok)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := ln.h.postHTTP.Do(req)
 	if err != nil {
-		return 0, nil, hostAnswer{}, err
+		return 0, nil, attachwire.HostBatchAnswer{}, err
 	}
 	defer resp.Body.Close()
-	var ans hostAnswer
+	var ans attachwire.HostBatchAnswer
 	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict {
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&ans); err != nil {
-			return 0, nil, hostAnswer{}, fmt.Errorf("attachclient: lane answer: %w", err)
+		rb, err := io.ReadAll(io.LimitReader(resp.Body, attachwire.MaxBatchAnswerBytes+1))
+		if err == nil {
+			ans, err = attachwire.ParseHostBatchAnswer(rb)
+		}
+		if err != nil {
+			return 0, nil, attachwire.HostBatchAnswer{}, fmt.Errorf("attachclient: lane answer: %w", err)
 		}
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	return resp.StatusCode, resp.Header, ans, nil
-}
-
-// retryAfter reads a 429's Retry-After: delta-seconds or an HTTP-date,
-// else defaultRetryAfter; never more than maxHint.
-func retryAfter(v string) time.Duration {
-	if d, ok := parseRetryAfter(v); ok {
-		return d
-	}
-	if t, err := http.ParseTime(strings.TrimSpace(v)); err == nil {
-		return min(max(time.Until(t), 0), maxHint)
-	}
-	return defaultRetryAfter
 }

@@ -38,7 +38,7 @@ type leg struct {
 	lane *lane
 	// dedup makes the reader drop Input whose (userId, penGeneration,
 	// inputSeq) it has seen: always on the lane, which delivers at least
-	// once; on WebSocket when the relay answered the dial's dedupHeader,
+	// once; on WebSocket when the relay answered the dial's InputDedupHeader,
 	// so it replays there and never reuses a triple.
 	dedup bool
 	// admitted is when the relay's first frame other than an error
@@ -57,14 +57,14 @@ func (h *host) runLeg(ctx context.Context, tok string, claims hostClaims, after 
 	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
 	ws, resp, err := websocket.Dial(dctx, h.cfg.AttachURL, &websocket.DialOptions{
 		HTTPClient:   h.cfg.HTTPClient,
-		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}, dedupHeader: {dedupAnyCarrier}},
+		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}, attachwire.InputDedupHeader: {attachwire.InputDedupAnyCarrier}},
 		Subprotocols: []string{Subprotocol},
 	})
 	cancel()
 	if err != nil {
 		return time.Time{}, classifyDial(resp, err)
 	}
-	dedup := resp != nil && resp.Header.Get(dedupHeader) == dedupAnyCarrier
+	dedup := resp != nil && resp.Header.Get(attachwire.InputDedupHeader) == attachwire.InputDedupAnyCarrier
 	if ws.Subprotocol() != Subprotocol {
 		ws.Close(websocket.StatusProtocolError, "version subprotocol not negotiated")
 		return time.Time{}, errNoSubprotocol
