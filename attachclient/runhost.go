@@ -255,7 +255,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 			// frames before it answers 409 and the pump rewinds.
 			after = head
 		}
-		return h.runLaneLeg(ctx, tok, claims, after)
+		return h.runLeg(ctx, true, tok, claims, after)
 	}
 	after := uint64(0)
 	if h.upgraded {
@@ -265,7 +265,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 		h.ackMu.Lock()
 		after = h.laneAck
 		h.ackMu.Unlock()
-		return h.runLeg(ctx, tok, claims, after)
+		return h.runLeg(ctx, false, tok, claims, after)
 	}
 	if h.streamed {
 		after = head
@@ -276,7 +276,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 			after = head - 1
 		}
 	}
-	return h.runLeg(ctx, tok, claims, after)
+	return h.runLeg(ctx, false, tok, claims, after)
 }
 
 // exitDeadline notes the session's exit the first time it is seen and
