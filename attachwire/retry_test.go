@@ -1,6 +1,8 @@
 package attachwire
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,36 @@ func TestCapMessage(t *testing.T) {
 	}
 	if CapMessage("short") != "short" {
 		t.Fatal("a short message changed")
+	}
+}
+
+// retryAfterCase is a row of testdata/retry_after.json, the table the
+// page's reading of Retry-After is checked against too (web's
+// TestBrowserRetryAfterTable): the wait in milliseconds, -1 for no hint.
+// Its dates are far enough from any test run's clock to read the same.
+type retryAfterCase struct {
+	In string `json:"in"`
+	MS int64  `json:"ms"`
+}
+
+const retryAfterTable = "testdata/retry_after.json"
+
+func TestRetryAfterSharedTable(t *testing.T) {
+	b, err := os.ReadFile(retryAfterTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []retryAfterCase
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		got := int64(-1)
+		if d, ok := ParseRetryAfter(row.In, time.Now()); ok {
+			got = d.Milliseconds()
+		}
+		if got != row.MS {
+			t.Errorf("ParseRetryAfter(%q) = %d ms, want %d", row.In, got, row.MS)
+		}
 	}
 }
