@@ -165,9 +165,10 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 }
 
 // SSEFrameLimit is the line limit an SSEReader needs for frames of up to
-// frameBytes: their base64 and a margin for the field name.
+// frameBytes: their base64 and a margin for the field name. Past 1 GiB
+// it counts 1 GiB, so that the limit is an int on every platform.
 func SSEFrameLimit(frameBytes int64) int {
-	return int(base64.StdEncoding.EncodedLen(int(min(frameBytes, 1<<40))) + 64)
+	return base64.StdEncoding.EncodedLen(int(min(max(frameBytes, 0), 1<<30))) + 64
 }
 
 // AppendSSEFrame appends frame as one SSEFrameEvent event.
