@@ -27,10 +27,12 @@
 // Between attempts it waits with equal-jitter exponential backoff (reset
 // once an attempt was admitted by the relay). A planned relay restart is
 // announced by an error control, a close 1012, or an HTTP 503 with a
-// delta-seconds Retry-After; the wait is then max(backoff, hint), clamped
-// to BackoffMax, and never ends RunHost. A bare 503 is an ordinary
-// failure; a 429's delta-seconds Retry-After (the relay's dial rate
-// limit) is a floor on the wait in the same way. epoch-stale is retried within a budget (8 within 2 minutes, the
+// Retry-After (delta-seconds or a date; 0 means at once); the wait is then
+// max(backoff, hint), clamped to BackoffMax, and never ends RunHost. A
+// 503 without a Retry-After that parses is an ordinary failure; a 429's
+// Retry-After (the relay's dial rate limit) is a floor on the wait in the
+// same way. The formats and the backoff are attachwire's, shared with the
+// viewer and the relay. epoch-stale is retried within a budget (8 within 2 minutes, the
 // count cleared after 30 s admitted); past it RunHost returns
 // ErrEpochStale, as it does at once for a token whose epoch is above the
 // session's.
@@ -51,7 +53,7 @@
 // and 4 MiB of payload (a larger frame goes alone), each
 // numbered by its frames' own seqs under a random batchId kept across
 // retries: 401 re-mints once, 429 waits Retry-After (seconds or a date;
-// 500 ms without one), 5xx or no answer retries up to 8 times (50 ms ×
+// 500 ms without one, 50 ms at least), 5xx or no answer retries up to 8 times (50 ms ×
 // attempt, at most 1 s), 409 rewinds the pump to the relay's ack from
 // the session's ring or, when the ring no longer holds it, resends the
 // batch once with gapFrom, and 410 (the relay lost the SSE leg) ends the

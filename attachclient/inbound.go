@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
@@ -15,16 +14,13 @@ import (
 // read error.
 func (l *leg) read(ctx context.Context) error {
 	for {
-		typ, msg, err := l.ws.Read(ctx)
-		if err != nil {
-			return classifyClose(err)
+		f, err := l.c.next(ctx)
+		var bad *malformedError
+		if errors.As(err, &bad) {
+			return l.framing(ctx, bad)
 		}
-		if typ != websocket.MessageBinary {
-			return l.framing(ctx, websocket.StatusUnsupportedData, "binary frames only", errors.New("text message"))
-		}
-		f, err := attachwire.DecodeFrame(msg)
 		if err != nil {
-			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+			return err
 		}
 		if err := l.apply(ctx, f); err != nil {
 			return err
@@ -33,14 +29,12 @@ func (l *leg) read(ctx context.Context) error {
 }
 
 // framing reports a malformed relay message to the relay (error framing,
-// then close with code) and returns the error that ends the leg.
-func (l *leg) framing(ctx context.Context, code websocket.StatusCode, reason string, cause error) error {
-	l.h.log.Warn("attachclient: malformed message from the relay", "err", cause)
-	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(cause.Error())})
-	if l.ws != nil {
-		l.ws.Close(code, reason)
-	}
-	return fmt.Errorf("%w: %v", errFraming, cause)
+// then the carrier's close) and returns the error that ends the leg.
+func (l *leg) framing(ctx context.Context, m *malformedError) error {
+	l.h.log.Warn("attachclient: malformed message from the relay", "err", m.cause)
+	l.writeControl(ctx, attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: attachwire.CapMessage(m.cause.Error())})
+	l.c.malformed(m)
+	return fmt.Errorf("%w: %v", errFraming, m.cause)
 }
 
 // apply handles one relay frame. The relay sends a host Input, Resize and
@@ -50,7 +44,7 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 	case attachwire.TypeInput:
 		in, err := attachwire.DecodeInput(f.Payload)
 		if err != nil {
-			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+			return l.framing(ctx, &malformedError{cause: err})
 		}
 		l.seen()
 		if in.UserID == "" {
@@ -58,7 +52,7 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 			return nil
 		}
 		// The lane delivers at least once and a relay that answered
-		// dedupHeader replays: a keystroke seen before, on whichever
+		// InputDedupHeader replays: a keystroke seen before, on whichever
 		// carrier, is not typed twice.
 		key := inputKey{user: in.UserID, pen: in.PenGeneration, input: in.InputSeq}
 		if l.dedup && !l.h.recent.add(key) {
@@ -77,7 +71,7 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 	case attachwire.TypeResize:
 		r, err := attachwire.DecodeResize(f.Payload)
 		if err != nil {
-			return l.framing(ctx, websocket.StatusProtocolError, "framing error", err)
+			return l.framing(ctx, &malformedError{cause: err})
 		}
 		l.seen()
 		if _, err := l.h.cfg.Session.Resize(int(r.Cols), int(r.Rows), int(r.PxWidth), int(r.PxHeight)); err != nil {
@@ -163,22 +157,4 @@ func (l *leg) seen() {
 	if l.admitted.IsZero() {
 		l.admitted = time.Now()
 	}
-}
-
-// maxMessage caps an error message sent to the relay, cut at a rune
-// boundary.
-const maxMessage = 200
-
-func capMessage(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && s[len(s)-1]&0xc0 == 0x80 {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= 0xc0 {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -19,14 +19,9 @@ import (
 
 // laneBatch is what the fake lane relay recorded of one POST.
 type laneBatch struct {
-	BatchID  string   `json:"batchId"`
-	FirstSeq uint64   `json:"firstSeq"`
-	LastSeq  uint64   `json:"lastSeq"`
-	Frames   []string `json:"frames"`
-	OutOfSeq []string `json:"outOfSeq"`
-	GapFrom  *uint64  `json:"gapFrom"`
-	status   int
-	token    string
+	attachwire.HostBatch
+	status int
+	token  string
 }
 
 // fakeLane is a relay that refuses WebSocket (400) and serves the host

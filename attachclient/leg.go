@@ -5,112 +5,119 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/agent"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// errNoSubprotocol is a relay that did not echo Subprotocol: coder/websocket
-// accepts the handshake anyway, so the host checks and closes 1002.
-var errNoSubprotocol = errors.New("attachclient: relay did not echo the " + Subprotocol + " subprotocol")
-
 // errFraming is a relay message the host could not decode; the host sent
-// error{framing} and closed 1002 (1003 for a text message).
+// error{framing} and, on WebSocket, closed 1002 (1003 for a text message).
 var errFraming = errors.New("attachclient: relay sent a malformed message")
 
 // resyncTries bounds how often in a row the pump re-anchors on a fresh
 // snapshot after falling off the session's ring before the leg gives up.
 const resyncTries = 3
 
-// leg is one WebSocket connection to the relay. The pump writes the
-// session's frames, the reader applies the relay's; the supervisor
-// (runLeg, on RunHost's goroutine) waits for either to end, for ctx, or for
-// the final-screen window, and joins both.
+// leg is one connection to the relay, on either carrier. The pump writes
+// the session's frames, the reader applies the relay's, and on the lane
+// an upgrade probe tries WebSocket; the supervisor (runLeg, on RunHost's
+// goroutine) waits for one to end, for ctx, or for the final-screen
+// window, and joins them.
 type leg struct {
-	h  *host
-	ws *websocket.Conn // nil on the lane
-	// lane is the HTTP half of a lane leg (nil on WebSocket): writes
-	// become POSTs.
-	lane *lane
+	h *host
+	c carrier
 	// dedup makes the reader drop Input whose (userId, penGeneration,
 	// inputSeq) it has seen: always on the lane, which delivers at least
-	// once; on WebSocket when the relay answered the dial's dedupHeader,
-	// so it replays there and never reuses a triple.
+	// once; on WebSocket when the relay answered the dial's
+	// InputDedupHeader, so it replays there and never reuses a triple.
 	dedup bool
-	// admitted is when the relay's first frame other than an error
-	// arrived: the relay bound the leg. Written by the reader, read by the
-	// supervisor after the join.
+	// admitted is when the relay bound the leg: the lane's 200, or the
+	// first WebSocket frame other than an error. Written by the reader,
+	// read by the supervisor after the join.
 	admitted time.Time
 	// snapPayload and snapFrame are the reader's reused buffers for
 	// post-Exit snapshot answers.
 	snapPayload, snapFrame []byte
 }
 
-// runLeg dials, subscribes and carries the session from seq after until
-// the leg ends. It returns when the leg was admitted and why it ended
-// (nil: the final-screen window passed and the leg closed 1000).
-func (h *host) runLeg(ctx context.Context, tok string, claims hostClaims, after uint64) (time.Time, error) {
-	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
-	ws, resp, err := websocket.Dial(dctx, h.cfg.AttachURL, &websocket.DialOptions{
-		HTTPClient:   h.cfg.HTTPClient,
-		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}, dedupHeader: {dedupAnyCarrier}},
-		Subprotocols: []string{Subprotocol},
-	})
-	cancel()
-	if err != nil {
-		return time.Time{}, classifyDial(resp, err)
+// runLeg opens a leg on the lane or a WebSocket, subscribes and carries
+// the session from seq after until the leg ends. It returns when the leg
+// was admitted and why it ended (nil: the final-screen window passed;
+// errUpgraded: the lane's probe reached the relay over WebSocket).
+func (h *host) runLeg(ctx context.Context, lane bool, tok string, claims hostClaims, after uint64) (time.Time, error) {
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var l *leg
+	if lane {
+		c, err := h.dialLane(lctx, tok, claims)
+		if err != nil {
+			return time.Time{}, err
+		}
+		l = &leg{h: h, c: c, dedup: true}
+		l.seen() // the 200 is the bind
+	} else {
+		c, dedup, err := h.dialWS(ctx, tok)
+		if err != nil {
+			return time.Time{}, err
+		}
+		l = &leg{h: h, c: c, dedup: dedup}
 	}
-	dedup := resp != nil && resp.Header.Get(dedupHeader) == dedupAnyCarrier
-	if ws.Subprotocol() != Subprotocol {
-		ws.Close(websocket.StatusProtocolError, "version subprotocol not negotiated")
-		return time.Time{}, errNoSubprotocol
-	}
-	ws.SetReadLimit(h.cfg.ReadLimit)
-	l := &leg{h: h, ws: ws, dedup: dedup}
 
 	sub, err := h.cfg.Session.Subscribe(after)
 	if errors.Is(err, agent.ErrRingMiss) {
 		sub, err = h.cfg.Session.Subscribe(0) // the head moved past the ring: take what is left
 	}
 	if err != nil {
-		ws.CloseNow()
-		return time.Time{}, fmt.Errorf("attachclient: subscribe to the session: %w", err)
+		l.c.end(err)
+		return l.admitted, fmt.Errorf("attachclient: subscribe to the session: %w", err)
 	}
 	subscribe := attachwire.Subscribe{SessionID: claims.SessionID, AsRole: attachwire.RoleHost, Epoch: claims.Epoch}
-	if err := l.writeControl(ctx, subscribe); err != nil {
+	if err := l.writeControl(lctx, subscribe); err != nil {
 		sub.Close()
-		ws.CloseNow()
-		return time.Time{}, err
+		l.c.end(err)
+		return l.admitted, err
 	}
-	h.log.Debug("attachclient: host leg subscribed", "from", after)
+	if lane {
+		h.log.Info("attachclient: host leg on the degraded lane", "from", after)
+	} else {
+		h.log.Debug("attachclient: host leg subscribed", "from", after)
+	}
 
-	lctx, stop := context.WithCancel(ctx)
+	// The pump's own context ends on upgrade: it then stops between
+	// batches, when everything it read is acked.
+	pctx, upgrade := context.WithCancel(lctx)
+	defer upgrade()
 	pumped := make(chan error, 1)
 	read := make(chan error, 1)
+	var probed chan struct{} // nil on WebSocket: never ready
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); pumped <- l.pump(lctx, sub) }()
+	go func() { defer wg.Done(); pumped <- l.pump(lctx, pctx, sub) }()
 	go func() { defer wg.Done(); read <- l.read(lctx) }()
-
-	err = l.supervise(ctx, pumped, read)
-	stop()
-	if err != nil {
-		ws.CloseNow()
+	if lane {
+		probed = make(chan struct{}, 1)
+		wg.Add(1)
+		go func() { defer wg.Done(); h.probe(lctx, probed) }()
 	}
+
+	err = l.supervise(ctx, pumped, read, probed, upgrade)
+	stop()
+	l.c.end(err)
 	wg.Wait()
 	return l.admitted, err
 }
 
 // supervise waits for the leg to end. It returns nil when the final-screen
-// window passed (after closing 1000), else the reason the leg ended.
-func (l *leg) supervise(ctx context.Context, pumped, read <-chan error) error {
+// window passed (after the carrier's goodbye), errUpgraded when a probe
+// succeeded and the pump stopped between batches, else the reason the leg
+// ended.
+func (l *leg) supervise(ctx context.Context, pumped, read <-chan error, probed <-chan struct{}, upgrade func()) error {
 	h := l.h
 	exited := h.cfg.Session.Done()
 	var windowEnd <-chan time.Time
+	upgrading := false
 	for {
 		if end := h.exitDeadline(); !end.IsZero() && windowEnd == nil {
 			exited = nil
@@ -120,17 +127,26 @@ func (l *leg) supervise(ctx context.Context, pumped, read <-chan error) error {
 		}
 		select {
 		case err := <-pumped:
-			if err == nil {
+			switch {
+			case err == nil && upgrading:
+				return errUpgraded
+			case err == nil:
 				pumped = nil // Exit sent: stay up for the window
 				continue
 			}
 			return err
 		case err := <-read:
 			return err
+		case <-probed:
+			if pumped == nil {
+				return errUpgraded // Exit is acked: nothing to drain
+			}
+			upgrading = true
+			upgrade()
 		case <-exited:
 		case <-windowEnd:
 			h.log.Info("attachclient: final-screen window elapsed")
-			l.ws.Close(websocket.StatusNormalClosure, "final-screen window elapsed")
+			l.c.finish()
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -138,35 +154,73 @@ func (l *leg) supervise(ctx context.Context, pumped, read <-chan error) error {
 	}
 }
 
-// pump writes the session's frames to the relay from sub, which it owns,
-// at its own pace: the session never waits for it. It returns nil after
-// the Exit frame. Falling off the session's ring re-anchors it on a fresh
-// snapshot.
-func (l *leg) pump(ctx context.Context, sub agent.InteractiveSubscription) error {
+// pump reads the session from sub, which it owns, and sends it at its own
+// pace (the session never waits for it), gathering what is already
+// produced into batches within the carrier's limits. It returns nil after
+// the Exit frame is sent (on the lane: acked), or when stop ends between
+// batches (an upgrade: every frame read so far is acked). Falling off the
+// session's ring re-anchors it on a fresh snapshot; a carrier's rewind
+// restarts it from what the relay holds.
+func (l *leg) pump(ctx, stop context.Context, sub agent.InteractiveSubscription) error {
 	defer func() { sub.Close() }()
-	var buf []byte
+	// A done context still yields a frame that is ready, so Next(now)
+	// collects what the session has already produced without waiting.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	maxFrames, maxBytes := l.c.batchLimits()
+	var batch []attachwire.Frame
+	var held *attachwire.Frame // read past the last batch's byte bound: the next one starts with it
 	misses := 0
 	for {
-		f, err := sub.Next(ctx)
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, agent.ErrRingMiss):
-			if sub, err = l.resync(sub, &misses, err); err != nil {
+		var f attachwire.Frame
+		if held != nil {
+			f, held = *held, nil
+		} else {
+			var err error
+			f, err = sub.Next(stop)
+			switch {
+			case errors.Is(err, io.EOF):
+				return nil
+			case errors.Is(err, agent.ErrRingMiss):
+				if sub, err = l.resync(sub, &misses, err); err != nil {
+					return err
+				}
+				continue
+			case err != nil && stop.Err() != nil && ctx.Err() == nil:
+				return nil // upgrading: every frame read so far is acked
+			case err != nil:
 				return err
 			}
-			continue
-		case err != nil:
-			return err
 		}
 		if f.Type != attachwire.TypeSnapshot {
 			misses = 0
 		}
-		if buf, err = f.AppendBinary(buf[:0]); err != nil {
-			return fmt.Errorf("attachclient: encode frame %d: %w", f.Seq, err)
+		batch = append(batch[:0], f)
+		size := len(f.Payload)
+		eof := false
+		for len(batch) < maxFrames {
+			f, err := sub.Next(now)
+			if err != nil {
+				eof = errors.Is(err, io.EOF)
+				break
+			}
+			if size += len(f.Payload); size > maxBytes {
+				held = &f
+				break
+			}
+			batch = append(batch, f)
 		}
-		if err := l.write(ctx, buf); err != nil {
+		next, err := l.c.send(ctx, batch)
+		if err != nil {
 			return err
+		}
+		if next != nil { // rewound: read again from the relay's ack
+			sub.Close()
+			sub, held = next, nil
+			continue
+		}
+		if eof {
+			return nil
 		}
 	}
 }
@@ -209,21 +263,9 @@ func (h *host) resubscribe() (agent.InteractiveSubscription, error) {
 	return h.cfg.Session.Subscribe(head)
 }
 
-// write sends one binary message within WriteTimeout. coder/websocket
-// writes whole messages under its own lock, so the pump and the reader may
-// both write. On the lane only controls and post-Exit snapshots come here,
-// each POSTed outside the seq numbering.
-func (l *leg) write(ctx context.Context, b []byte) error {
-	if l.lane != nil {
-		return l.lane.postOutOfSeq(ctx, b)
-	}
-	wctx, cancel := context.WithTimeout(ctx, l.h.cfg.WriteTimeout)
-	defer cancel()
-	if err := l.ws.Write(wctx, websocket.MessageBinary, b); err != nil {
-		return fmt.Errorf("attachclient: write: %w", err)
-	}
-	return nil
-}
+// write sends one message outside the stream: a control, or a snapshot
+// after Exit.
+func (l *leg) write(ctx context.Context, b []byte) error { return l.c.write(ctx, b) }
 
 func (l *leg) writeControl(ctx context.Context, c attachwire.Control) error {
 	f, err := attachwire.ControlFrame(c)

@@ -4,25 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
-// maxHint caps a parsed restart hint before it is clamped to BackoffMax,
-// so that no arithmetic on an absurd one overflows.
-const maxHint = 24 * time.Hour
-
-// restartReasonPrefix starts the reason of a close that announces a
-// planned restart ("relay-restarting: redial after 5s").
-const restartReasonPrefix = "relay-restarting:"
-
 // restartError is a planned relay restart, announced by an error control,
 // a close or an HTTP 503. Hint is the relay's redial delay, 0 when it gave
-// none that parses.
+// none that parses (or asked for a redial at once).
 type restartError struct {
 	how  string
 	hint time.Duration
@@ -47,8 +37,8 @@ type ringMissError struct{ ctl attachwire.ErrorControl }
 func (e *ringMissError) Error() string { return "attachclient: relay ring miss: " + e.ctl.Message }
 
 // dialError is a failed handshake, with the HTTP status when there was
-// an answer. retryAfter is a 429's delta-seconds Retry-After: the relay's
-// rate limit, honoured as a floor on the wait (not a restart).
+// an answer. retryAfter is a 429's Retry-After: the relay's rate limit,
+// honoured as a floor on the wait (not a restart).
 type dialError struct {
 	status     int
 	retryAfter time.Duration
@@ -64,53 +54,13 @@ func (e *dialError) Error() string {
 
 func (e *dialError) Unwrap() error { return e.err }
 
-// parseRetryAfter reads a Retry-After header as delta-seconds of at least
-// 1. An HTTP-date, 0, a negative or a malformed value is no hint: a 503
-// carrying one is not a restart announcement.
-func parseRetryAfter(v string) (time.Duration, bool) {
-	return parseSeconds(strings.TrimSpace(v))
-}
-
-// parseSeconds parses a whole number of seconds, at least 1.
-func parseSeconds(s string) (time.Duration, bool) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil { // too many digits: as long as the cap
-		return maxHint, true
-	}
-	if n == 0 {
-		return 0, false
-	}
-	if n > uint64(maxHint/time.Second) {
-		return maxHint, true
-	}
-	return time.Duration(n) * time.Second, true
-}
-
-// parseRedialAfter reads the restart grammar "redial after <N>s" (after
-// trimming spaces), N >= 1. Anything else ("0s", "5000ms", prose) is no
-// hint.
-func parseRedialAfter(msg string) (time.Duration, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), "redial after ")
-	if !ok {
-		return 0, false
-	}
-	n, ok := strings.CutSuffix(rest, "s")
-	if !ok {
-		return 0, false
-	}
-	return parseSeconds(n)
-}
-
 // classifyDial turns a failed handshake into a restart when the relay
-// answered 503 with a usable Retry-After, else a dialError.
+// answered 503 with a Retry-After that parses, else a dialError.
 func classifyDial(resp *http.Response, err error) error {
 	if resp == nil {
 		return &dialError{err: err}
 	}
-	hint, ok := parseRetryAfter(resp.Header.Get("Retry-After"))
+	hint, ok := attachwire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	switch {
 	case ok && resp.StatusCode == http.StatusServiceUnavailable:
 		return &restartError{how: "HTTP 503", hint: hint}
@@ -128,11 +78,10 @@ func classifyClose(err error) error {
 	if !errors.As(err, &ce) {
 		return err
 	}
-	rest, announced := strings.CutPrefix(ce.Reason, restartReasonPrefix)
+	hint, announced := attachwire.ParseRestartReason(ce.Reason)
 	if ce.Code != websocket.StatusServiceRestart && !announced {
 		return err
 	}
-	hint, _ := parseRedialAfter(rest)
 	return &restartError{how: fmt.Sprintf("close %d", ce.Code), hint: hint}
 }
 
@@ -145,7 +94,7 @@ func classifyControl(c attachwire.ErrorControl) error {
 	case attachwire.CodeRingMiss:
 		return &ringMissError{ctl: c}
 	case attachwire.CodeRelayRestarting:
-		hint, _ := parseRedialAfter(c.Message)
+		hint, _ := attachwire.ParseRedialAfter(c.Message)
 		return &restartError{how: "error control", hint: hint}
 	}
 	if !c.Retryable {

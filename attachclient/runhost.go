@@ -32,7 +32,7 @@ func RunHost(ctx context.Context, cfg HostConfig) error {
 	h := &host{
 		cfg:      c,
 		log:      c.Logger,
-		bo:       backoff{min: c.BackoffMin, max: c.BackoffMax},
+		bo:       attachwire.Backoff{Min: c.BackoffMin, Max: c.BackoffMax},
 		inputs:   make(chan []byte, inputQueue),
 		postHTTP: c.HTTPClient,
 	}
@@ -56,7 +56,10 @@ func RunHost(ctx context.Context, cfg HostConfig) error {
 type host struct {
 	cfg HostConfig
 	log *slog.Logger
-	bo  backoff
+	bo  attachwire.Backoff
+	// attempts counts the failed attempts since one made progress: the
+	// backoff's exponent.
+	attempts int
 
 	sessionID string // from the first token; later tokens must agree
 	streamed  bool   // a leg was admitted: reconnect from the head
@@ -106,7 +109,7 @@ func (h *host) run(ctx context.Context) error {
 		h.carrier(admitted, err)
 		if !admitted.IsZero() {
 			h.streamed = true
-			h.bo.reset()
+			h.attempts = 0
 			if time.Since(admitted) >= h.cfg.EpochStaleStableWindow {
 				h.stale = h.stale[:0]
 			}
@@ -134,7 +137,7 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 	if errors.Is(err, errUpgraded) {
 		return 0, nil // the relay is reachable over WebSocket right now
 	}
-	wait := h.bo.next()
+	var hint time.Duration
 	switch {
 	case errors.As(err, &stop), errors.Is(err, ErrBadToken), errors.Is(err, ErrEpochStale):
 		h.log.Warn("attachclient: host leg ended for good", "err", err)
@@ -151,10 +154,12 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		h.laneAck = 0
 		h.ackMu.Unlock()
 	case errors.As(err, &restart):
-		wait = min(max(wait, restart.hint), h.cfg.BackoffMax)
+		hint = restart.hint
 	case errors.As(err, &refused):
-		wait = min(max(wait, refused.retryAfter), h.cfg.BackoffMax)
+		hint = refused.retryAfter
 	}
+	wait := h.bo.Wait(h.attempts, hint)
+	h.attempts++
 	h.log.Info("attachclient: host leg failed; redialling", "err", err, "wait", wait)
 	return wait, nil
 }
@@ -250,7 +255,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 			// frames before it answers 409 and the pump rewinds.
 			after = head
 		}
-		return h.runLaneLeg(ctx, tok, claims, after)
+		return h.runLeg(ctx, true, tok, claims, after)
 	}
 	after := uint64(0)
 	if h.upgraded {
@@ -260,7 +265,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 		h.ackMu.Lock()
 		after = h.laneAck
 		h.ackMu.Unlock()
-		return h.runLeg(ctx, tok, claims, after)
+		return h.runLeg(ctx, false, tok, claims, after)
 	}
 	if h.streamed {
 		after = head
@@ -271,7 +276,7 @@ func (h *host) attempt(ctx context.Context) (time.Time, error) {
 			after = head - 1
 		}
 	}
-	return h.runLeg(ctx, tok, claims, after)
+	return h.runLeg(ctx, false, tok, claims, after)
 }
 
 // exitDeadline notes the session's exit the first time it is seen and

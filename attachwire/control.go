@@ -197,6 +197,23 @@ type ErrorControl struct {
 	Retryable bool      `json:"retryable"`
 }
 
+// MaxMessageBytes bounds the Message of an ErrorControl a peer sends.
+const MaxMessageBytes = 200
+
+// CapMessage cuts s to at most MaxMessageBytes at a rune boundary, for an
+// ErrorControl's Message (a cause's text may be long, or quote the peer).
+func CapMessage(s string) string {
+	if len(s) <= MaxMessageBytes {
+		return s
+	}
+	for i := MaxMessageBytes; i > 0; i-- {
+		if s[i]&0xC0 != 0x80 { // s[i] starts a rune: s[:i] ends whole
+			return s[:i]
+		}
+	}
+	return ""
+}
+
 // Error formats the code and message.
 func (e ErrorControl) Error() string {
 	return "attachwire: peer error " + string(e.Code) + ": " + e.Message

@@ -28,6 +28,15 @@
 // records). Mapping a process's end to an Exit payload (signal names,
 // 128 + signum) is the host's job: package ptyhost does it.
 //
+// The rest of the relay↔peer contract lives here too, so that the relay,
+// the host carrier, the viewer and the page's engine share one definition
+// of each: the degraded lane's batch bodies and answers (HostBatch,
+// ViewerBatch, ParseHostBatch, ParseViewerBatch), its SSE stream
+// (SSEReader, AppendSSEFrame, DecodeLaneFrame), the planned-restart and
+// Retry-After formats (FormatRedialAfter, ParseRedialAfter,
+// ParseRestartReason, ParseRetryAfter), the redial Backoff, the
+// InputDedupHeader declaration and CapMessage for error messages.
+//
 // Decoders never panic on any input and report every defect as a
 // *FramingError (errors.As), whose Err is io.ErrUnexpectedEOF when input
 // ends too early. An unknown control type is a soft *UnknownControlError

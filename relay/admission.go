@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,7 +60,7 @@ func (rl *Relay) refuse(w http.ResponseWriter, status int, reason, msg string) {
 // upgraded connection (see admit).
 func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	if rl.draining.Load() {
-		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 		return
 	}
@@ -101,7 +100,7 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	}
 	dedupAll := claims.Role == attachwire.RoleHost && declaresDedup(r)
 	if dedupAll {
-		w.Header().Set(DedupHeader, DedupAnyCarrier) // the relay will replay to it
+		w.Header().Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier) // the relay will replay to it
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{Subprotocol},
@@ -118,10 +117,10 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	rl.admit(conn, roomID, claims, dedupAll)
 }
 
-// declaresDedup reports whether a host's dial carries DedupHeader with
-// DedupAnyCarrier.
+// declaresDedup reports whether a host's dial declares that it
+// deduplicates Input on every carrier (attachwire.InputDedupHeader).
 func declaresDedup(r *http.Request) bool {
-	return r.Header.Get(DedupHeader) == DedupAnyCarrier
+	return r.Header.Get(attachwire.InputDedupHeader) == attachwire.InputDedupAnyCarrier
 }
 
 // addLeg counts a new leg in legs unless the relay is draining or closed.
@@ -224,7 +223,7 @@ func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + 
 // (subscribe within SubscribeTimeout, its sessionId, asRole within the
 // token's role, a host's epoch equal to the claim), the room's limits and,
 // for a host, the epoch CAS. Then the leg runs until it ends. dedupAll is
-// a host's DedupHeader declaration.
+// a host's InputDedupHeader declaration.
 func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedupAll bool) {
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
 	if c.RoomID != roomID || c.SessionID != roomID {
@@ -270,9 +269,9 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 			continue
 		case errors.Is(err, errDraining):
 			// Admitted while Shutdown announced the restart to the rooms.
-			msg := fmt.Sprintf("redial after %ds", rl.restartSecs())
-			rl.reject(conn, log, &admission{code: attachwire.CodeRelayRestarting, msg: msg, retryable: true,
-				status: websocket.StatusServiceRestart, reason: "relay-restarting: " + msg})
+			after := rl.restartAfter()
+			rl.reject(conn, log, &admission{code: attachwire.CodeRelayRestarting, msg: attachwire.FormatRedialAfter(after),
+				retryable: true, status: websocket.StatusServiceRestart, reason: attachwire.RestartCloseReason(after)})
 			return
 		case errors.As(err, &stale):
 			rl.reject(conn, log, legRefusal(attachwire.CodeEpochStale, "epoch "+strconv.FormatUint(stale.epoch, 10)+
@@ -391,7 +390,7 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 // and for a host the token's epoch.
 func parseSubscribe(b []byte, c token.Claims) (attachwire.Subscribe, *admission) {
 	framing := func(msg string) *admission {
-		return legRefusal(attachwire.CodeFraming, capMessage(msg), false, websocket.StatusProtocolError)
+		return legRefusal(attachwire.CodeFraming, attachwire.CapMessage(msg), false, websocket.StatusProtocolError)
 	}
 	f, err := attachwire.DecodeFrame(b)
 	if err != nil {

@@ -24,7 +24,7 @@
 // Kill is the operator's way to end a room's session: it reports delivered
 // only once a live host leg took the kill control. Input written to a host
 // leg that ends is written again to the next leg of the epoch, from a
-// bounded window, when the host declares DedupHeader (docs/relay.md,
+// bounded window, when the host declares attachwire.InputDedupHeader (docs/relay.md,
 // "Redelivery"); a room's penGeneration starts at the wall clock, so the
 // (userId, penGeneration, inputSeq) triples a host dedups on never repeat.
 //

@@ -121,20 +121,6 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 // framing ends the leg for a protocol violation: error framing, close 1002.
 func (l *leg) framing(msg string) {
 	l.relay.metrics.refusals.WithLabelValues("framing").Inc()
-	l.end(&attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: capMessage(msg)},
+	l.end(&attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: attachwire.CapMessage(msg)},
 		websocket.StatusProtocolError, "framing")
-}
-
-// capMessage bounds the error messages the relay sends, at a rune boundary.
-func capMessage(s string) string {
-	const max = 200
-	if len(s) <= max {
-		return s
-	}
-	for i := max; i > 0; i-- {
-		if s[i]&0xC0 != 0x80 {
-			return s[:i]
-		}
-	}
-	return ""
 }

@@ -2,27 +2,15 @@ package relay
 
 import (
 	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
 )
-
-// DedupHeader is the request header with which a host declares, on its
-// WebSocket dial and on its host SSE GET, that it deduplicates relay Input
-// by (userId, penGeneration, inputSeq) on every carrier, not only on the
-// degraded lane where the protocol requires it. Its one value is
-// DedupAnyCarrier. A relay that does not know the header ignores it, as it
-// ignores any header it does not use. This relay replays Input only to a
-// host that declared it, and answers with the same header and value (on
-// the 101 or the 200), so the host knows the relay replays and never
-// reuses a triple (docs/relay.md, "Redelivery").
-const DedupHeader = "Attach-Input-Dedup"
-
-// DedupAnyCarrier is DedupHeader's value.
-const DedupAnyCarrier = "any-carrier"
 
 // inputWindow is the stamped Input a room wrote to its host legs, kept so
 // that what a leg took but its host may never have applied (the leg ended:
 // a host closing its lane leg to upgrade, a dropped WebSocket) is written
 // again, in order, to the next leg of the same epoch, if its host declared
-// DedupHeader (bindInputsLocked). The protocol has no
+// attachwire.InputDedupHeader (bindInputsLocked). The protocol has no
 // host → relay ack for Input, so the relay cannot know what arrived; the
 // host's dedup by (userId, penGeneration, inputSeq) makes the repeat
 // harmless. Bounds are hard: count, bytes and age, oldest out first; an
@@ -91,7 +79,7 @@ func (w *inputWindow) from(id uint64) int {
 }
 
 // bindInputsLocked sets a host leg being bound where its writer starts in
-// the window: for a host that declared DedupHeader, at the oldest entry
+// the window: for a host that declared InputDedupHeader, at the oldest entry
 // still within the bounds (those are replays), then at what is taken from
 // the queue from now on. A host that did not declare it gets no replay:
 // it may not dedup at all on WebSocket, and the seed's carrier keeps its
@@ -109,7 +97,7 @@ func (rm *room) bindInputsLocked(l *leg) {
 	case l.dedupAll:
 		l.inNext = w.entries[0].id
 	default:
-		rm.unreplayedLocked(len(w.entries), "the host did not declare "+DedupHeader)
+		rm.unreplayedLocked(len(w.entries), "the host did not declare "+attachwire.InputDedupHeader)
 	}
 }
 

@@ -51,7 +51,7 @@ func (rl *Relay) Kill(ctx context.Context, orgID, sessionID string, reason attac
 		return false, fmt.Errorf("%w: reason %q is not stopped, quota or revoked", ErrBadKill, reason)
 	}
 	if !validSignalName(signal) {
-		return false, fmt.Errorf("%w: signal %q is not a signal name", ErrBadKill, capMessage(signal))
+		return false, fmt.Errorf("%w: signal %q is not a signal name", ErrBadKill, attachwire.CapMessage(signal))
 	}
 	wire, err := controlWire(attachwire.Kill{Reason: reason, Signal: signal})
 	if err != nil {

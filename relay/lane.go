@@ -3,13 +3,11 @@ package relay
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -183,9 +181,7 @@ func (s *sseStream) start() error {
 func (s *sseStream) frame(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.buf = append(s.buf[:0], "event: frame\ndata: "...)
-	s.buf = base64.StdEncoding.AppendEncode(s.buf, b)
-	s.buf = append(s.buf, "\n\n"...)
+	s.buf = attachwire.AppendSSEFrame(s.buf[:0], b)
 	return s.writeLocked(s.buf)
 }
 
@@ -194,7 +190,8 @@ func (s *sseStream) frame(b []byte) error {
 func (s *sseStream) comment(text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.writeLocked([]byte(": " + text + "\n\n"))
+	s.buf = attachwire.AppendSSEComment(s.buf[:0], text)
+	return s.writeLocked(s.buf)
 }
 
 func (s *sseStream) writeLocked(b []byte) error {
@@ -237,7 +234,7 @@ func (l *leg) heartbeat() {
 	t := time.NewTicker(l.relay.cfg.SSEHeartbeat)
 	defer t.Stop()
 	for l.tick(t) {
-		if err := l.lane.comment("heartbeat"); err != nil {
+		if err := l.lane.comment(attachwire.SSEHeartbeat); err != nil {
 			l.end(nil, 0, "")
 			l.cancel()
 			return
@@ -250,7 +247,7 @@ func (l *leg) heartbeat() {
 // (429 + Retry-After). It reports false when it answered.
 func (rl *Relay) laneGate(w http.ResponseWriter, r *http.Request) bool {
 	if rl.draining.Load() {
-		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 		return false
 	}
@@ -320,7 +317,7 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 		}
 	}()
 	if !rl.addLeg() {
-		w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 		http.Error(w, "relay draining", http.StatusServiceUnavailable)
 		return
 	}
@@ -342,7 +339,7 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 		case errors.Is(err, errRoomClosed):
 			continue
 		case errors.Is(err, errDraining):
-			w.Header().Set("Retry-After", strconv.Itoa(rl.restartSecs()))
+			w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 			return
 		case err != nil && b.refused(err):

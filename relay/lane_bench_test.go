@@ -30,7 +30,7 @@ func BenchmarkLaneKeystrokeEcho(b *testing.B) {
 	for i := range b.N {
 		t0 := time.Now()
 		seq := uint64(i + 1)
-		r := postLane(b, s, "/input", dtok, relay.ViewerBatch{BatchID: fmt.Sprint("k", seq),
+		r := postLane(b, s, "/input", dtok, attachwire.ViewerBatch{BatchID: fmt.Sprint("k", seq),
 			FirstInputSeq: &seq, LastInputSeq: &seq, Inputs: []string{inputB64(b, seq, gen, "k")}})
 		if r.Status != http.StatusOK {
 			b.Fatalf("input: %d %s", r.Status, r.Body)

@@ -40,7 +40,7 @@ func (rl *Relay) serveHostSSE(w http.ResponseWriter, r *http.Request) {
 			l.dedupAll = dedupAll // before the bind: it picks what is replayed
 			err := rm.bindHost(l, *c.Epoch)
 			if err == nil && dedupAll {
-				w.Header().Set(DedupHeader, DedupAnyCarrier)
+				w.Header().Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier)
 			}
 			return err
 		},
@@ -145,14 +145,14 @@ func (l *leg) isEnding() bool {
 //     400 or 403), error controls (logged), post-Exit Snapshots;
 //   - 200 {ackSeq}: lastSeq when frames were accepted, else the head.
 func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
-	ll, p, ok := laneBatch(rl, w, r, true, rl.cfg.HostReadLimit, parseHostBatch)
+	ll, p, ok := laneBatch(rl, w, r, true, rl.cfg.HostReadLimit, attachwire.ParseHostBatch)
 	if !ok {
 		return
 	}
 	ll.mu.Lock()
 	defer ll.mu.Unlock()
 	if a, ok := ll.answers[p.BatchID]; ok {
-		writeJSON(w, http.StatusOK, HostBatchAnswer{BatchID: p.BatchID, AckSeq: a.ack})
+		writeJSON(w, http.StatusOK, attachwire.HostBatchAnswer{BatchID: p.BatchID, AckSeq: a.ack})
 		return
 	}
 	l := ll.leg
@@ -162,27 +162,27 @@ func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
 		rl.errNoLaneLeg(w)
 		return
 	}
-	if len(p.frames) > 0 && head != 0 && p.FirstSeq > head+1 {
+	if len(p.SeqFrames) > 0 && head != 0 && p.FirstSeq > head+1 {
 		if p.GapFrom == nil || *p.GapFrom != p.FirstSeq {
 			rl.metrics.refusals.WithLabelValues("lane-gap").Inc()
-			writeJSON(w, http.StatusConflict, HostBatchAnswer{BatchID: p.BatchID, AckSeq: head})
+			writeJSON(w, http.StatusConflict, attachwire.HostBatchAnswer{BatchID: p.BatchID, AckSeq: head})
 			return
 		}
 		l.log.Info("relay: lane host declared a gap", "head", head, "gapFrom", p.FirstSeq)
 	}
 	in := rl.metrics.framesIn.WithLabelValues(string(l.role))
-	for _, f := range p.frames {
+	for _, f := range p.SeqFrames {
 		in.Inc()
 		if err := rm.ingest(l, f); err != nil {
-			rl.refuse(w, http.StatusBadRequest, "framing", capMessage(err.Error()))
+			rl.refuse(w, http.StatusBadRequest, "framing", attachwire.CapMessage(err.Error()))
 			return
 		}
 	}
-	for _, f := range p.outOfSeq {
+	for _, f := range p.OutOfSeqFrames {
 		in.Inc()
 		if f.Type == attachwire.TypeSnapshot {
 			if err := rm.ingest(l, f); err != nil {
-				rl.refuse(w, http.StatusBadRequest, "framing", capMessage(err.Error()))
+				rl.refuse(w, http.StatusBadRequest, "framing", attachwire.CapMessage(err.Error()))
 				return
 			}
 			continue
@@ -203,15 +203,15 @@ func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
 			l.log.Info("relay: host reported an error", "code", ctl.Code)
 		default:
 			if err != nil && isFraming(err) {
-				rl.refuse(w, http.StatusBadRequest, "framing", capMessage(err.Error()))
+				rl.refuse(w, http.StatusBadRequest, "framing", attachwire.CapMessage(err.Error()))
 				return
 			}
 		}
 	}
 	ack := head
-	if len(p.frames) > 0 {
+	if len(p.SeqFrames) > 0 {
 		ack = max(head, p.LastSeq)
 	}
 	ll.remember(p.BatchID, batchAnswer{ack: ack})
-	writeJSON(w, http.StatusOK, HostBatchAnswer{BatchID: p.BatchID, AckSeq: ack})
+	writeJSON(w, http.StatusOK, attachwire.HostBatchAnswer{BatchID: p.BatchID, AckSeq: ack})
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -42,7 +41,7 @@ func openLaneHost(t testing.TB, s *relaytest.Server, epoch uint64) *laneHost {
 		t.Fatalf("first snapshot_request %q, want resync", r.Reason)
 	}
 	sub := relaytest.B64Control(t, attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
-	if a := h.ok(relay.HostBatch{BatchID: h.id(), OutOfSeq: []string{sub}}); a.AckSeq != 0 {
+	if a := h.ok(attachwire.HostBatch{BatchID: h.id(), OutOfSeq: []string{sub}}); a.AckSeq != 0 {
 		t.Fatalf("subscribe batch acked %d", a.AckSeq)
 	}
 	return h
@@ -50,7 +49,7 @@ func openLaneHost(t testing.TB, s *relaytest.Server, epoch uint64) *laneHost {
 
 func (h *laneHost) id() string { h.n++; return fmt.Sprintf("h%d", h.n) }
 
-func (h *laneHost) post(b relay.HostBatch) relaytest.PostResult {
+func (h *laneHost) post(b attachwire.HostBatch) relaytest.PostResult {
 	h.t.Helper()
 	return postLane(h.t, h.s, "/host/output", h.tok, b)
 }
@@ -65,13 +64,13 @@ func postLane(t testing.TB, s *relaytest.Server, ep, tok string, b any) relaytes
 }
 
 // ok posts b and wants a 200.
-func (h *laneHost) ok(b relay.HostBatch) relay.HostBatchAnswer {
+func (h *laneHost) ok(b attachwire.HostBatch) attachwire.HostBatchAnswer {
 	h.t.Helper()
 	r := h.post(b)
 	if r.Status != http.StatusOK {
 		h.t.Fatalf("host batch %s: status %d %s", b.BatchID, r.Status, r.Body)
 	}
-	var a relay.HostBatchAnswer
+	var a attachwire.HostBatchAnswer
 	if err := json.Unmarshal(r.Body, &a); err != nil || a.BatchID != b.BatchID {
 		h.t.Fatalf("host batch answer %s: %v", r.Body, err)
 	}
@@ -79,8 +78,8 @@ func (h *laneHost) ok(b relay.HostBatch) relay.HostBatchAnswer {
 }
 
 // frames makes a batch of frames (numbered by their own seqs).
-func (h *laneHost) frames(fs ...attachwire.Frame) relay.HostBatch {
-	b := relay.HostBatch{BatchID: h.id(), FirstSeq: fs[0].Seq, LastSeq: fs[len(fs)-1].Seq}
+func (h *laneHost) frames(fs ...attachwire.Frame) attachwire.HostBatch {
+	b := attachwire.HostBatch{BatchID: h.id(), FirstSeq: fs[0].Seq, LastSeq: fs[len(fs)-1].Seq}
 	for _, f := range fs {
 		b.Frames = append(b.Frames, relaytest.B64(h.t, f))
 	}
@@ -169,12 +168,12 @@ func inputB64(t testing.TB, seq, gen uint64, data string) string {
 	return relaytest.B64(t, attachwire.Input{InputSeq: seq, PenGeneration: gen, Data: []byte(data)}.Frame(0, 0))
 }
 
-func viewerAnswer(t testing.TB, r relaytest.PostResult, want int) relay.ViewerBatchAnswer {
+func viewerAnswer(t testing.TB, r relaytest.PostResult, want int) attachwire.ViewerBatchAnswer {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("viewer batch: status %d %s, want %d", r.Status, r.Body, want)
 	}
-	var a relay.ViewerBatchAnswer
+	var a attachwire.ViewerBatchAnswer
 	if err := json.Unmarshal(r.Body, &a); err != nil {
 		t.Fatalf("viewer batch answer %s: %v", r.Body, err)
 	}
@@ -214,7 +213,7 @@ func TestLaneSession(t *testing.T) {
 
 	// Up: a resize (the pen holder's viewport) and two keystrokes.
 	rs, _ := attachwire.Resize{Cols: 100, Rows: 30}.Frame(0, 0)
-	a := viewerAnswer(t, postLane(t, s, "/input", dtok, relay.ViewerBatch{BatchID: "d1",
+	a := viewerAnswer(t, postLane(t, s, "/input", dtok, attachwire.ViewerBatch{BatchID: "d1",
 		FirstInputSeq: u64(1), LastInputSeq: u64(2),
 		Inputs:   []string{inputB64(t, 1, grant.PenGeneration, "l"), inputB64(t, 2, grant.PenGeneration, "s")},
 		Controls: []string{relaytest.B64(t, rs)}}), http.StatusOK)
@@ -249,7 +248,7 @@ func TestLaneSession(t *testing.T) {
 	}
 	expectSSE[attachwire.SnapshotRequest](t, h.sse)
 	final := h.snapshotFrame("bye", 0, exit)
-	h.ok(relay.HostBatch{BatchID: h.id(), OutOfSeq: []string{relaytest.B64(t, final)}})
+	h.ok(attachwire.HostBatch{BatchID: h.id(), OutOfSeq: []string{relaytest.B64(t, final)}})
 	eventually(t, "a late lane viewer gets the final screen, then the Exit", func() bool {
 		v := openLaneViewer(t, s, s.ViewerToken(t, room, "late"), "")
 		defer v.Close()
@@ -303,7 +302,7 @@ func TestLaneHostPostStatuses(t *testing.T) {
 	h.seq = 9
 	gap := h.frames(h.output("late"))
 	r := h.post(gap)
-	var ans relay.HostBatchAnswer
+	var ans attachwire.HostBatchAnswer
 	if r.Status != http.StatusConflict || json.Unmarshal(r.Body, &ans) != nil || ans.AckSeq != 4 || ans.BatchID != gap.BatchID {
 		t.Fatalf("gap: %d %s, want 409 ackSeq 4", r.Status, r.Body)
 	}
@@ -323,13 +322,13 @@ func TestLaneHostPostStatuses(t *testing.T) {
 		t.Fatalf("viewer snapshot seq %d", f.Seq)
 	}
 
-	if r := h.post(relay.HostBatch{BatchID: "bad", FirstSeq: 12, LastSeq: 13, Frames: []string{"!!"}}); r.Status != http.StatusBadRequest {
+	if r := h.post(attachwire.HostBatch{BatchID: "bad", FirstSeq: 12, LastSeq: 13, Frames: []string{"!!"}}); r.Status != http.StatusBadRequest {
 		t.Errorf("bad batch: %d", r.Status)
 	}
-	if r := postLane(t, s, "/host/output", "nope", relay.HostBatch{BatchID: "x"}); r.Status != http.StatusUnauthorized {
+	if r := postLane(t, s, "/host/output", "nope", attachwire.HostBatch{BatchID: "x"}); r.Status != http.StatusUnauthorized {
 		t.Errorf("bad token: %d", r.Status)
 	}
-	if r := postLane(t, s, "/host/output", s.HostToken(t, room, 1), relay.HostBatch{BatchID: "x"}); r.Status != http.StatusGone {
+	if r := postLane(t, s, "/host/output", s.HostToken(t, room, 1), attachwire.HostBatch{BatchID: "x"}); r.Status != http.StatusGone {
 		t.Errorf("token of no live leg: %d, want 410", r.Status)
 	}
 	// A stale epoch on the SSE GET: 409.
@@ -356,14 +355,14 @@ func TestLaneViewerPostStatuses(t *testing.T) {
 	h0.sse.Close()
 	for expectSSE[attachwire.RoomState](t, d).State != attachwire.RoomHostReconnecting {
 	}
-	batch := func(id string, first uint64, keys ...string) relay.ViewerBatch {
-		b := relay.ViewerBatch{BatchID: id, FirstInputSeq: u64(first), LastInputSeq: u64(first + uint64(len(keys)) - 1)}
+	batch := func(id string, first uint64, keys ...string) attachwire.ViewerBatch {
+		b := attachwire.ViewerBatch{BatchID: id, FirstInputSeq: u64(first), LastInputSeq: u64(first + uint64(len(keys)) - 1)}
 		for i, k := range keys {
 			b.Inputs = append(b.Inputs, inputB64(t, first+uint64(i), gen, k))
 		}
 		return b
 	}
-	post := func(b relay.ViewerBatch) relaytest.PostResult { return postLane(t, s, "/input", dtok, b) }
+	post := func(b attachwire.ViewerBatch) relaytest.PostResult { return postLane(t, s, "/input", dtok, b) }
 
 	one := batch("b1", 1, "a")
 	if a := viewerAnswer(t, post(one), http.StatusOK); a.AckInputSeq != 1 {
@@ -427,7 +426,7 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 	}
 	ws.SendControl(ctxT(t), attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
 	expectClosed(t, ws, 1008, attachwire.CodeAuth)
-	ctl := relay.ViewerBatch{BatchID: "c1", Controls: []string{relaytest.B64Control(t, attachwire.Grab{})}}
+	ctl := attachwire.ViewerBatch{BatchID: "c1", Controls: []string{relaytest.B64Control(t, attachwire.Grab{})}}
 	if r := postLane(t, s, "/input", tok, ctl); r.Status != http.StatusOK {
 		t.Fatalf("control-only batch: %d %s", r.Status, r.Body)
 	}
@@ -436,7 +435,7 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 	}
 	v.Close()
 	eventually(t, "the POST half is gone with the SSE half", func() bool {
-		return postLane(t, s, "/input", tok, relay.ViewerBatch{BatchID: "c2"}).Status == http.StatusGone
+		return postLane(t, s, "/input", tok, attachwire.ViewerBatch{BatchID: "c2"}).Status == http.StatusGone
 	})
 	// 410 means the jti is free again: the same token reopens at once.
 	v2 := openLaneViewer(t, s, tok, "")
@@ -471,7 +470,7 @@ func TestLaneTicket(t *testing.T) {
 	defer v.Close()
 	gen := expectSSE[attachwire.PenGranted](t, v).PenGeneration
 	// The POSTs carry the attach token with the ticket's jti.
-	b := relay.ViewerBatch{BatchID: "k", FirstInputSeq: u64(1), LastInputSeq: u64(1), Inputs: []string{inputB64(t, 1, gen, "q")}}
+	b := attachwire.ViewerBatch{BatchID: "k", FirstInputSeq: u64(1), LastInputSeq: u64(1), Inputs: []string{inputB64(t, 1, gen, "q")}}
 	viewerAnswer(t, postLane(t, s, "/input", dtok, b), http.StatusOK)
 
 	if _, resp, err := relaytest.DialSSE(ctxT(t), url, ""); err == nil || resp.StatusCode != http.StatusUnauthorized {

@@ -115,14 +115,14 @@ func (rm *room) laneViewer(l *leg) (uint64, bool) {
 //     them;
 //   - 200 {ackInputSeq}.
 func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
-	ll, p, ok := laneBatch(rl, w, r, false, rl.cfg.ViewerReadLimit, parseViewerBatch)
+	ll, p, ok := laneBatch(rl, w, r, false, rl.cfg.ViewerReadLimit, attachwire.ParseViewerBatch)
 	if !ok {
 		return
 	}
 	ll.mu.Lock()
 	defer ll.mu.Unlock()
 	if a, ok := ll.answers[p.BatchID]; ok {
-		writeJSON(w, http.StatusOK, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: a.ack})
+		writeJSON(w, http.StatusOK, attachwire.ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: a.ack})
 		return
 	}
 	l := ll.leg
@@ -132,14 +132,14 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 		rl.errNoLaneLeg(w)
 		return
 	}
-	if len(p.inputs) > 0 && *p.FirstInputSeq > last+1 {
+	if len(p.InputPayloads) > 0 && *p.FirstInputSeq > last+1 {
 		rl.metrics.refusals.WithLabelValues("lane-gap").Inc()
-		writeJSON(w, http.StatusConflict, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
+		writeJSON(w, http.StatusConflict, attachwire.ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
 		return
 	}
 	in := rl.metrics.framesIn.WithLabelValues(string(l.role))
 	if ll.ctlDone != p.BatchID {
-		for _, f := range p.controls {
+		for _, f := range p.ControlFrames {
 			in.Inc()
 			if !l.viewerFrame(f) {
 				rl.errNoLaneLeg(w) // a framing error ended the leg
@@ -148,7 +148,7 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 		}
 		ll.ctlDone = p.BatchID
 	}
-	for _, input := range p.inputs {
+	for _, input := range p.InputPayloads {
 		if input.InputSeq <= last {
 			continue
 		}
@@ -178,5 +178,5 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 	}
 	ll.ctlDone = ""
 	ll.remember(p.BatchID, batchAnswer{ack: last})
-	writeJSON(w, http.StatusOK, ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
+	writeJSON(w, http.StatusOK, attachwire.ViewerBatchAnswer{BatchID: p.BatchID, AckInputSeq: last})
 }

@@ -57,7 +57,7 @@ type leg struct {
 	kills     []*killOrder
 	killsDone bool
 	// A host leg's place in its room's input window (inputwindow.go),
-	// guarded by the room's mu: dedupAll is its host's DedupHeader
+	// guarded by the room's mu: dedupAll is its host's InputDedupHeader
 	// declaration, inNext the next window id its writer considers,
 	// inFresh the first id taken while it was bound (below it: replays).
 	dedupAll        bool

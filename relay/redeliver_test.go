@@ -14,7 +14,7 @@ import (
 )
 
 // replayHost is a host leg of room on either carrier, declaring
-// relay.DedupHeader or not, reduced to what the redelivery tests need:
+// attachwire.InputDedupHeader or not, reduced to what the redelivery tests need:
 // the Input it is written, and an end.
 type replayHost struct {
 	ws   *host
@@ -28,7 +28,7 @@ func bindReplayHost(t *testing.T, s *relaytest.Server, lane, declare bool) *repl
 	t.Helper()
 	hdr := http.Header{}
 	if declare {
-		hdr.Set(relay.DedupHeader, relay.DedupAnyCarrier)
+		hdr.Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier)
 	}
 	var got string
 	h := &replayHost{}
@@ -39,7 +39,7 @@ func bindReplayHost(t *testing.T, s *relaytest.Server, lane, declare bool) *repl
 			t.Fatalf("host sse: %v (%v)", err, resp)
 		}
 		t.Cleanup(sse.Close)
-		got = resp.Header.Get(relay.DedupHeader)
+		got = resp.Header.Get(attachwire.InputDedupHeader)
 		h.lane = &laneHost{t: t, s: s, sse: sse, tok: tok, epoch: 1}
 		expectSSE[attachwire.SnapshotRequest](t, sse)
 	} else {
@@ -51,12 +51,12 @@ func bindReplayHost(t *testing.T, s *relaytest.Server, lane, declare bool) *repl
 		if err := c.SendControl(ctxT(t), attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1)}); err != nil {
 			t.Fatal(err)
 		}
-		got = resp.Header.Get(relay.DedupHeader)
+		got = resp.Header.Get(attachwire.InputDedupHeader)
 		h.ws = &host{t: t, c: c, epoch: 1}
 		relaytest.ExpectControl[attachwire.SnapshotRequest](t, c)
 	}
-	if want := map[bool]string{true: relay.DedupAnyCarrier}[declare]; got != want {
-		t.Fatalf("relay answered %s %q, want %q", relay.DedupHeader, got, want)
+	if want := map[bool]string{true: attachwire.InputDedupAnyCarrier}[declare]; got != want {
+		t.Fatalf("relay answered %s %q, want %q", attachwire.InputDedupHeader, got, want)
 	}
 	return h
 }

@@ -116,9 +116,10 @@ func (rl *Relay) readyz(w http.ResponseWriter, _ *http.Request) {
 	io200(w, "ready")
 }
 
-// restartSecs is the redial hint in whole seconds, at least 1.
-func (rl *Relay) restartSecs() int {
-	return max(int((rl.cfg.RestartAfter+time.Second-1)/time.Second), 1)
+// restartAfter is the redial hint, at least a second (attachwire rounds
+// it up to whole seconds).
+func (rl *Relay) restartAfter() time.Duration {
+	return max(rl.cfg.RestartAfter, time.Second)
 }
 
 // Shutdown performs a planned restart: new dials get 503 with Retry-After;
@@ -134,9 +135,9 @@ func (rl *Relay) Shutdown(ctx context.Context) error {
 		rooms = append(rooms, rm)
 	}
 	rl.mu.Unlock()
-	secs := rl.restartSecs()
+	after := rl.restartAfter()
 	for _, rm := range rooms {
-		rm.announceRestart(secs)
+		rm.announceRestart(after)
 	}
 	done := make(chan struct{})
 	go func() {

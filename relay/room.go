@@ -503,9 +503,8 @@ func (rm *room) close(code websocket.StatusCode, reason string) {
 // announceRestart is the room's part of a planned restart: the host gets
 // error relay-restarting then 1012; viewers get room_state
 // host-reconnecting then 1012, and resume on the next relay.
-func (rm *room) announceRestart(secs int) {
-	msg := fmt.Sprintf("redial after %ds", secs)
-	reason := "relay-restarting: " + msg
+func (rm *room) announceRestart(after time.Duration) {
+	msg, reason := attachwire.FormatRedialAfter(after), attachwire.RestartCloseReason(after)
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.host != nil {

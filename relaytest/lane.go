@@ -3,7 +3,6 @@ package relaytest
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,7 +36,7 @@ type SSE struct {
 
 	cancel context.CancelFunc
 	stop   chan struct{} // closed by Close: the reader stops queueing
-	events chan SSEEvent
+	events chan attachwire.SSEEvent
 	done   chan struct{}
 	err    error // the reader's end, set before done closes
 
@@ -81,7 +80,7 @@ func DialSSEHeader(ctx context.Context, url, tok string, header http.Header) (*S
 		cancel()
 		return nil, resp, fmt.Errorf("relaytest: sse: status %d", resp.StatusCode)
 	}
-	s := &SSE{Resp: resp, cancel: cancel, events: make(chan SSEEvent, 64),
+	s := &SSE{Resp: resp, cancel: cancel, events: make(chan attachwire.SSEEvent, 64),
 		done: make(chan struct{}), stop: make(chan struct{})}
 	go s.read()
 	return s, resp, nil
@@ -90,13 +89,14 @@ func DialSSEHeader(ctx context.Context, url, tok string, header http.Header) (*S
 func (s *SSE) read() {
 	defer close(s.done)
 	defer s.Resp.Body.Close()
-	r := NewSSEReader(s.Resp.Body, 32<<20)
+	r := attachwire.NewSSEReader(s.Resp.Body, 32<<20)
 	for {
 		e, err := r.Next()
 		if err != nil {
 			s.err = err
 			return
 		}
+		e.Data = bytes.Clone(e.Data) // the reader reuses it
 		select {
 		case s.events <- e:
 		case <-s.stop:
@@ -107,12 +107,12 @@ func (s *SSE) read() {
 
 // Next returns the next event or comment, or an error when the stream
 // ended or ctx is done.
-func (s *SSE) Next(ctx context.Context) (SSEEvent, error) {
+func (s *SSE) Next(ctx context.Context) (attachwire.SSEEvent, error) {
 	select {
 	case e := <-s.events:
 		return e, nil
 	case <-ctx.Done():
-		return SSEEvent{}, ctx.Err()
+		return attachwire.SSEEvent{}, ctx.Err()
 	case <-s.done:
 		select {
 		case e := <-s.events:
@@ -120,9 +120,9 @@ func (s *SSE) Next(ctx context.Context) (SSEEvent, error) {
 		default:
 		}
 		if s.err == nil || s.err == io.EOF {
-			return SSEEvent{}, io.EOF
+			return attachwire.SSEEvent{}, io.EOF
 		}
-		return SSEEvent{}, s.err
+		return attachwire.SSEEvent{}, s.err
 	}
 }
 
@@ -136,14 +136,10 @@ func (s *SSE) NextFrame(ctx context.Context) (attachwire.Frame, error) {
 		if e.IsComment {
 			continue
 		}
-		if e.Event != "frame" {
+		if e.Event != attachwire.SSEFrameEvent {
 			return attachwire.Frame{}, fmt.Errorf("relaytest: sse: event %q, want frame", e.Event)
 		}
-		b, err := base64.StdEncoding.DecodeString(e.Data)
-		if err != nil {
-			return attachwire.Frame{}, fmt.Errorf("relaytest: sse: %w", err)
-		}
-		return attachwire.DecodeFrame(b)
+		return attachwire.DecodeLaneFrame(e.Data)
 	}
 }
 
@@ -193,11 +189,11 @@ func Post(ctx context.Context, url, tok string, body any) (PostResult, error) {
 // does not marshal.
 func B64(t testing.TB, f attachwire.Frame) string {
 	t.Helper()
-	b, err := f.MarshalBinary()
+	s, err := attachwire.EncodeLaneFrame(f)
 	if err != nil {
 		t.Fatalf("relaytest: %v", err)
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	return s
 }
 
 // B64Control encodes a control as a lane frame.

@@ -1,12 +1,8 @@
 package viewer
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,10 +31,9 @@ const laneIdle = 45 * time.Second
 // Bounds of the POST retries for network errors and 5xx answers: the
 // same batch, 50 ms × attempt apart, capped at 1 s.
 const (
-	maxPostRetries  = 8
-	postRetryStep   = 50 * time.Millisecond
-	postRetryCap    = time.Second
-	defaultRetry429 = 500 * time.Millisecond
+	maxPostRetries = 8
+	postRetryStep  = 50 * time.Millisecond
+	postRetryCap   = time.Second
 )
 
 // Lane signals: why a lane leg ended, for the connection loop.
@@ -84,7 +79,7 @@ type laneCarrier struct {
 	base   string
 	body   io.ReadCloser
 	cancel context.CancelFunc // ends the GET
-	sse    *sseReader
+	sse    *attachwire.SSEReader
 
 	mu   sync.Mutex
 	last time.Time // the last byte from the relay
@@ -138,7 +133,7 @@ func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 		return nil, &laneUnavailableError{status: resp.StatusCode}
 	}
 	l := &laneCarrier{c: c, base: base, body: resp.Body, cancel: cancel, last: time.Now(),
-		sse: newSSEReader(resp.Body, int(c.cfg.ReadLimit)*4/3+1024)}
+		sse: attachwire.NewSSEReader(resp.Body, attachwire.SSEFrameLimit(c.cfg.ReadLimit))}
 	c.mu.Lock()
 	lead, _ := c.eng.Pending(engine.MaxPendingInputs, 0)
 	if vp, ok := c.eng.Viewport(int(c.viewport.Cols), int(c.viewport.Rows)); ok {
@@ -165,20 +160,12 @@ func (c *Client) classifyLane(resp *http.Response) error {
 	case http.StatusForbidden:
 		return &RefusedError{Status: resp.StatusCode}
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		return &retryAfterError{status: resp.StatusCode, after: retryAfter(resp, 0)}
+		after, _ := attachwire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return &retryAfterError{status: resp.StatusCode, after: after}
 	case http.StatusNotFound, http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusNotImplemented:
 		return &laneUnavailableError{status: resp.StatusCode}
 	}
 	return &dialError{fmt.Errorf("lane: HTTP %d", resp.StatusCode)}
-}
-
-// retryAfter reads a Retry-After in seconds (at most an hour), else def.
-func retryAfter(resp *http.Response, def time.Duration) time.Duration {
-	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-	if err != nil || secs < 0 {
-		return def
-	}
-	return time.Duration(min(secs, 3600)) * time.Second
 }
 
 func (l *laneCarrier) touch() {
@@ -189,19 +176,15 @@ func (l *laneCarrier) touch() {
 
 func (l *laneCarrier) next(context.Context) (attachwire.Frame, error) {
 	for {
-		ev, data, err := l.sse.next(l.touch)
+		ev, err := l.sse.Next()
 		if err != nil {
 			return attachwire.Frame{}, err
 		}
-		if ev != "" && ev != "frame" {
+		l.touch() // a heartbeat too: the stream is alive
+		if ev.IsComment || (ev.Event != "" && ev.Event != attachwire.SSEFrameEvent) {
 			continue // an event type this version does not know
 		}
-		b := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
-		n, err := base64.StdEncoding.Decode(b, data)
-		if err != nil {
-			return attachwire.Frame{}, fmt.Errorf("viewer: lane: frame is not base64: %w", err)
-		}
-		return attachwire.DecodeFrame(b[:n])
+		return attachwire.DecodeLaneFrame(ev.Data)
 	}
 }
 
@@ -224,21 +207,6 @@ func (l *laneCarrier) abort() {
 }
 
 func (l *laneCarrier) lane() bool { return true }
-
-// laneBatch is the body of a POST …/input (attach-v1 §14).
-type laneBatch struct {
-	BatchID       string   `json:"batchId"`
-	FirstInputSeq *uint64  `json:"firstInputSeq,omitempty"`
-	LastInputSeq  *uint64  `json:"lastInputSeq,omitempty"`
-	Inputs        []string `json:"inputs"`
-	Controls      []string `json:"controls"`
-}
-
-// laneAnswer is the body of a 200 or 409.
-type laneAnswer struct {
-	BatchID     string `json:"batchId"`
-	AckInputSeq uint64 `json:"ackInputSeq"`
-}
 
 // laneBatchBytes bounds the Input frames one POST carries, in bytes before
 // base64: far under the relay's body limit (twice a viewer's 1 MiB message
@@ -289,35 +257,13 @@ func (l *laneCarrier) send(ctx context.Context, frames []attachwire.Frame) error
 // postBatch posts one batch of inputs and controls; it reports rewound after a
 // 409, which leaves the inputs from the ack on due again.
 func (l *laneCarrier) postBatch(ctx context.Context, inputs, controls []attachwire.Frame) (rewound bool, err error) {
-	b := laneBatch{Inputs: []string{}, Controls: []string{}}
-	for _, f := range inputs {
-		raw, err := f.MarshalBinary()
-		if err != nil {
-			continue
-		}
-		in, err := attachwire.DecodeInput(f.Payload)
-		if err != nil {
-			continue
-		}
-		if b.FirstInputSeq == nil {
-			first := in.InputSeq
-			b.FirstInputSeq = &first
-		}
-		last := in.InputSeq
-		b.LastInputSeq = &last
-		b.Inputs = append(b.Inputs, base64.StdEncoding.EncodeToString(raw))
-	}
-	for _, f := range controls {
-		if raw, err := f.MarshalBinary(); err == nil {
-			b.Controls = append(b.Controls, base64.StdEncoding.EncodeToString(raw))
-		}
-	}
-	if len(b.Inputs) == 0 && len(b.Controls) == 0 {
+	if len(inputs) == 0 && len(controls) == 0 {
 		return false, nil
 	}
-	var id [16]byte
-	rand.Read(id[:])
-	b.BatchID = hex.EncodeToString(id[:])
+	b, err := attachwire.NewViewerBatch(attachwire.NewBatchID(), inputs, controls)
+	if err != nil {
+		return false, fmt.Errorf("viewer: lane: %w", err)
+	}
 	body, err := json.Marshal(b)
 	if err != nil {
 		return false, fmt.Errorf("viewer: lane: batch: %w", err)
@@ -342,7 +288,7 @@ func (l *laneCarrier) postBatch(ctx context.Context, inputs, controls []attachwi
 			l.carry = controls
 			return true, nil
 		case status == http.StatusTooManyRequests:
-			wait = min(max(hint, time.Millisecond), l.c.cfg.BackoffMax)
+			wait = min(max(hint, postRetryStep), l.c.cfg.BackoffMax) // "0" again and again is no spin
 		case status == http.StatusGone:
 			return false, errLaneGone
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -364,7 +310,7 @@ func (l *laneCarrier) postBatch(ctx context.Context, inputs, controls []attachwi
 // post sends one batch. It is bounded by the Client's life and
 // DialTimeout, not by the leg: a POST in flight when the leg ends (an
 // upgrade) completes, so its ack is known.
-func (l *laneCarrier) post(body []byte) (status int, ans laneAnswer, hint time.Duration, err error) {
+func (l *laneCarrier) post(body []byte) (status int, ans attachwire.ViewerBatchAnswer, hint time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(l.c.ctx, l.c.cfg.DialTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.base+"/input", bytes.NewReader(body))
@@ -378,16 +324,20 @@ func (l *laneCarrier) post(body []byte) (status int, ans laneAnswer, hint time.D
 		return 0, ans, 0, err
 	}
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, attachwire.MaxBatchAnswerBytes+1))
 	if err != nil {
 		return 0, ans, 0, err
 	}
 	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict {
-		if err := json.Unmarshal(rb, &ans); err != nil {
+		if ans, err = attachwire.ParseViewerBatchAnswer(rb); err != nil {
 			return 0, ans, 0, fmt.Errorf("answer: %w", err)
 		}
 	}
-	return resp.StatusCode, ans, retryAfter(resp, defaultRetry429), nil
+	hint = attachwire.DefaultRetryAfter
+	if d, ok := attachwire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		hint = d
+	}
+	return resp.StatusCode, ans, hint, nil
 }
 
 // probe tries a WebSocket handshake every ProbeInterval while the leg
@@ -425,91 +375,4 @@ func (c *Client) probeOnce(ctx context.Context) bool {
 	ok := ws.Subprotocol() == Subprotocol
 	ws.Close(websocket.StatusNormalClosure, "upgrade probe")
 	return ok
-}
-
-// sseReader parses a text/event-stream: "field: value" lines ending in
-// LF or CRLF, an empty line dispatching the event, ':' lines being
-// comments. Only event and data are kept (the relay sends no id or
-// retry). Not safe for concurrent use.
-type sseReader struct {
-	r     *bufio.Reader
-	max   int
-	line  []byte
-	event string
-	data  []byte
-	has   bool
-}
-
-// errSSELine is a line longer than the reader's limit.
-var errSSELine = errors.New("viewer: lane: sse line too long")
-
-func newSSEReader(r io.Reader, maxLine int) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), max: max(maxLine, 1<<10)}
-}
-
-// readLine returns the next line without its terminator; the slice is
-// valid until the next call.
-func (s *sseReader) readLine() ([]byte, error) {
-	s.line = s.line[:0]
-	for {
-		chunk, err := s.r.ReadSlice('\n')
-		if len(s.line)+len(chunk) > s.max+2 {
-			return nil, errSSELine
-		}
-		s.line = append(s.line, chunk...)
-		switch {
-		case err == nil:
-			ln := s.line[:len(s.line)-1]
-			return bytes.TrimSuffix(ln, []byte{'\r'}), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && len(s.line) > 0:
-			return nil, io.ErrUnexpectedEOF
-		default:
-			return nil, err
-		}
-	}
-}
-
-// next returns the next event's type and data (the data lines joined by
-// "\n"), calling touch for every line read, comments included. At the
-// stream's end it returns io.EOF; an event not closed by an empty line is
-// dropped.
-func (s *sseReader) next(touch func()) (string, []byte, error) {
-	for {
-		ln, err := s.readLine()
-		if err != nil {
-			return "", nil, err
-		}
-		if touch != nil {
-			touch()
-		}
-		if len(ln) == 0 {
-			if !s.has {
-				s.event = ""
-				continue
-			}
-			ev, data := s.event, s.data
-			s.event, s.data, s.has = "", nil, false
-			return ev, data, nil
-		}
-		if ln[0] == ':' {
-			continue
-		}
-		field, value, _ := bytes.Cut(ln, []byte{':'})
-		value = bytes.TrimPrefix(value, []byte{' '})
-		switch string(field) {
-		case "event":
-			s.event = string(value)
-		case "data":
-			if s.has {
-				s.data = append(s.data, '\n')
-			}
-			if len(s.data)+len(value) > s.max {
-				return "", nil, errSSELine
-			}
-			s.data = append(s.data, value...)
-			s.has = true
-		}
-	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/relay"
 )
 
 // The page's lane under the answers a relay (or a proxy in front of it)
@@ -138,7 +137,7 @@ func TestBrowserLaneConflict(t *testing.T) {
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	var first sync.Once
-	p.setInputRule(func(b relay.ViewerBatch) proxyAction {
+	p.setInputRule(func(b attachwire.ViewerBatch) proxyAction {
 		if len(b.Inputs) == 0 {
 			return proxyAction{}
 		}
@@ -225,7 +224,7 @@ func TestBrowserLaneGone(t *testing.T) {
 func TestBrowserLaneRetryAfter(t *testing.T) {
 	_, h, p, ctx := startLanePage(t, "lane429", 600000)
 	var once sync.Once
-	p.setInputRule(func(b relay.ViewerBatch) proxyAction {
+	p.setInputRule(func(b attachwire.ViewerBatch) proxyAction {
 		var act proxyAction
 		if len(b.Inputs) > 0 {
 			once.Do(func() { act = proxyAction{Status: http.StatusTooManyRequests, RetryAfter: "1"} })
@@ -331,7 +330,7 @@ func TestBrowserLaneUnauthorized(t *testing.T) {
 	before := pageStatus(t, ctx)
 	tickets, _ := p.counts()
 	var once sync.Once
-	p.setInputRule(func(b relay.ViewerBatch) proxyAction {
+	p.setInputRule(func(b attachwire.ViewerBatch) proxyAction {
 		var act proxyAction
 		if len(b.Inputs) > 0 {
 			once.Do(func() { act = proxyAction{Status: http.StatusUnauthorized} })
@@ -345,7 +344,7 @@ func TestBrowserLaneUnauthorized(t *testing.T) {
 			st.LaneConnects, before.LaneConnects, n, tickets)
 	}
 
-	p.setInputRule(func(relay.ViewerBatch) proxyAction { return proxyAction{Status: http.StatusUnauthorized} })
+	p.setInputRule(func(attachwire.ViewerBatch) proxyAction { return proxyAction{Status: http.StatusUnauthorized} })
 	typeKeys(t, ctx, "x")
 	waitFor(t, "the page to stop", func() bool {
 		st = pageStatus(t, ctx)

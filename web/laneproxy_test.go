@@ -20,7 +20,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/relay"
 )
 
 // laneProxy is a loopback HTTP proxy in front of a testRelay for the
@@ -49,7 +48,7 @@ type laneProxy struct {
 	closed    bool
 	handlers  sync.WaitGroup // the handlers running (hijacked ones included)
 	noLane    bool
-	inputRule func(b relay.ViewerBatch) proxyAction
+	inputRule func(b attachwire.ViewerBatch) proxyAction
 	posts     []proxyPost
 	applied   map[string]bool // batchIds the relay answered 200
 	controls  map[string]int  // controls the relay got, by type ("resize" for a viewport)
@@ -71,7 +70,7 @@ type proxyAction struct {
 
 // proxyPost is one POST …/input as the proxy saw it.
 type proxyPost struct {
-	Batch  relay.ViewerBatch
+	Batch  attachwire.ViewerBatch
 	Status int       // the status the page got
 	At     time.Time // when the proxy received it
 	Ack    uint64    // the ackInputSeq of a 200 or 409
@@ -165,7 +164,7 @@ func (p *laneProxy) setNoLane(on bool) {
 }
 
 // setInputRule has rule decide every POST …/input from now on.
-func (p *laneProxy) setInputRule(rule func(b relay.ViewerBatch) proxyAction) {
+func (p *laneProxy) setInputRule(rule func(b attachwire.ViewerBatch) proxyAction) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inputRule = rule
@@ -220,7 +219,7 @@ func (p *laneProxy) serveInput(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = resp.StatusCode
-	var a relay.ViewerBatchAnswer
+	var a attachwire.ViewerBatchAnswer
 	if json.Unmarshal(answer, &a) == nil {
 		rec.Ack = a.AckInputSeq
 	}
@@ -511,7 +510,7 @@ func relayLegs(tb testing.TB, r *testRelay, role attachwire.Role) int {
 
 // shiftInputs renumbers a batch's inputs one past where they are, so the
 // relay sees a gap before them and answers 409.
-func shiftInputs(tb testing.TB, b relay.ViewerBatch) []byte {
+func shiftInputs(tb testing.TB, b attachwire.ViewerBatch) []byte {
 	tb.Helper()
 	for i, s := range b.Inputs {
 		raw, err := base64.StdEncoding.DecodeString(s)

@@ -28,6 +28,7 @@ interface Engine {
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
   ack(ackInputSeq: number): Ev[];
 }
+declare function ptyhostRetryAfter(value: string): number;
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
 
 const SUBPROTOCOL = 'interactive-attach-v1';
@@ -82,14 +83,13 @@ function randomID(): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// retryAfterMs reads a Retry-After header, in seconds or an HTTP date,
-// capped at BACKOFF_MAX; without a usable one it is dflt.
+// retryAfterMs reads a Retry-After header with the Go peers' parser
+// (attachwire.ParseRetryAfter, exported by the engine's WebAssembly):
+// delta-seconds or an HTTP date, 0 meaning at once. It is capped at
+// BACKOFF_MAX; without a usable one it is dflt.
 function retryAfterMs(h: string | null, dflt: number): number {
-  if (h === null || h.trim() === '') return dflt;
-  const secs = Number(h);
-  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(h) - Date.now();
-  if (!Number.isFinite(ms)) return dflt;
-  return Math.min(Math.max(ms, 0), BACKOFF_MAX);
+  const ms = h === null ? -1 : ptyhostRetryAfter(h);
+  return ms < 0 ? dflt : Math.min(ms, BACKOFF_MAX);
 }
 
 function b64url(s: string): string {
@@ -582,7 +582,8 @@ function main(): void {
       }
       if (st === 429) {
         ran = true;
-        await sleep(retryAfterMs(r!.headers.get('Retry-After'), 500));
+        // "0" again and again must not spin: at least a retry step.
+        await sleep(Math.max(retryAfterMs(r!.headers.get('Retry-After'), 500), 50));
         continue;
       }
       if (st === 410) return giveUp('input: HTTP 410, reopening the lane', ++refusedPosts >= FALLBACK_AFTER);

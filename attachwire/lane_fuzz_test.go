@@ -1,4 +1,4 @@
-package relay
+package attachwire
 
 import (
 	"encoding/json"
@@ -21,32 +21,32 @@ func FuzzHostBatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := parseHostBatch(b)
+		p, err := ParseHostBatch(b)
 		if err != nil {
 			if !errors.Is(err, ErrBadBatch) {
 				t.Fatalf("error %v does not wrap ErrBadBatch", err)
 			}
 			return
 		}
-		if len(p.frames) != len(p.Frames) || len(p.outOfSeq) != len(p.OutOfSeq) {
-			t.Fatalf("decoded %d/%d frames of %d/%d", len(p.frames), len(p.outOfSeq), len(p.Frames), len(p.OutOfSeq))
+		if len(p.SeqFrames) != len(p.Frames) || len(p.OutOfSeqFrames) != len(p.OutOfSeq) {
+			t.Fatalf("decoded %d/%d frames of %d/%d", len(p.SeqFrames), len(p.OutOfSeqFrames), len(p.Frames), len(p.OutOfSeq))
 		}
-		for i, fr := range p.frames {
+		for i, fr := range p.SeqFrames {
 			if fr.Seq != p.FirstSeq+uint64(i) {
 				t.Fatalf("frame %d seq %d, firstSeq %d", i, fr.Seq, p.FirstSeq)
 			}
 		}
-		if n := len(p.frames); n > 0 && p.frames[n-1].Seq != p.LastSeq {
-			t.Fatalf("last frame seq %d, lastSeq %d", p.frames[n-1].Seq, p.LastSeq)
+		if n := len(p.SeqFrames); n > 0 && p.SeqFrames[n-1].Seq != p.LastSeq {
+			t.Fatalf("last frame seq %d, lastSeq %d", p.SeqFrames[n-1].Seq, p.LastSeq)
 		}
-		for _, fr := range p.outOfSeq {
+		for _, fr := range p.OutOfSeqFrames {
 			if fr.Seq != 0 {
 				t.Fatalf("outOfSeq frame with seq %d", fr.Seq)
 			}
 		}
 		again, _ := json.Marshal(p.HostBatch)
-		q, err := parseHostBatch(again)
-		if err != nil || q.BatchID != p.BatchID || len(q.frames) != len(p.frames) {
+		q, err := ParseHostBatch(again)
+		if err != nil || q.BatchID != p.BatchID || len(q.SeqFrames) != len(p.SeqFrames) {
 			t.Fatalf("re-encoded batch %s: %v", again, err)
 		}
 	})
@@ -64,24 +64,24 @@ func FuzzViewerBatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := parseViewerBatch(b)
+		p, err := ParseViewerBatch(b)
 		if err != nil {
 			if !errors.Is(err, ErrBadBatch) {
 				t.Fatalf("error %v does not wrap ErrBadBatch", err)
 			}
 			return
 		}
-		if len(p.inputs) != len(p.Inputs) || len(p.controls) != len(p.Controls) {
-			t.Fatalf("decoded %d/%d of %d/%d", len(p.inputs), len(p.controls), len(p.Inputs), len(p.Controls))
+		if len(p.InputPayloads) != len(p.Inputs) || len(p.ControlFrames) != len(p.Controls) {
+			t.Fatalf("decoded %d/%d of %d/%d", len(p.InputPayloads), len(p.ControlFrames), len(p.Inputs), len(p.Controls))
 		}
-		for i, in := range p.inputs {
+		for i, in := range p.InputPayloads {
 			if in.InputSeq != *p.FirstInputSeq+uint64(i) {
 				t.Fatalf("input %d seq %d", i, in.InputSeq)
 			}
 		}
 		again, _ := json.Marshal(p.ViewerBatch)
-		q, err := parseViewerBatch(again)
-		if err != nil || q.BatchID != p.BatchID || len(q.inputs) != len(p.inputs) {
+		q, err := ParseViewerBatch(again)
+		if err != nil || q.BatchID != p.BatchID || len(q.InputPayloads) != len(p.InputPayloads) {
 			t.Fatalf("re-encoded batch %s: %v", again, err)
 		}
 	})

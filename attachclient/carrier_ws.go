@@ -1,0 +1,109 @@
+package attachclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost/agent"
+	"github.com/ptyhost/ptyhost/attachwire"
+)
+
+// errNoSubprotocol is a relay that did not echo Subprotocol: coder/websocket
+// accepts the handshake anyway, so the host checks and closes 1002.
+var errNoSubprotocol = errors.New("attachclient: relay did not echo the " + Subprotocol + " subprotocol")
+
+// wsCarrier is a leg on a WebSocket: one binary message per frame.
+// coder/websocket writes whole messages under its own lock, so the pump
+// and the reader may both write.
+type wsCarrier struct {
+	h   *host
+	ws  *websocket.Conn
+	buf []byte // the pump's encoding buffer
+}
+
+// dialWS opens the WebSocket. dedup reports that the relay answered the
+// dial's InputDedupHeader: it replays Input and never reuses a triple.
+func (h *host) dialWS(ctx context.Context, tok string) (w *wsCarrier, dedup bool, err error) {
+	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	ws, resp, err := websocket.Dial(dctx, h.cfg.AttachURL, &websocket.DialOptions{
+		HTTPClient:   h.cfg.HTTPClient,
+		HTTPHeader:   http.Header{"Authorization": {"Bearer " + tok}, attachwire.InputDedupHeader: {attachwire.InputDedupAnyCarrier}},
+		Subprotocols: []string{Subprotocol},
+	})
+	cancel()
+	if err != nil {
+		return nil, false, classifyDial(resp, err)
+	}
+	dedup = resp != nil && resp.Header.Get(attachwire.InputDedupHeader) == attachwire.InputDedupAnyCarrier
+	if ws.Subprotocol() != Subprotocol {
+		ws.Close(websocket.StatusProtocolError, "version subprotocol not negotiated")
+		return nil, false, errNoSubprotocol
+	}
+	ws.SetReadLimit(h.cfg.ReadLimit)
+	return &wsCarrier{h: h, ws: ws}, dedup, nil
+}
+
+func (w *wsCarrier) next(ctx context.Context) (attachwire.Frame, error) {
+	typ, msg, err := w.ws.Read(ctx)
+	if err != nil {
+		return attachwire.Frame{}, classifyClose(err)
+	}
+	if typ != websocket.MessageBinary {
+		return attachwire.Frame{}, &malformedError{code: websocket.StatusUnsupportedData,
+			reason: "binary frames only", cause: errors.New("text message")}
+	}
+	f, err := attachwire.DecodeFrame(msg)
+	if err != nil {
+		return attachwire.Frame{}, &malformedError{cause: err}
+	}
+	return f, nil
+}
+
+// batchLimits: one frame a message, written as soon as it is read.
+func (w *wsCarrier) batchLimits() (int, int) { return 1, 0 }
+
+func (w *wsCarrier) send(ctx context.Context, frames []attachwire.Frame) (agent.InteractiveSubscription, error) {
+	for _, f := range frames {
+		var err error
+		if w.buf, err = f.AppendBinary(w.buf[:0]); err != nil {
+			return nil, fmt.Errorf("attachclient: encode frame %d: %w", f.Seq, err)
+		}
+		if err := w.write(ctx, w.buf); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// write sends one binary message within WriteTimeout.
+func (w *wsCarrier) write(ctx context.Context, b []byte) error {
+	wctx, cancel := context.WithTimeout(ctx, w.h.cfg.WriteTimeout)
+	defer cancel()
+	if err := w.ws.Write(wctx, websocket.MessageBinary, b); err != nil {
+		return fmt.Errorf("attachclient: write: %w", err)
+	}
+	return nil
+}
+
+func (w *wsCarrier) malformed(m *malformedError) {
+	code, reason := m.code, m.reason
+	if code == 0 {
+		code, reason = websocket.StatusProtocolError, "framing error"
+	}
+	w.ws.Close(code, reason)
+}
+
+func (w *wsCarrier) finish() {
+	w.ws.Close(websocket.StatusNormalClosure, "final-screen window elapsed")
+}
+
+func (w *wsCarrier) end(err error) {
+	if err != nil {
+		w.ws.CloseNow()
+	}
+}
+
+func (w *wsCarrier) lane() bool { return false }
