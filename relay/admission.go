@@ -374,7 +374,7 @@ func (rl *Relay) readSubscribe(conn *websocket.Conn, c token.Claims) (attachwire
 		if websocket.CloseStatus(res.err) == websocket.StatusNormalClosure {
 			// A peer that checks the WebSocket path works and leaves (a
 			// host's upgrade probe from the degraded lane) is no refusal.
-			rl.log.Debug("relay: leg closed before subscribing", "reason", capMessage(res.err.Error()))
+			rl.log.Debug("relay: leg closed before subscribing", "reason", attachwire.CapMessage(res.err.Error()))
 			return attachwire.Subscribe{}, &admission{handled: true}
 		}
 		return attachwire.Subscribe{}, legRefusal(attachwire.CodeFraming, "expected subscribe", false, websocket.StatusPolicyViolation)
