@@ -38,9 +38,11 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   d   detach (the session goes on; the pen, if held, is given back)
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
-The terminal is in raw mode only while it holds the pen; when watching,
-Ctrl-C detaches. Pen, presence and room changes show for a moment on the
-bottom row; a lost connection or host stays there until it is back.
+The terminal is in raw mode only while it holds the pen: then Ctrl-C,
+like every key, goes to the session. While watching, Ctrl-C detaches
+(status 0), as Ctrl-] d does. Pen, presence and room changes show for a
+moment on the bottom row; a lost connection or host stays there until it
+is back.
 
 Flags:
   --token-file FILE  read the token from FILE
@@ -49,9 +51,10 @@ Flags:
                      (default ^])
 
 Exit status: the session's own once it ended, also when it had ended
-before attach joined (0 if the relay did not say how); 0 on detach; 2 for a usage
-error; 69 when the relay cannot be reached; 77 when the relay refuses the
-token or the room; 128 + signal number when interrupted.
+before attach joined (0 if the relay did not say how); 0 on detach (Ctrl-] d,
+or Ctrl-C while watching); 2 for a usage error; 69 when the relay cannot be
+reached; 77 when the relay refuses the token or the room; 128 + signal
+number when a signal (SIGINT, SIGTERM, SIGHUP) stops it.
 `
 
 // Exit codes of attach besides the session's own (sysexits.h's).
@@ -214,6 +217,7 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 	defer icancel()
 	a.inputCtx = ictx
 	pump, err := startInputPump(a.fd, func(p []byte) error {
+		keys.Watching = !a.isDriving()
 		a.keys(c, &keys, p)
 		return nil
 	}, a.guard)
@@ -346,6 +350,13 @@ func (a *attacher) event(ev viewer.Event) {
 			d.Notice("connection to the relay lost: reconnecting…", true)
 		}
 	}
+}
+
+// isDriving reports whether the terminal holds the pen (is in raw mode).
+func (a *attacher) isDriving() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.driving
 }
 
 // setDriving switches the terminal between raw mode (holding the pen) and

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,21 +290,35 @@ func TestAttachUnderTmux(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	// Ctrl-C ends a watching attach (its terminal keeps the signal keys),
-	// with the trailer and 128+SIGINT.
+	// Ctrl-C detaches a watching attach, as its help says: status 0, no
+	// message, the terminal restored.
 	tm.run("new-window", "-d", "-t", "main:3", "/bin/sh")
 	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "quitter")))
 	tm.waitIn("main:3", "got: again")
 	tm.run("send-keys", "-t", "main:3", "C-c")
-	tm.waitIn("main:3", "rc=130")
+	if got := tm.waitIn("main:3", "rc="); !strings.Contains(got, "rc=0") || strings.Contains(got, "interrupted") {
+		t.Errorf("Ctrl-C while watching: want a quiet detach with rc=0; pane:\n%s", got)
+	}
 	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:3", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
 		t.Errorf("after Ctrl-C: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
 	}
+	// A SIGINT sent to a watching attach from elsewhere is an
+	// interruption: 128+SIGINT, as the top-level help says.
+	tm.run("send-keys", "-t", "main:3", "clear", "Enter")
+	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "killed")))
+	tm.waitIn("main:3", "got: again")
+	signalPaneChild(t, tm, "main:3", syscall.SIGINT)
+	tm.waitIn("main:3", "rc=130")
 
-	// The session's end ends every attach with its status, and the trailer.
-	tm.typeLineIn("main:2", "quit")
-	tm.waitIn("main:0", "rc=0")
-	tm.waitIn("main:2", "rc=0")
+	// While driving, Ctrl-C is a key for the session: the program is
+	// interrupted (its terminal makes the byte a SIGINT), and every attach
+	// ends with its status, 128+SIGINT, and the trailer.
+	tm.run("send-keys", "-t", "main:2", "C-c")
+	tm.waitIn("main:0", "rc=130")
+	tm.waitIn("main:2", "rc=130")
+	if !bytes.Contains(bridge.input(), []byte{0x03}) {
+		t.Errorf("the driver's Ctrl-C did not reach the session: %q", bridge.input())
+	}
 	for _, w := range []string{"main:0", "main:2"} {
 		if got := strings.TrimSpace(tm.run("display", "-p", "-t", w, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
 			t.Errorf("%s after the session ended: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", w, got)
@@ -371,7 +388,7 @@ func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 }
 
 // When the host's leg drops, the attach says so on its status line and
-// keeps the screen; Ctrl-C still ends it.
+// keeps the screen; Ctrl-C still detaches it.
 func TestAttachShowsHostReconnecting(t *testing.T) {
 	tm := newTmux(t)
 	s, _, b := attachRelay(t)
@@ -384,5 +401,26 @@ func TestAttachShowsHostReconnecting(t *testing.T) {
 		t.Errorf("the screen was lost with the host:\n%s", got)
 	}
 	tm.run("send-keys", "-t", "main", "C-c")
-	tm.waitFor("rc=130")
+	tm.waitFor("rc=0")
+}
+
+// signalPaneChild sends sig to the program the shell in a tmux pane runs.
+func signalPaneChild(t *testing.T, tm *tmuxServer, target string, sig syscall.Signal) {
+	t.Helper()
+	shell := strings.TrimSpace(tm.run("display", "-p", "-t", target, "#{pane_pid}"))
+	b, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil {
+		t.Skipf("cannot find the pane's program (needs Linux's /proc): %v", err)
+	}
+	kids := strings.Fields(string(b))
+	if len(kids) != 1 {
+		t.Fatalf("the pane's shell runs %q, want one program", kids)
+	}
+	pid, err := strconv.Atoi(kids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatal(err)
+	}
 }

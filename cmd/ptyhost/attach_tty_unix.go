@@ -9,9 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watchMode is raw mode with the signal keys kept: a watching attach
-// reads its prefix key byte by byte and paints without output processing,
-// and Ctrl-C still interrupts it (it goes to no program).
+// watchMode is raw mode with the signal keys kept but Ctrl-C's: a watching
+// attach reads its prefix key byte by byte and paints without output
+// processing, Ctrl-Z still suspends it, and Ctrl-C comes as a byte, which
+// detaches (a SIGINT from elsewhere still ends attach with 128+SIGINT).
 func watchMode(fd int) error { return setTermMode(fd, true) }
 
 // rawMode is full raw mode, for the terminal whose keys go to the session.
@@ -25,6 +26,7 @@ func setTermMode(fd int, signals bool) error {
 	rawterm.Set(t)
 	if signals {
 		t.Lflag |= unix.ISIG
+		t.Cc[unix.VINTR] = posixVDisable
 	}
 	if err := unix.IoctlSetTermios(fd, ioctlSetTermiosDrain, t); err != nil {
 		return fmt.Errorf("set terminal mode: %w", err)
