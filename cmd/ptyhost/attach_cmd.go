@@ -15,6 +15,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/attachui"
+	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/viewer"
 )
 
@@ -154,6 +155,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 		cols, rows = 80, 24
 	}
 	a := &attacher{fd: fd, out: stdout, prefix: o.prefix, ready: make(chan struct{}), detach: make(chan struct{})}
+	a.st.Link = status.Connected // Dial returns once a leg is up
 	role := attachwire.RoleViewer
 	if o.drive {
 		role = attachwire.RoleDriver
@@ -173,6 +175,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 	case err != nil:
 		return fmt.Errorf("attach: %w", err)
 	}
+	a.st.ConnID = c.ConnID()
 	a.disp = attachui.NewDisplay(stdout, c.Mirror, cols, rows)
 	defer func() {
 		a.stopEvents() // the Client's goroutine may wait in event
@@ -195,6 +198,8 @@ type attacher struct {
 	// input had to wait, and the status line said so; both the pump's.
 	inputCtx context.Context
 	waited   bool
+	// st is what the status line says of the room; event's.
+	st status.State
 
 	mu       sync.Mutex
 	driving  bool
@@ -314,41 +319,29 @@ func (a *attacher) event(ev viewer.Event) {
 		d.Resync()
 	case viewer.EventPen:
 		a.setDriving(ev.Pen.Mine)
-		switch {
-		case ev.Pen.Mine:
-			d.Notice("you hold the pen: keys go to the session (Ctrl-] r to release)", false)
-		case ev.Pen.HolderUserID != "":
-			d.Notice("pen: "+ev.Pen.HolderUserID+" is driving", false)
-		default:
-			d.Notice("pen: nobody is driving", false)
+		gained := ev.Pen.Mine && !a.st.PenMine
+		a.st.PenKnown, a.st.PenMine = true, ev.Pen.Mine
+		a.st.PenUser, a.st.PenConn = ev.Pen.HolderUserID, ev.Pen.HolderConnID
+		d.SetState(a.st)
+		if gained {
+			d.Message("keys go to the session (Ctrl-] r gives the pen back)")
 		}
 	case viewer.EventPresence:
-		names := make([]string, 0, len(ev.Members))
-		for _, m := range ev.Members {
-			n := m.UserID
-			if m.Driving {
-				n += " (driving)"
-			}
-			names = append(names, n)
-		}
-		d.Notice(fmt.Sprintf("%d here: %s", len(names), strings.Join(names, ", ")), false)
+		a.st.Members = ev.Members
+		d.SetState(a.st)
 	case viewer.EventRoom:
-		switch ev.Room {
-		case attachwire.RoomHostReconnecting:
-			d.Notice("host reconnecting…", true)
-		case attachwire.RoomHostGone:
-			d.Notice("host gone: the session is unreachable", true)
-		case attachwire.RoomLive, attachwire.RoomDegraded:
-			d.Clear()
-		}
+		a.st.Room = ev.Room
+		d.SetState(a.st)
 	case viewer.EventNotice:
-		d.Notice("relay: "+string(ev.Code)+": "+ev.Text, false)
+		d.Message("relay: " + string(ev.Code) + ": " + ev.Text)
 	case viewer.EventConnection:
-		if ev.Connected {
-			d.Clear()
-		} else if ev.Err != nil {
-			d.Notice("connection to the relay lost: reconnecting…", true)
+		switch {
+		case ev.Connected:
+			a.st.Link, a.st.Lane = status.Connected, ev.Lane
+		case ev.Err != nil:
+			a.st.Link = status.Reconnecting
 		}
+		d.SetState(a.st)
 	}
 }
 
@@ -389,7 +382,7 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 			// rather than cut it (the terminal holds what comes meanwhile,
 			// so the person feels the wait, and is told why).
 			if !a.waited {
-				a.disp.Notice("input waits for the relay to acknowledge what went before", false)
+				a.disp.Message("input waits for the relay to acknowledge what went before")
 			}
 			a.waited = true
 			err = c.InputWait(a.inputCtx, b)
@@ -397,7 +390,7 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 			a.waited = false
 		}
 		if errors.Is(err, viewer.ErrNoPen) {
-			a.disp.Notice("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches", false)
+			a.disp.Message("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches")
 		}
 	}
 	rest := k.Feed(nil, p, func(b []byte, cmd attachui.Command) []byte {
@@ -412,14 +405,14 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 	switch cmd {
 	case attachui.CmdGrab:
 		if err := c.Grab(); errors.Is(err, viewer.ErrViewerRole) {
-			a.disp.Notice("this token is read-only: it cannot take the pen", false)
+			a.disp.Message("this token is read-only: it cannot take the pen")
 		}
 	case attachui.CmdRelease:
 		c.Release()
 	case attachui.CmdDetach:
 		a.stopEvents()
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Notice("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]", false)
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]")
 	}
 }
 

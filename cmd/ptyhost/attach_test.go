@@ -200,7 +200,7 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:0", "Enter")
 	tm.run("send-keys", "-t", "main:2", "-l", attachLine(s, s.DriverToken(t, attachRoom, "typist"), "--drive"))
 	tm.run("send-keys", "-t", "main:2", "Enter")
-	tm.waitIn("main:2", "you hold the pen")
+	tm.waitIn("main:2", "pen: you")
 
 	// --drive types into the program; the direct copy gets the same line.
 	tm.run("send-keys", "-t", "main:2", "-l", "hello")
@@ -255,11 +255,15 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:2", "C-]", "?")
 	tm.waitIn("main:2", "Ctrl-] then: g take the pen")
 	tm.run("send-keys", "-t", "main:2", "C-]", "r")
-	tm.waitIn("main:0", "pen: nobody is driving")
+	tm.waitIn("main:0", "pen: free")
 	tm.run("send-keys", "-t", "main:2", "-l", "x")
 	tm.waitIn("main:2", "read-only: Ctrl-] g takes the pen")
 	tm.run("send-keys", "-t", "main:2", "C-]", "g")
-	tm.waitIn("main:0", "pen: typist is driving")
+	// One state, said once: the release just before leaves no "pen: free"
+	// beside it.
+	if got := tm.waitIn("main:0", "pen: typist"); strings.Count(got, "pen:") != 1 {
+		t.Errorf("the watcher's status line speaks of the pen more than once:\n%s", got)
+	}
 	tm.run("send-keys", "-t", "main:2", "-l", "again")
 	tm.run("send-keys", "-t", "main:2", "Enter")
 	tm.waitIn("main:0", "got: again")
@@ -277,7 +281,7 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:2", "Enter")
 	// The detached driver gave the pen back: the next one takes it on
 	// joining.
-	tm.waitIn("main:2", "you hold the pen")
+	tm.waitIn("main:2", "pen: you")
 
 	// The driver's window size is the session's (SIGWINCH → viewport).
 	tm.run("resize-window", "-t", "main:2", "-x", "90", "-y", "20")
