@@ -7,12 +7,15 @@
 // for the degraded lane applied, pending, inputSeq and ack. Bytes
 // cross as Uint8Array; events come back as plain objects. The program
 // then blocks forever: the page owns its lifetime.
+//
+// A second global, ptyhostStatus, is the status line (package status).
 package main
 
 import (
 	"syscall/js"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
@@ -183,4 +186,67 @@ func messagesToJS(msgs [][]byte, err error) any {
 		arr.Call("push", bytesToJS(m))
 	}
 	return arr
+}
+
+// The status line: the page shows what package status says of its room,
+// in the words `ptyhost attach` uses. ptyhostStatus(state, width) takes
+// {connId, link: "connecting"|"connected"|"reconnecting"|"stopped", lane,
+// room, penKnown, penMine, penUser, penConn, members, message} and returns
+// {line, persistent, parts: [{kind, text, class}]}, fitted to width cells
+// (0: no limit).
+func init() {
+	js.Global().Set("ptyhostStatus", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 1 || args[0].Type() != js.TypeObject {
+			return js.ValueOf("ptyhostStatus: want a state object")
+		}
+		st := statusFromJS(args[0])
+		parts := status.Parts(st, argInt(args, 1))
+		o := js.Global().Get("Object").New()
+		o.Set("line", status.Join(parts))
+		o.Set("persistent", st.Persistent())
+		arr := js.Global().Get("Array").New()
+		for _, p := range parts {
+			po := js.Global().Get("Object").New()
+			po.Set("kind", string(p.Kind))
+			po.Set("text", p.Text)
+			po.Set("class", p.Class)
+			arr.Call("push", po)
+		}
+		o.Set("parts", arr)
+		return o
+	}))
+}
+
+var statusLinks = map[string]status.Link{
+	"connecting": status.Connecting, "connected": status.Connected,
+	"reconnecting": status.Reconnecting, "stopped": status.Stopped,
+}
+
+// statusFromJS reads a status.State; an absent field is its zero value.
+func statusFromJS(v js.Value) status.State {
+	st := status.State{
+		ConnID: stringOf(v, "connId"), Link: statusLinks[stringOf(v, "link")], Lane: v.Get("lane").Truthy(),
+		Room:     attachwire.RoomStatus(stringOf(v, "room")),
+		PenKnown: v.Get("penKnown").Truthy(), PenMine: v.Get("penMine").Truthy(),
+		PenUser: stringOf(v, "penUser"), PenConn: stringOf(v, "penConn"), Message: stringOf(v, "message"),
+	}
+	if ms := v.Get("members"); ms.Type() == js.TypeObject {
+		for i := range ms.Length() {
+			m := ms.Index(i)
+			st.Members = append(st.Members, attachwire.Member{
+				UserID: stringOf(m, "userId"), ConnID: stringOf(m, "connId"),
+				Role: attachwire.Role(stringOf(m, "role")), Driving: m.Get("driving").Truthy(),
+			})
+		}
+	}
+	return st
+}
+
+// stringOf is v's field name as a string, "" when it is not one (absent
+// included: js.Value.String would say "<undefined>").
+func stringOf(v js.Value, name string) string {
+	if f := v.Get(name); f.Type() == js.TypeString {
+		return f.String()
+	}
+	return ""
 }
