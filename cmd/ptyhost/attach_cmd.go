@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,22 +14,31 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/attachui"
+	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/viewer"
 )
 
-const attachHelp = `usage: ptyhost attach [flags] URL
+const attachHelp = `usage: ptyhost attach [flags] [URL]
 
 Watches a session shared through a relay, in this terminal, and drives it
-with --drive. URL is the room's attach URL (ws:// or wss://…/v1/rooms/ID).
-The screen is painted from the session's snapshot and then follows its
-output, through a sanitizer: nothing the program prints can make this
-terminal answer, copy or get stuck. A drop is resumed where it left off.
+with --drive. URL is the room's address: its attach URL
+(ws[s]://HOST/v1/rooms/ID), the same with http[s]://, or the room's browser
+page (http[s]://HOST/v1/rooms/ID/view). The screen is painted from the
+session's snapshot and then follows its output, through a sanitizer:
+nothing the program prints can make this terminal answer, copy or get
+stuck. A drop is resumed where it left off.
 
+Secrets never go on the command line, where ps shows them to every user:
+a URL with a #fragment (where a link carries its token) is refused as an
+argument. Give such a link instead
+  - at the prompt: run 'ptyhost attach' without a URL, on a terminal, and
+    paste it (it is not echoed);
+  - with --link-file FILE (the file's first line);
+  - in the PTYHOST_LINK environment variable.
 The token (minted by 'ptyhost token') comes from, in this order:
---token-file FILE, the PTYHOST_TOKEN environment variable, or the URL's
-fragment (URL#token=…, which is never sent to the relay). It is never a
-plain argument, which any user could read in ps.
+--token-file FILE, the PTYHOST_TOKEN environment variable, or the link's
+#token= fragment (which is never sent to the relay).
 
 Read-only by default; keys go to the session only while this terminal
 holds the pen. The prefix key (Ctrl-] unless --prefix), then:
@@ -46,6 +54,7 @@ moment on the bottom row; a lost connection or host stays there until it
 is back.
 
 Flags:
+  --link-file FILE   read the room's link from FILE
   --token-file FILE  read the token from FILE
   --drive            ask for the pen on joining (a driver token)
   --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
@@ -65,7 +74,8 @@ const (
 )
 
 type attachOptions struct {
-	url       string
+	url       string // "" when the link comes from elsewhere
+	linkFile  string
 	tokenFile string
 	drive     bool
 	prefix    byte
@@ -92,6 +102,7 @@ func (p prefixFlag) Set(v string) error {
 func parseAttach(args []string) (attachOptions, error) {
 	o := attachOptions{prefix: attachui.DefaultPrefix}
 	fs := newFlagSet("attach")
+	fs.StringVar(&o.linkFile, "link-file", "", "")
 	fs.StringVar(&o.tokenFile, "token-file", "", "")
 	fs.BoolVar(&o.drive, "drive", false, "")
 	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
@@ -101,23 +112,31 @@ func parseAttach(args []string) (attachOptions, error) {
 		return o, err
 	case err != nil:
 		return o, &usageError{cmd: "attach", err: err}
-	case len(rest) != 1:
-		return o, usagef("attach", "want one URL, got %d arguments", len(rest))
+	case len(rest) > 1:
+		return o, usagef("attach", "want at most one URL, got %d arguments", len(rest))
+	case len(rest) == 1 && o.linkFile != "":
+		return o, usagef("attach", "a URL and --link-file: give one")
+	case len(rest) == 1:
+		o.url = rest[0]
+		if err := link.CheckArgument("attach", o.url); err != nil {
+			return o, usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
+		}
 	}
-	o.url = rest[0]
 	return o, nil
 }
 
-// attachToken finds the token: --token-file, PTYHOST_TOKEN, or the URL's
-// #token= fragment; it returns the URL without its fragment.
-func attachToken(o attachOptions) (tok, room string, err error) {
-	u, err := url.Parse(o.url)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", "", usagef("attach", "URL %q is not a ws:// or wss:// URL", o.url)
+// attachToken finds the room's link (package link's sources: the URL,
+// --link-file, PTYHOST_LINK, or prompt, nil without a terminal) and the
+// token: --token-file, PTYHOST_TOKEN, or the link's #token= fragment. It
+// returns the room's WebSocket URL.
+func attachToken(o attachOptions, prompt func() (string, error)) (tok, room string, err error) {
+	l, err := link.From(link.Sources{Cmd: "attach", Arg: o.url, File: o.linkFile, Env: os.Getenv(link.EnvVar), Prompt: prompt})
+	if err != nil {
+		return "", "", usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
 	}
-	frag := u.Fragment
-	u.Fragment, u.RawFragment = "", ""
-	room = u.String()
+	if l.Room == "" {
+		return "", "", usagef("attach", "%s names a relay, not a room: want …/v1/rooms/ID", link.Redacted(l.Base.String()))
+	}
 	switch {
 	case o.tokenFile != "":
 		b, err := os.ReadFile(o.tokenFile)
@@ -128,13 +147,12 @@ func attachToken(o attachOptions) (tok, room string, err error) {
 	case os.Getenv("PTYHOST_TOKEN") != "":
 		tok = strings.TrimSpace(os.Getenv("PTYHOST_TOKEN"))
 	default:
-		q, _ := url.ParseQuery(frag)
-		tok = q.Get("token")
+		tok = l.Token()
 	}
 	if tok == "" {
-		return "", "", usagef("attach", "no token: use --token-file, PTYHOST_TOKEN or URL#token=…")
+		return "", "", usagef("attach", "no token: use --token-file, PTYHOST_TOKEN, or a link with #token=")
 	}
-	return tok, room, nil
+	return tok, l.RoomURL(), nil
 }
 
 func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -142,12 +160,19 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	tok, room, err := attachToken(o)
+	fd, ok := fileFd(stdin)
+	terminal := ok && isTerminal(fd)
+	var prompt func() (string, error)
+	if terminal {
+		prompt = func() (string, error) {
+			return readHidden(ctx, fd, stdout, "Paste the room's link (it is not shown): ")
+		}
+	}
+	tok, room, err := attachToken(o, prompt)
 	if err != nil {
 		return err
 	}
-	fd, ok := fileFd(stdin)
-	if !ok || !isTerminal(fd) {
+	if !terminal {
 		return usagef("attach", "stdin is not a terminal")
 	}
 	cols, rows, _, _, err := termSize(fd)

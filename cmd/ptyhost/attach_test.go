@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -357,7 +358,7 @@ func TestAttachExitCodes(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=2"},
 		{"PTYHOST_TOKEN=" + forged + " " + shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=77"},
-		{shellQuote(ptyhostBin) + " attach 'ws://127.0.0.1:1/v1/rooms/x#token=" + good + "'; echo rc=$?", "rc=69"},
+		{"PTYHOST_LINK='ws://127.0.0.1:1/v1/rooms/x#token=" + good + "' " + shellQuote(ptyhostBin) + " attach; echo rc=$?", "rc=69"},
 	} {
 		tm.run("send-keys", "-t", "main", "clear", "Enter")
 		tm.typeLine(tc.line)
@@ -424,7 +425,69 @@ func signalPaneChild(t *testing.T, tm *tmuxServer, target string, sig syscall.Si
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(pid, sig); err != nil {
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Signal(sig)
+	}
+	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A link holding a token is never a command-line argument: attach refuses
+// it there, naming the other ways, and takes it from PTYHOST_LINK, from
+// --link-file, or from a prompt that does not echo; the page's address
+// and an http:// room URL work as well as the ws:// one.
+func TestAttachLinks(t *testing.T) {
+	s, _, _ := attachRelay(t)
+	page := func(user string) string {
+		return s.HTTPURL + "/v1/rooms/" + attachRoom + "/view#token=" + s.ViewerToken(t, attachRoom, user)
+	}
+	secret := page("argv")
+	r := cli(t, "", "", "attach", secret)
+	if r.code != exitUsage {
+		t.Errorf("attach with a token in its argument: exit %d, want %d; stderr %q", r.code, exitUsage, r.stderr)
+	}
+	for _, want := range []string{"ps", "without a URL", "--link-file FILE", "PTYHOST_LINK"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the refusal %q does not name %q", r.stderr, want)
+		}
+	}
+	if _, tok, _ := strings.Cut(secret, "#token="); strings.Contains(r.stderr, tok) {
+		t.Errorf("the refusal repeats the token: %q", r.stderr)
+	}
+
+	tm := newTmux(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	bin := shellQuote(ptyhostBin)
+	file := filepath.Join(t.TempDir(), "link")
+	if err := os.WriteFile(file, []byte(page("file")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{
+		"PTYHOST_LINK='" + page("env") + "' " + bin + " attach",
+		bin + " attach --link-file " + shellQuote(file),
+		"PTYHOST_TOKEN=" + s.ViewerToken(t, attachRoom, "http") + " " + bin + " attach " + s.HTTPURL + "/v1/rooms/" + attachRoom,
+		"PTYHOST_TOKEN=" + s.ViewerToken(t, attachRoom, "view") + " " + bin + " attach " + s.HTTPURL + "/v1/rooms/" + attachRoom + "/view",
+	} {
+		tm.typeLine(fmt.Sprintf("clear; %s; echo rc%d=$?", line, i))
+		tm.waitFor("TUI-READY")
+		tm.run("send-keys", "-t", "main", "C-c")
+		tm.waitFor(fmt.Sprintf("rc%d=0", i))
+	}
+
+	// The prompt: a link pasted there is not shown.
+	tm.typeLine("clear; " + bin + " attach; echo rc=$?")
+	tm.waitFor("Paste the room's link")
+	tm.run("send-keys", "-t", "main", "-l", page("prompt"))
+	time.Sleep(200 * time.Millisecond) // an echo, if any, is on the screen by now
+	if got := tm.capture(); strings.Contains(got, "token=") {
+		t.Errorf("the prompt echoes the link:\n%s", got)
+	}
+	tm.run("send-keys", "-t", "main", "Enter")
+	tm.waitFor("TUI-READY")
+	tm.run("send-keys", "-t", "main", "C-c")
+	if got := tm.waitFor("rc="); !strings.Contains(got, "rc=0") || strings.Contains(got, "token=") {
+		t.Errorf("after the prompt: want rc=0 and no link on the screen:\n%s", got)
 	}
 }
