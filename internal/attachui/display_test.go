@@ -24,6 +24,15 @@ func (m *fakeMirror) get() (attachwire.Screen, uint64, bool) {
 	return s, m.seq, true
 }
 
+// newDisplay returns a Display of cols×rows writing to out, over a mirror
+// the test feeds.
+func newDisplay(t *testing.T, cols, rows int) (*fakeMirror, *Display, *bytes.Buffer) {
+	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
+	t.Cleanup(func() { m.e.Close() })
+	out := new(bytes.Buffer)
+	return m, NewDisplay(out, m.get, cols, rows), out
+}
+
 // terminalOf replays what the Display wrote into a fresh engine: the
 // user's terminal.
 func terminalOf(out []byte, cols, rows int) attachwire.Screen {
@@ -46,12 +55,9 @@ func rowText(s attachwire.Screen, row int) string {
 // The status line shows on the bottom row over the mirrored screen; output while
 // it shows does not corrupt the screen, and once it goes the terminal
 // shows exactly the mirror.
-func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
+func TestStatusLineDoesNotCorruptTheScreen(t *testing.T) {
 	const cols, rows = 20, 4
-	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
-	defer m.e.Close()
-	var out bytes.Buffer
-	d := NewDisplay(&out, m.get, cols, rows)
+	m, d, out := newDisplay(t, cols, rows)
 	feed := func(p string) {
 		m.e.Write([]byte(p))
 		m.seq++
@@ -140,10 +146,7 @@ func TestStatusLineIsOneState(t *testing.T) {
 // A narrow terminal's status line drops whole parts: no name is cut.
 func TestNarrowStatusLine(t *testing.T) {
 	const cols, rows = 24, 4
-	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
-	defer m.e.Close()
-	var out bytes.Buffer
-	d := NewDisplay(&out, m.get, cols, rows)
+	m, d, out := newDisplay(t, cols, rows)
 	scr, _, _ := m.get()
 	d.Snapshot(&scr, 0)
 	d.SetState(status.State{Link: status.Connected, Room: attachwire.RoomLive, PenKnown: true, PenUser: "dorothea", PenConn: "c1",
@@ -153,9 +156,9 @@ func TestNarrowStatusLine(t *testing.T) {
 	}
 }
 
-// A notice still up when attach ends is taken off: the user's terminal
+// A status line still up when attach ends is taken off: the user's terminal
 // keeps the session's last screen, not attach's status line.
-func TestCloseTakesTheNoticeOff(t *testing.T) {
+func TestCloseTakesTheStatusLineOff(t *testing.T) {
 	const cols, rows = 20, 4
 	for _, sticky := range []bool{false, true} {
 		m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
