@@ -117,10 +117,7 @@ func parseAttach(args []string) (attachOptions, error) {
 	case len(rest) == 1 && o.linkFile != "":
 		return o, usagef("attach", "a URL and --link-file: give one")
 	case len(rest) == 1:
-		o.url = rest[0]
-		if err := link.CheckArgument("attach", o.url); err != nil {
-			return o, usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
-		}
+		o.url = rest[0] // attachToken refuses one holding a secret
 	}
 	return o, nil
 }

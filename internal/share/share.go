@@ -197,7 +197,7 @@ func relayBase(raw string) (*url.URL, error) {
 	l, err := link.Parse(raw)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%w: relay URL: %s", ErrConfig, strings.TrimPrefix(err.Error(), "link: "))
+		return nil, fmt.Errorf("%w: relay URL %s", ErrConfig, strings.TrimPrefix(err.Error(), link.ErrURL.Error()+": "))
 	case l.Room != "" || l.Fragment != nil:
 		return nil, fmt.Errorf("%w: relay URL %q: want the relay's address, not a room's link", ErrConfig, link.Redacted(raw))
 	}
