@@ -99,10 +99,11 @@ func (d *Display) Resync() {
 
 // SetState shows st on the status line when what it says changed: for
 // NoticeFor, or for as long as st is Persistent (a lost connection or
-// host). A message of the previous state goes with it (st's own shows).
+// host). A message still up stays (st's own Message is ignored).
 func (d *Display) SetState(st status.State) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	st.Message = d.state.Message
 	if status.Line(st, 0) == status.Line(d.state, 0) {
 		return
 	}
@@ -111,7 +112,7 @@ func (d *Display) SetState(st status.State) {
 }
 
 // Message shows text on the status line, first, with the state, for
-// NoticeFor; the next SetState or Message replaces it.
+// NoticeFor; a later Message replaces it.
 func (d *Display) Message(text string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -125,16 +126,17 @@ func (d *Display) showLocked() {
 	d.repaintLocked()
 }
 
-// Tick takes the status line off once its time is up, unless the state
-// is Persistent.
+// Tick ends a message and, unless the state is Persistent, takes the
+// status line off, once their time is up.
 func (d *Display) Tick(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.shown && !d.state.Persistent() && now.After(d.until) {
-		d.shown = false
-		d.state.Message = ""
-		d.repaintLocked()
+	if !d.shown || !now.After(d.until) || d.state.Persistent() && d.state.Message == "" {
+		return
 	}
+	d.state.Message = ""
+	d.shown = d.state.Persistent()
+	d.repaintLocked()
 }
 
 // Line returns what the status line says now ("" when it is not up).

@@ -122,15 +122,22 @@ func TestStatusLineIsOneState(t *testing.T) {
 	if got := d.Line(); !strings.HasPrefix(got, "read-only: Ctrl-] g takes the pen · live · pen: you") {
 		t.Fatalf("status line %q does not lead with the message", got)
 	}
+	// A change that comes while the message is up leaves it there.
+	st.Members = st.Members[:1]
+	d.SetState(st)
+	if got, want := d.Line(), "read-only: Ctrl-] g takes the pen · live · pen: you · 1 here: you (driving)"; got != want {
+		t.Fatalf("status line %q, want %q", got, want)
+	}
 	d.Tick(time.Now().Add(2 * NoticeFor))
 	if got := d.Line(); got != "" {
 		t.Fatalf("status line %q still up after its time", got)
 	}
 	st.Room = attachwire.RoomHostReconnecting
 	d.SetState(st)
+	d.Message("relay: host-lost: the host dropped")
 	d.Tick(time.Now().Add(2 * NoticeFor))
 	if got := d.Line(); !strings.HasPrefix(got, "host reconnecting…") {
-		t.Fatalf("status line %q, want the lost host to stay up", got)
+		t.Fatalf("status line %q, want the lost host to stay up, the message gone", got)
 	}
 	st.Room = attachwire.RoomLive
 	d.SetState(st)
