@@ -228,6 +228,11 @@ func (c *Client) Role() attachwire.Role {
 // UserID returns the token's user id, made displayable.
 func (c *Client) UserID() string { return sanitize.UIString(c.claims.UserID, maxUIRunes) }
 
+// ConnID returns the id the relay knows this Client's connection by (the
+// token's jti): its entry in the presence list and the pen holder's id
+// when it holds the pen.
+func (c *Client) ConnID() string { return c.claims.JTI }
+
 // Input sends p to the session. It needs the pen (ErrNoPen otherwise);
 // the bytes are kept and resent on a new leg until the relay acknowledges
 // them. It does not block on the network.

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/status"
 )
 
 // waitScreen waits until the page's screen contains want.
@@ -67,12 +68,26 @@ func TestBrowserSnapshotAndLiveOutput(t *testing.T) {
 		t.Errorf("presence = %+v, want vera alone", st.Members)
 	}
 	bar := eval[string](t, ctx, `document.getElementById('bar').innerText`)
-	for _, w := range []string{"live", "pen: free", "1 here: vera (viewing)"} {
+	for _, w := range []string{"live", "pen: free", "1 here: you"} {
 		if !strings.Contains(bar, w) {
 			t.Errorf("status bar %q lacks %q", bar, w)
 		}
 	}
 	saveScreenshot(t, ctx, "ptyhost-browser-viewer.png")
+
+	// The page's words are package status's, through the wasm module: the
+	// same state gives the same line, hostile names and narrow widths
+	// included.
+	ss := status.State{Link: status.Connected, Room: attachwire.RoomLive, ConnID: "c1", PenKnown: true, PenUser: "mal\u202eory", PenConn: "c2",
+		Members: []attachwire.Member{{UserID: "ann", ConnID: "c1"}, {UserID: "mal\u202eory", ConnID: "c2"}, {UserID: "x · pen: you", ConnID: "c3"}}}
+	for _, width := range []int{0, 60, 30, 12} {
+		js := fmt.Sprintf(`ptyhostStatus({connId: 'c1', link: 'connected', lane: false, room: 'live', penKnown: true, penMine: false,
+			penUser: 'mal\u202eory', penConn: 'c2', members: [{userId: 'ann', connId: 'c1', role: 'viewer', driving: false},
+			{userId: 'mal\u202eory', connId: 'c2', role: 'driver', driving: false}, {userId: 'x · pen: you', connId: 'c3', role: 'viewer', driving: false}]}, %d).line`, width)
+		if got, want := eval[string](t, ctx, js), status.Line(ss, width); got != want {
+			t.Errorf("width %d: the page's status line %q, Go's %q", width, got, want)
+		}
+	}
 }
 
 // saveScreenshot writes a PNG of the tab under $TMPDIR for a person to
@@ -113,7 +128,7 @@ func TestBrowserDriverTypes(t *testing.T) {
 	if !strings.Contains(bar, "pen: you") || !strings.Contains(bar, "Release the pen") {
 		t.Errorf("status bar %q does not show the pen held", bar)
 	}
-	if !strings.Contains(bar, "dora (driving)") {
+	if !strings.Contains(bar, "1 here: you (driving)") {
 		t.Errorf("status bar %q does not mark the driver in the presence list", bar)
 	}
 	// The pen holder's fitted viewport sizes the session; the page follows

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,21 +14,31 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/attachui"
+	"github.com/ptyhost/ptyhost/internal/link"
+	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/viewer"
 )
 
-const attachHelp = `usage: ptyhost attach [flags] URL
+const attachHelp = `usage: ptyhost attach [flags] [URL]
 
 Watches a session shared through a relay, in this terminal, and drives it
-with --drive. URL is the room's attach URL (ws:// or wss://…/v1/rooms/ID).
-The screen is painted from the session's snapshot and then follows its
-output, through a sanitizer: nothing the program prints can make this
-terminal answer, copy or get stuck. A drop is resumed where it left off.
+with --drive. URL is the room's address: its attach URL
+(ws[s]://HOST/v1/rooms/ID), the same with http[s]://, or the room's browser
+page (http[s]://HOST/v1/rooms/ID/view). The screen is painted from the
+session's snapshot and then follows its output, through a sanitizer:
+nothing the program prints can make this terminal answer, copy or get
+stuck. A drop is resumed where it left off.
 
+Secrets never go on the command line, where ps shows them to every user:
+a URL with a #fragment (where a link carries its token) is refused as an
+argument. Give such a link instead
+  - at the prompt: run 'ptyhost attach' without a URL, on a terminal, and
+    paste it (it is not echoed);
+  - with --link-file FILE (the file's first line);
+  - in the PTYHOST_LINK environment variable.
 The token (minted by 'ptyhost token') comes from, in this order:
---token-file FILE, the PTYHOST_TOKEN environment variable, or the URL's
-fragment (URL#token=…, which is never sent to the relay). It is never a
-plain argument, which any user could read in ps.
+--token-file FILE, the PTYHOST_TOKEN environment variable, or the link's
+#token= fragment (which is never sent to the relay).
 
 Read-only by default; keys go to the session only while this terminal
 holds the pen. The prefix key (Ctrl-] unless --prefix), then:
@@ -38,20 +47,24 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   d   detach (the session goes on; the pen, if held, is given back)
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
-The terminal is in raw mode only while it holds the pen; when watching,
-Ctrl-C detaches. Pen, presence and room changes show for a moment on the
-bottom row; a lost connection or host stays there until it is back.
+The terminal is in raw mode only while it holds the pen: then Ctrl-C,
+like every key, goes to the session. While watching, Ctrl-C detaches
+(status 0), as Ctrl-] d does. Pen, presence and room changes show for a
+moment on the bottom row; a lost connection or host stays there until it
+is back.
 
 Flags:
+  --link-file FILE   read the room's link from FILE
   --token-file FILE  read the token from FILE
   --drive            ask for the pen on joining (a driver token)
   --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
                      (default ^])
 
 Exit status: the session's own once it ended, also when it had ended
-before attach joined (0 if the relay did not say how); 0 on detach; 2 for a usage
-error; 69 when the relay cannot be reached; 77 when the relay refuses the
-token or the room; 128 + signal number when interrupted.
+before attach joined (0 if the relay did not say how); 0 on detach (Ctrl-] d,
+or Ctrl-C while watching); 2 for a usage error; 69 when the relay cannot be
+reached; 77 when the relay refuses the token or the room; 128 + signal
+number when a signal (SIGINT, SIGTERM, SIGHUP) stops it.
 `
 
 // Exit codes of attach besides the session's own (sysexits.h's).
@@ -61,7 +74,8 @@ const (
 )
 
 type attachOptions struct {
-	url       string
+	url       string // "" when the link comes from elsewhere
+	linkFile  string
 	tokenFile string
 	drive     bool
 	prefix    byte
@@ -88,6 +102,7 @@ func (p prefixFlag) Set(v string) error {
 func parseAttach(args []string) (attachOptions, error) {
 	o := attachOptions{prefix: attachui.DefaultPrefix}
 	fs := newFlagSet("attach")
+	fs.StringVar(&o.linkFile, "link-file", "", "")
 	fs.StringVar(&o.tokenFile, "token-file", "", "")
 	fs.BoolVar(&o.drive, "drive", false, "")
 	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
@@ -97,23 +112,28 @@ func parseAttach(args []string) (attachOptions, error) {
 		return o, err
 	case err != nil:
 		return o, &usageError{cmd: "attach", err: err}
-	case len(rest) != 1:
-		return o, usagef("attach", "want one URL, got %d arguments", len(rest))
+	case len(rest) > 1:
+		return o, usagef("attach", "want at most one URL, got %d arguments", len(rest))
+	case len(rest) == 1 && o.linkFile != "":
+		return o, usagef("attach", "a URL and --link-file: give one")
+	case len(rest) == 1:
+		o.url = rest[0] // attachToken refuses one holding a secret
 	}
-	o.url = rest[0]
 	return o, nil
 }
 
-// attachToken finds the token: --token-file, PTYHOST_TOKEN, or the URL's
-// #token= fragment; it returns the URL without its fragment.
-func attachToken(o attachOptions) (tok, room string, err error) {
-	u, err := url.Parse(o.url)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", "", usagef("attach", "URL %q is not a ws:// or wss:// URL", o.url)
+// attachToken finds the room's link (package link's sources: the URL,
+// --link-file, PTYHOST_LINK, or prompt, nil without a terminal) and the
+// token: --token-file, PTYHOST_TOKEN, or the link's #token= fragment. It
+// returns the room's WebSocket URL.
+func attachToken(o attachOptions, prompt func() (string, error)) (tok, room string, err error) {
+	l, err := link.From(link.Sources{Cmd: "attach", Arg: o.url, File: o.linkFile, Env: os.Getenv(link.EnvVar), Prompt: prompt})
+	if err != nil {
+		return "", "", usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
 	}
-	frag := u.Fragment
-	u.Fragment, u.RawFragment = "", ""
-	room = u.String()
+	if l.Room == "" {
+		return "", "", usagef("attach", "%s names a relay, not a room: want …/v1/rooms/ID", link.Redacted(l.Base.String()))
+	}
 	switch {
 	case o.tokenFile != "":
 		b, err := os.ReadFile(o.tokenFile)
@@ -124,13 +144,12 @@ func attachToken(o attachOptions) (tok, room string, err error) {
 	case os.Getenv("PTYHOST_TOKEN") != "":
 		tok = strings.TrimSpace(os.Getenv("PTYHOST_TOKEN"))
 	default:
-		q, _ := url.ParseQuery(frag)
-		tok = q.Get("token")
+		tok = l.Token()
 	}
 	if tok == "" {
-		return "", "", usagef("attach", "no token: use --token-file, PTYHOST_TOKEN or URL#token=…")
+		return "", "", usagef("attach", "no token: use --token-file, PTYHOST_TOKEN, or a link with #token=")
 	}
-	return tok, room, nil
+	return tok, l.RoomURL(), nil
 }
 
 func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -138,12 +157,19 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	tok, room, err := attachToken(o)
+	fd, ok := fileFd(stdin)
+	terminal := ok && isTerminal(fd)
+	var prompt func() (string, error)
+	if terminal {
+		prompt = func() (string, error) {
+			return readHidden(ctx, fd, stdout, "Paste the room's link (it is not shown): ")
+		}
+	}
+	tok, room, err := attachToken(o, prompt)
 	if err != nil {
 		return err
 	}
-	fd, ok := fileFd(stdin)
-	if !ok || !isTerminal(fd) {
+	if !terminal {
 		return usagef("attach", "stdin is not a terminal")
 	}
 	cols, rows, _, _, err := termSize(fd)
@@ -151,6 +177,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 		cols, rows = 80, 24
 	}
 	a := &attacher{fd: fd, out: stdout, prefix: o.prefix, ready: make(chan struct{}), detach: make(chan struct{})}
+	a.st.Link = status.Connected // Dial returns once a leg is up
 	role := attachwire.RoleViewer
 	if o.drive {
 		role = attachwire.RoleDriver
@@ -170,6 +197,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 	case err != nil:
 		return fmt.Errorf("attach: %w", err)
 	}
+	a.st.ConnID = c.ConnID()
 	a.disp = attachui.NewDisplay(stdout, c.Mirror, cols, rows)
 	defer func() {
 		a.stopEvents() // the Client's goroutine may wait in event
@@ -192,6 +220,8 @@ type attacher struct {
 	// input had to wait, and the status line said so; both the pump's.
 	inputCtx context.Context
 	waited   bool
+	// st is what the status line says of the room; event's.
+	st status.State
 
 	mu       sync.Mutex
 	driving  bool
@@ -214,6 +244,7 @@ func (a *attacher) run(ctx context.Context, c *viewer.Client) (err error) {
 	defer icancel()
 	a.inputCtx = ictx
 	pump, err := startInputPump(a.fd, func(p []byte) error {
+		keys.Watching = !a.isDriving()
 		a.keys(c, &keys, p)
 		return nil
 	}, a.guard)
@@ -310,42 +341,37 @@ func (a *attacher) event(ev viewer.Event) {
 		d.Resync()
 	case viewer.EventPen:
 		a.setDriving(ev.Pen.Mine)
-		switch {
-		case ev.Pen.Mine:
-			d.Notice("you hold the pen: keys go to the session (Ctrl-] r to release)", false)
-		case ev.Pen.HolderUserID != "":
-			d.Notice("pen: "+ev.Pen.HolderUserID+" is driving", false)
-		default:
-			d.Notice("pen: nobody is driving", false)
+		gained := ev.Pen.Mine && !a.st.PenMine
+		a.st.PenKnown, a.st.PenMine = true, ev.Pen.Mine
+		a.st.PenUser, a.st.PenConn = ev.Pen.HolderUserID, ev.Pen.HolderConnID
+		d.SetState(a.st)
+		if gained {
+			d.Message("keys go to the session (Ctrl-] r gives the pen back)")
 		}
 	case viewer.EventPresence:
-		names := make([]string, 0, len(ev.Members))
-		for _, m := range ev.Members {
-			n := m.UserID
-			if m.Driving {
-				n += " (driving)"
-			}
-			names = append(names, n)
-		}
-		d.Notice(fmt.Sprintf("%d here: %s", len(names), strings.Join(names, ", ")), false)
+		a.st.Members = ev.Members
+		d.SetState(a.st)
 	case viewer.EventRoom:
-		switch ev.Room {
-		case attachwire.RoomHostReconnecting:
-			d.Notice("host reconnecting…", true)
-		case attachwire.RoomHostGone:
-			d.Notice("host gone: the session is unreachable", true)
-		case attachwire.RoomLive, attachwire.RoomDegraded:
-			d.Clear()
-		}
+		a.st.Room = ev.Room
+		d.SetState(a.st)
 	case viewer.EventNotice:
-		d.Notice("relay: "+string(ev.Code)+": "+ev.Text, false)
+		d.Message("relay: " + string(ev.Code) + ": " + ev.Text)
 	case viewer.EventConnection:
-		if ev.Connected {
-			d.Clear()
-		} else if ev.Err != nil {
-			d.Notice("connection to the relay lost: reconnecting…", true)
+		switch {
+		case ev.Connected:
+			a.st.Link, a.st.Lane = status.Connected, ev.Lane
+		case ev.Err != nil:
+			a.st.Link = status.Reconnecting
 		}
+		d.SetState(a.st)
 	}
+}
+
+// isDriving reports whether the terminal holds the pen (is in raw mode).
+func (a *attacher) isDriving() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.driving
 }
 
 // setDriving switches the terminal between raw mode (holding the pen) and
@@ -378,7 +404,7 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 			// rather than cut it (the terminal holds what comes meanwhile,
 			// so the person feels the wait, and is told why).
 			if !a.waited {
-				a.disp.Notice("input waits for the relay to acknowledge what went before", false)
+				a.disp.Message("input waits for the relay to acknowledge what went before")
 			}
 			a.waited = true
 			err = c.InputWait(a.inputCtx, b)
@@ -386,7 +412,7 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 			a.waited = false
 		}
 		if errors.Is(err, viewer.ErrNoPen) {
-			a.disp.Notice("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches", false)
+			a.disp.Message("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches")
 		}
 	}
 	rest := k.Feed(nil, p, func(b []byte, cmd attachui.Command) []byte {
@@ -401,14 +427,14 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 	switch cmd {
 	case attachui.CmdGrab:
 		if err := c.Grab(); errors.Is(err, viewer.ErrViewerRole) {
-			a.disp.Notice("this token is read-only: it cannot take the pen", false)
+			a.disp.Message("this token is read-only: it cannot take the pen")
 		}
 	case attachui.CmdRelease:
 		c.Release()
 	case attachui.CmdDetach:
 		a.stopEvents()
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Notice("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]", false)
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]")
 	}
 }
 

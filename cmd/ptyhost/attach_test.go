@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,7 +201,7 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:0", "Enter")
 	tm.run("send-keys", "-t", "main:2", "-l", attachLine(s, s.DriverToken(t, attachRoom, "typist"), "--drive"))
 	tm.run("send-keys", "-t", "main:2", "Enter")
-	tm.waitIn("main:2", "you hold the pen")
+	tm.waitIn("main:2", "pen: you")
 
 	// --drive types into the program; the direct copy gets the same line.
 	tm.run("send-keys", "-t", "main:2", "-l", "hello")
@@ -252,11 +256,15 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:2", "C-]", "?")
 	tm.waitIn("main:2", "Ctrl-] then: g take the pen")
 	tm.run("send-keys", "-t", "main:2", "C-]", "r")
-	tm.waitIn("main:0", "pen: nobody is driving")
+	tm.waitIn("main:0", "pen: free")
 	tm.run("send-keys", "-t", "main:2", "-l", "x")
 	tm.waitIn("main:2", "read-only: Ctrl-] g takes the pen")
 	tm.run("send-keys", "-t", "main:2", "C-]", "g")
-	tm.waitIn("main:0", "pen: typist is driving")
+	// One state, said once: the release just before leaves no "pen: free"
+	// beside it.
+	if got := tm.waitIn("main:0", "pen: typist"); strings.Count(got, "pen:") != 1 {
+		t.Errorf("the watcher's status line speaks of the pen more than once:\n%s", got)
+	}
 	tm.run("send-keys", "-t", "main:2", "-l", "again")
 	tm.run("send-keys", "-t", "main:2", "Enter")
 	tm.waitIn("main:0", "got: again")
@@ -274,7 +282,7 @@ func TestAttachUnderTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "main:2", "Enter")
 	// The detached driver gave the pen back: the next one takes it on
 	// joining.
-	tm.waitIn("main:2", "you hold the pen")
+	tm.waitIn("main:2", "pen: you")
 
 	// The driver's window size is the session's (SIGWINCH → viewport).
 	tm.run("resize-window", "-t", "main:2", "-x", "90", "-y", "20")
@@ -287,21 +295,35 @@ func TestAttachUnderTmux(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	// Ctrl-C ends a watching attach (its terminal keeps the signal keys),
-	// with the trailer and 128+SIGINT.
+	// Ctrl-C detaches a watching attach, as its help says: status 0, no
+	// message, the terminal restored.
 	tm.run("new-window", "-d", "-t", "main:3", "/bin/sh")
 	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "quitter")))
 	tm.waitIn("main:3", "got: again")
 	tm.run("send-keys", "-t", "main:3", "C-c")
-	tm.waitIn("main:3", "rc=130")
+	if got := tm.waitIn("main:3", "rc="); !strings.Contains(got, "rc=0") || strings.Contains(got, "interrupted") {
+		t.Errorf("Ctrl-C while watching: want a quiet detach with rc=0; pane:\n%s", got)
+	}
 	if got := strings.TrimSpace(tm.run("display", "-p", "-t", "main:3", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
 		t.Errorf("after Ctrl-C: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", got)
 	}
+	// A SIGINT sent to a watching attach from elsewhere is an
+	// interruption: 128+SIGINT, as the top-level help says.
+	tm.run("send-keys", "-t", "main:3", "clear", "Enter")
+	tm.typeLineIn("main:3", attachLine(s, s.ViewerToken(t, attachRoom, "killed")))
+	tm.waitIn("main:3", "got: again")
+	signalPaneChild(t, tm, "main:3", syscall.SIGINT)
+	tm.waitIn("main:3", "rc=130")
 
-	// The session's end ends every attach with its status, and the trailer.
-	tm.typeLineIn("main:2", "quit")
-	tm.waitIn("main:0", "rc=0")
-	tm.waitIn("main:2", "rc=0")
+	// While driving, Ctrl-C is a key for the session: the program is
+	// interrupted (its terminal makes the byte a SIGINT), and every attach
+	// ends with its status, 128+SIGINT, and the trailer.
+	tm.run("send-keys", "-t", "main:2", "C-c")
+	tm.waitIn("main:0", "rc=130")
+	tm.waitIn("main:2", "rc=130")
+	if !bytes.Contains(bridge.input(), []byte{0x03}) {
+		t.Errorf("the driver's Ctrl-C did not reach the session: %q", bridge.input())
+	}
 	for _, w := range []string{"main:0", "main:2"} {
 		if got := strings.TrimSpace(tm.run("display", "-p", "-t", w, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")); got != "0 0 1" {
 			t.Errorf("%s after the session ended: alternate_on, mouse_any_flag, cursor_flag = %q, want \"0 0 1\"", w, got)
@@ -336,7 +358,7 @@ func TestAttachExitCodes(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=2"},
 		{"PTYHOST_TOKEN=" + forged + " " + shellQuote(ptyhostBin) + " attach " + s.RoomURL(attachRoom) + "; echo rc=$?", "rc=77"},
-		{shellQuote(ptyhostBin) + " attach 'ws://127.0.0.1:1/v1/rooms/x#token=" + good + "'; echo rc=$?", "rc=69"},
+		{"PTYHOST_LINK='ws://127.0.0.1:1/v1/rooms/x#token=" + good + "' " + shellQuote(ptyhostBin) + " attach; echo rc=$?", "rc=69"},
 	} {
 		tm.run("send-keys", "-t", "main", "clear", "Enter")
 		tm.typeLine(tc.line)
@@ -371,7 +393,7 @@ func TestAttachExitsWithTheSessionStatus(t *testing.T) {
 }
 
 // When the host's leg drops, the attach says so on its status line and
-// keeps the screen; Ctrl-C still ends it.
+// keeps the screen; Ctrl-C still detaches it.
 func TestAttachShowsHostReconnecting(t *testing.T) {
 	tm := newTmux(t)
 	s, _, b := attachRelay(t)
@@ -384,5 +406,88 @@ func TestAttachShowsHostReconnecting(t *testing.T) {
 		t.Errorf("the screen was lost with the host:\n%s", got)
 	}
 	tm.run("send-keys", "-t", "main", "C-c")
-	tm.waitFor("rc=130")
+	tm.waitFor("rc=0")
+}
+
+// signalPaneChild sends sig to the program the shell in a tmux pane runs.
+func signalPaneChild(t *testing.T, tm *tmuxServer, target string, sig syscall.Signal) {
+	t.Helper()
+	shell := strings.TrimSpace(tm.run("display", "-p", "-t", target, "#{pane_pid}"))
+	b, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil {
+		t.Skipf("cannot find the pane's program (needs Linux's /proc): %v", err)
+	}
+	kids := strings.Fields(string(b))
+	if len(kids) != 1 {
+		t.Fatalf("the pane's shell runs %q, want one program", kids)
+	}
+	pid, err := strconv.Atoi(kids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Signal(sig)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A link holding a token is never a command-line argument: attach refuses
+// it there, naming the other ways, and takes it from PTYHOST_LINK, from
+// --link-file, or from a prompt that does not echo; the page's address
+// and an http:// room URL work as well as the ws:// one.
+func TestAttachLinks(t *testing.T) {
+	s, _, _ := attachRelay(t)
+	page := func(user string) string {
+		return s.HTTPURL + "/v1/rooms/" + attachRoom + "/view#token=" + s.ViewerToken(t, attachRoom, user)
+	}
+	secret := page("argv")
+	r := cli(t, "", "", "attach", secret)
+	if r.code != exitUsage {
+		t.Errorf("attach with a token in its argument: exit %d, want %d; stderr %q", r.code, exitUsage, r.stderr)
+	}
+	for _, want := range []string{"ps", "without a URL", "--link-file FILE", "PTYHOST_LINK"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the refusal %q does not name %q", r.stderr, want)
+		}
+	}
+	if _, tok, _ := strings.Cut(secret, "#token="); strings.Contains(r.stderr, tok) {
+		t.Errorf("the refusal repeats the token: %q", r.stderr)
+	}
+
+	tm := newTmux(t)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	bin := shellQuote(ptyhostBin)
+	file := filepath.Join(t.TempDir(), "link")
+	if err := os.WriteFile(file, []byte(page("file")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{
+		"PTYHOST_LINK='" + page("env") + "' " + bin + " attach",
+		bin + " attach --link-file " + shellQuote(file),
+		"PTYHOST_TOKEN=" + s.ViewerToken(t, attachRoom, "http") + " " + bin + " attach " + s.HTTPURL + "/v1/rooms/" + attachRoom,
+		"PTYHOST_TOKEN=" + s.ViewerToken(t, attachRoom, "view") + " " + bin + " attach " + s.HTTPURL + "/v1/rooms/" + attachRoom + "/view",
+	} {
+		tm.typeLine(fmt.Sprintf("clear; %s; echo rc%d=$?", line, i))
+		tm.waitFor("TUI-READY")
+		tm.run("send-keys", "-t", "main", "C-c")
+		tm.waitFor(fmt.Sprintf("rc%d=0", i))
+	}
+
+	// The prompt: a link pasted there is not shown.
+	tm.typeLine("clear; " + bin + " attach; echo rc=$?")
+	tm.waitFor("Paste the room's link")
+	tm.run("send-keys", "-t", "main", "-l", page("prompt"))
+	time.Sleep(200 * time.Millisecond) // an echo, if any, is on the screen by now
+	if got := tm.capture(); strings.Contains(got, "token=") {
+		t.Errorf("the prompt echoes the link:\n%s", got)
+	}
+	tm.run("send-keys", "-t", "main", "Enter")
+	tm.waitFor("TUI-READY")
+	tm.run("send-keys", "-t", "main", "C-c")
+	if got := tm.waitFor("rc="); !strings.Contains(got, "rc=0") || strings.Contains(got, "token=") {
+		t.Errorf("after the prompt: want rc=0 and no link on the screen:\n%s", got)
+	}
 }

@@ -2,5 +2,14 @@
 
 package main
 
+import (
+	"context"
+	"io"
+)
+
 func watchMode(int) error { return errNoTerminalSupport }
 func rawMode(int) error   { return errNoTerminalSupport }
+
+func readHidden(context.Context, int, io.Writer, string) (string, error) {
+	return "", errNoTerminalSupport
+}

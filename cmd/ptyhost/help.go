@@ -43,7 +43,8 @@ Examples:
 Exit status: the command's own status (128 + signal number when a signal
 killed it); 2 for a usage error; 124 when exec --timeout expired; 125 when
 ptyhost itself failed; 126 when CMD is not executable; 127 when CMD is not
-found; 128 + signal number when ptyhost was interrupted.
+found; 128 + signal number when ptyhost was interrupted (except relay, a
+server: it drains and exits 0).
 `
 
 const runHelp = `usage: ptyhost run [flags] -- CMD [ARGS...]

@@ -9,12 +9,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -24,8 +26,11 @@ const relayHelp = `usage: ptyhost relay --public-key FILE [flags]
 Runs the reference relay of interactive-attach-v1: hosts dial out to it,
 viewers and drivers dial in, at ws[s]://ADDR/v1/rooms/<sessionId>. Every leg
 needs an attach token signed by the private half of one of the public keys
-(ptyhost keygen, ptyhost token). SIGTERM or SIGINT drains it: new dials get
-503 with Retry-After, hosts are told to redial, viewers to resume.
+(ptyhost keygen, ptyhost token). SIGTERM, SIGINT or SIGHUP drains it: new
+dials get 503 with Retry-After, hosts are told to redial, viewers to
+resume; then it says so and exits 0. Listening on every interface (:8722),
+it prints a URL for this machine (localhost) and one for others (this
+machine's name), since 0.0.0.0 or [::] is nothing to dial.
 
 Flags:
   --listen ADDR            address to listen on (default 127.0.0.1:8722;
@@ -73,6 +78,10 @@ Flags:
   --nats-replicas N        servers that keep the cluster's room ownership
                            (default 1; 3 with a three-server NATS cluster, so
                            that the relays survive the loss of any one)
+
+Exit status: 0 after the drain a signal asked for (a server asked to stop
+that stopped cleanly, as supervisors expect of SIGTERM); 2 for a usage
+error; 125 when it cannot listen or fails.
 `
 
 // natsEmbeddedTag is the build tag that links nats-server into the binary
@@ -181,13 +190,33 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		cfg.NATS = nc
 	}
 	opts.Ready = func(addr net.Addr, tls bool) {
-		scheme := "ws"
-		if tls {
-			scheme = "wss"
-		}
-		fmt.Fprintf(stdout, "ptyhost relay listening on %s://%s/v1/rooms/\n", scheme, addr)
+		host, _ := os.Hostname()
+		writeListening(stdout, addr, relay.DialURLs(addr, tls, host))
 	}
-	return relay.ListenAndServe(ctx, cfg, opts)
+	if err := relay.ListenAndServe(ctx, cfg, opts); err != nil {
+		return err
+	}
+	// A server asked to stop that stopped cleanly exits 0, as supervisors
+	// expect of SIGTERM; the line says why it stopped.
+	var sig *signalError
+	if errors.As(context.Cause(ctx), &sig) {
+		fmt.Fprintf(stdout, "ptyhost relay: stopped by %s after draining\n", ptyhost.SignalName(sig.sig))
+	}
+	return nil
+}
+
+// writeListening prints the startup line: the URL to dial, or for a relay
+// on every interface the URLs for this machine and for others.
+func writeListening(w io.Writer, addr net.Addr, urls []relay.DialURL) {
+	if len(urls) == 1 && urls[0].For == "" {
+		fmt.Fprintf(w, "ptyhost relay listening on %s\n", urls[0].URL)
+		return
+	}
+	_, port, _ := net.SplitHostPort(addr.String())
+	fmt.Fprintf(w, "ptyhost relay listening on port %s of every interface:\n", port)
+	for _, u := range urls {
+		fmt.Fprintf(w, "  %s (%s)\n", u.URL, u.For)
+	}
 }
 
 // checkRelayLimits refuses negative limits: zero means the default, a

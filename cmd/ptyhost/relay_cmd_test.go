@@ -5,14 +5,17 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -194,5 +197,51 @@ func TestRelayHelpNamesNATSTag(t *testing.T) {
 	r := cli(t, "", "", "relay", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "(embedded needs -tags ptyhost_natsembedded)") {
 		t.Fatalf("exit %d, help %q; want 0 and the tag", r.code, r.stdout)
+	}
+}
+
+// The built relay, listening on every interface, prints URLs one can
+// dial (localhost works), and on SIGTERM or SIGINT drains, says so in one
+// line and exits 0, as its help says.
+func TestRelayBinaryURLsAndSignals(t *testing.T) {
+	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		out := new(lockedBuffer)
+		cmd := exec.Command(ptyhostBin, "relay", "--listen", ":0", "--public-key", pub, "--restart-after", "1s")
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		local := regexp.MustCompile(`(?m)^  ws://localhost:(\d+)/v1/rooms/ \(this machine\)$`)
+		deadline := time.Now().Add(30 * time.Second)
+		var m []string
+		for m = local.FindStringSubmatch(out.String()); m == nil; m = local.FindStringSubmatch(out.String()) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("no localhost URL; output %q", out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if strings.Contains(out.String(), "[::]") || strings.Contains(out.String(), "0.0.0.0") {
+			t.Errorf("startup names an address nobody can dial: %q", out.String())
+		}
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://localhost:" + m[1] + "/healthz")
+		if err != nil {
+			t.Errorf("the printed URL does not answer: %v", err)
+		} else {
+			resp.Body.Close()
+		}
+		cmd.Process.Signal(sig)
+		err = cmd.Wait()
+		if err != nil {
+			t.Errorf("%v: relay ended with %v, want exit 0; output %q", sig, err, out.String())
+		}
+		if want := "ptyhost relay: stopped by " + ptyhost.SignalName(sig) + " after draining\n"; !strings.HasSuffix(out.String(), want) {
+			t.Errorf("%v: output ends %q, want %q", sig, tail(out.String()), want)
+		}
 	}
 }

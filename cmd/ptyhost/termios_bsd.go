@@ -9,6 +9,10 @@ const (
 	ioctlSetTermiosDrain = unix.TIOCSETAW
 )
 
+// posixVDisable is _POSIX_VDISABLE of <unistd.h>: a control character set
+// to it is no key at all.
+const posixVDisable = 0xff
+
 // flushInput discards what the terminal on fd received but nobody read
 // (tcflush TCIFLUSH): the user's terminal's late answers to queries.
 func flushInput(fd int) error {

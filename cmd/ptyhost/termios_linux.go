@@ -7,6 +7,10 @@ const (
 	ioctlSetTermiosDrain = unix.TCSETSW
 )
 
+// posixVDisable is _POSIX_VDISABLE of <unistd.h>: a control character set
+// to it is no key at all.
+const posixVDisable = 0
+
 // flushInput discards what the terminal on fd received but nobody read
 // (tcflush TCIFLUSH): the user's terminal's late answers to queries.
 func flushInput(fd int) error {

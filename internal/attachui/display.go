@@ -3,16 +3,16 @@ package attachui
 import (
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/attachwire/sanitize"
 	"github.com/ptyhost/ptyhost/internal/repaint"
+	"github.com/ptyhost/ptyhost/internal/status"
 )
 
-// NoticeFor is how long a passing notice (pen, presence) stays up.
+// NoticeFor is how long the status line stays up after a change that
+// needs no lasting attention (the pen, who is here, a message).
 const NoticeFor = 3 * time.Second
 
 // Mirror returns the viewer's mirrored screen and the seq it shows (ok
@@ -25,15 +25,14 @@ type Display struct {
 	mu       sync.Mutex
 	out      io.Writer
 	mirror   Mirror
-	rows     int      // the local terminal's rows (the status line's row)
-	cols     int      // the local terminal's columns
-	painted  uint64   // the terminal shows the stream up to this seq
-	driving  bool     // repaint the input modes too
-	notice   string   // "" when none
-	parts    []string // the passing notices notice joins (see Notice)
-	sticky   bool     // the notice stays until Clear (reconnecting, gone)
-	until    time.Time
-	err      error // the first write error
+	rows     int          // the local terminal's rows (the status line's row)
+	cols     int          // the local terminal's columns
+	painted  uint64       // the terminal shows the stream up to this seq
+	driving  bool         // repaint the input modes too
+	state    status.State // what the status line says (Message included)
+	shown    bool         // the status line is up
+	until    time.Time    // when it goes, unless the state is Persistent
+	err      error        // the first write error
 	buf      []byte
 	closedUI bool
 }
@@ -83,7 +82,7 @@ func (d *Display) Output(seq uint64, data []byte) {
 	if seq <= d.painted {
 		return
 	}
-	if d.notice != "" {
+	if d.shown {
 		d.repaintLocked()
 		return
 	}
@@ -98,73 +97,62 @@ func (d *Display) Resync() {
 	d.repaintLocked()
 }
 
-// Notice shows text on the status line: for NoticeFor, or until Clear
-// when sticky. Passing notices that arrive while another is still up are
-// shown side by side, newest first (at most maxNotices), so a burst on
-// joining (the pen, then who is here) does not hide the first one before
-// it can be read.
-func (d *Display) Notice(text string, sticky bool) {
+// SetState shows st on the status line when what it says changed: for
+// NoticeFor, or for as long as st is Persistent (a lost connection or
+// host). A message still up stays (st's own Message is ignored).
+func (d *Display) SetState(st status.State) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	text = sanitize.UIString(text, 0)
-	now := time.Now()
-	switch {
-	case sticky:
-		d.parts = nil
-		d.notice = text
-	case d.notice != "" && !d.sticky && now.Before(d.until):
-		d.parts = append(d.parts, text)
-		if len(d.parts) > maxNotices {
-			d.parts = d.parts[len(d.parts)-maxNotices:]
-		}
-		d.notice = joinNewestFirst(d.parts)
-	default:
-		d.parts = append(d.parts[:0], text)
-		d.notice = text
+	st.Message = d.state.Message
+	if status.Line(st, 0) == status.Line(d.state, 0) {
+		return
 	}
-	d.sticky = sticky
-	d.until = now.Add(NoticeFor)
+	d.state = st
+	d.showLocked()
+}
+
+// Message shows text on the status line, first, with the state, for
+// NoticeFor; a later Message replaces it.
+func (d *Display) Message(text string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.state.Message = text
+	d.showLocked()
+}
+
+func (d *Display) showLocked() {
+	d.shown = true
+	d.until = time.Now().Add(NoticeFor)
 	d.repaintLocked()
 }
 
-// maxNotices is how many passing notices the status line holds at once.
-const maxNotices = 3
-
-// joinNewestFirst joins notices newest first: the line is cut at the
-// terminal's width, and the newest is the one the user just caused.
-func joinNewestFirst(parts []string) string {
-	var b strings.Builder
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString(parts[i])
-		if i > 0 {
-			b.WriteString(" · ")
-		}
-	}
-	return b.String()
-}
-
-// Clear removes a sticky notice (the condition it reported is over).
-func (d *Display) Clear() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.notice != "" && d.sticky {
-		d.notice, d.sticky, d.parts = "", false, nil
-		d.repaintLocked()
-	}
-}
-
-// Tick removes a passing notice whose time is up.
+// Tick ends a message and, unless the state is Persistent, takes the
+// status line off, once their time is up.
 func (d *Display) Tick(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.notice != "" && !d.sticky && now.After(d.until) {
-		d.notice, d.parts = "", nil
-		d.repaintLocked()
+	if !d.shown || !now.After(d.until) || d.state.Persistent() && d.state.Message == "" {
+		return
 	}
+	d.state.Message = ""
+	d.shown = d.state.Persistent()
+	d.repaintLocked()
 }
 
+// Line returns what the status line says now ("" when it is not up).
+func (d *Display) Line() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.shown {
+		return ""
+	}
+	return d.lineLocked()
+}
+
+func (d *Display) lineLocked() string { return status.Line(d.state, max(d.cols-1, 1)) }
+
 // Close stops painting: later events are ignored, so the restore trailer
-// written after it is the last word. A notice still up is taken off
+// written after it is the last word. A status line still up is taken off
 // first (the bottom row painted back from the mirror): the status line is
 // attach's, not the session's, and would otherwise stay in the user's
 // terminal below the session's last screen.
@@ -174,8 +162,8 @@ func (d *Display) Close() {
 	if d.closedUI {
 		return
 	}
-	if d.notice != "" {
-		d.notice, d.sticky, d.parts = "", false, nil
+	if d.shown {
+		d.shown = false
 		if scr, seq, ok := d.mirror(); ok {
 			d.paintLocked(&scr, seq)
 		} else {
@@ -185,11 +173,11 @@ func (d *Display) Close() {
 	d.closedUI = true
 }
 
-// repaintLocked paints the mirror, then the notice.
+// repaintLocked paints the mirror, then the status line.
 func (d *Display) repaintLocked() {
 	scr, seq, ok := d.mirror()
 	if !ok {
-		if d.notice != "" {
+		if d.shown {
 			d.buf = append(d.buf[:0], "\x1b[H\x1b[2J"...)
 			d.buf = d.appendNotice(d.buf, 0, 0)
 			d.write(d.buf)
@@ -201,7 +189,7 @@ func (d *Display) repaintLocked() {
 
 func (d *Display) paintLocked(scr *attachwire.Screen, seq uint64) {
 	d.buf = repaint.AppendScreen(d.buf[:0], scr, repaint.Options{InputModes: d.driving})
-	if d.notice != "" {
+	if d.shown {
 		d.buf = d.appendNotice(d.buf, scr.CursorRow, scr.CursorCol)
 	}
 	d.painted = seq
@@ -209,16 +197,14 @@ func (d *Display) paintLocked(scr *attachwire.Screen, seq uint64) {
 }
 
 // appendNotice draws the status line on the bottom row in reverse video
-// and puts the cursor back where the screen has it.
+// and puts the cursor back where the screen has it. The line is fitted to
+// one cell less than the width, so that writing its last cell cannot
+// leave a pending wrap.
 func (d *Display) appendNotice(dst []byte, row, col int) []byte {
 	dst = append(dst, "\x1b["...)
 	dst = strconv.AppendInt(dst, int64(max(d.rows, 1)), 10)
 	dst = append(dst, "H\x1b[0;7m\x1b[2K"...)
-	text := d.notice
-	if n := max(d.cols-1, 1); len([]rune(text)) > n {
-		text = string([]rune(text)[:n])
-	}
-	dst = append(dst, text...)
+	dst = append(dst, d.lineLocked()...)
 	dst = append(dst, "\x1b[0m\x1b["...)
 	dst = strconv.AppendInt(dst, int64(row+1), 10)
 	dst = append(dst, ';')

@@ -2,12 +2,12 @@ package attachui
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
 )
@@ -22,6 +22,15 @@ func (m *fakeMirror) get() (attachwire.Screen, uint64, bool) {
 	var s attachwire.Screen
 	m.e.Screen(&s)
 	return s, m.seq, true
+}
+
+// newDisplay returns a Display of cols×rows writing to out, over a mirror
+// the test feeds.
+func newDisplay(t *testing.T, cols, rows int) (*fakeMirror, *Display, *bytes.Buffer) {
+	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
+	t.Cleanup(func() { m.e.Close() })
+	out := new(bytes.Buffer)
+	return m, NewDisplay(out, m.get, cols, rows), out
 }
 
 // terminalOf replays what the Display wrote into a fresh engine: the
@@ -43,15 +52,12 @@ func rowText(s attachwire.Screen, row int) string {
 	return strings.TrimRight(b.String(), " ")
 }
 
-// A notice shows on the bottom row over the mirrored screen; output while
+// The status line shows on the bottom row over the mirrored screen; output while
 // it shows does not corrupt the screen, and once it goes the terminal
 // shows exactly the mirror.
-func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
+func TestStatusLineDoesNotCorruptTheScreen(t *testing.T) {
 	const cols, rows = 20, 4
-	m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
-	defer m.e.Close()
-	var out bytes.Buffer
-	d := NewDisplay(&out, m.get, cols, rows)
+	m, d, out := newDisplay(t, cols, rows)
 	feed := func(p string) {
 		m.e.Write([]byte(p))
 		m.seq++
@@ -60,13 +66,14 @@ func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
 	scr, _, _ := m.get()
 	d.Snapshot(&scr, 0)
 	feed("one\r\ntwo\r\nthree\r\nfour")
-	d.Notice("pen: ann", false)
-	if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "pen: ann" {
+	d.SetState(status.State{Link: status.Connected, Room: attachwire.RoomLive, PenKnown: true})
+	d.Message("hi ann")
+	if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "hi ann · live" {
 		t.Fatalf("bottom row %q, want the notice", got)
 	}
 	feed("\r\nfive")
 	term := terminalOf(out.Bytes(), cols, rows)
-	if rowText(term, rows-1) != "pen: ann" || rowText(term, 0) != "two" {
+	if rowText(term, rows-1) != "hi ann · live" || rowText(term, 0) != "two" {
 		t.Fatalf("with the notice up: rows %q %q", rowText(term, 0), rowText(term, rows-1))
 	}
 	d.Tick(time.Now().Add(2 * NoticeFor))
@@ -93,37 +100,72 @@ func TestNoticeDoesNotCorruptTheScreen(t *testing.T) {
 	}
 }
 
-// TestNoticesInABurstStayReadable: the pen notice and the presence list a
-// join brings arrive together; both stay on the status line, the newest
-// maxNotices of a longer burst, until the time is up.
-func TestNoticesInABurstStayReadable(t *testing.T) {
+// TestStatusLineIsOneState: the pen, who is here and the room arrive as
+// separate events; the status line says each once, from one state, so a
+// later event never leaves an earlier, contradicting notice beside it.
+// A message shows with the state and goes with its time; a lost host
+// stays up until it is back.
+func TestStatusLineIsOneState(t *testing.T) {
 	var out strings.Builder
 	d := NewDisplay(&out, func() (attachwire.Screen, uint64, bool) { return attachwire.Screen{}, 0, false }, 200, 5)
-	d.Notice("you hold the pen", false)
-	d.Notice("2 here: ann, bob", false)
-	if !strings.Contains(d.notice, "you hold the pen") || !strings.Contains(d.notice, "2 here") {
-		t.Fatalf("status line %q lost a notice of the burst", d.notice)
+	st := status.State{Link: status.Connected, Room: attachwire.RoomLive, ConnID: "c1"}
+	st.PenKnown = true
+	d.SetState(st)
+	st.PenMine, st.PenUser, st.PenConn = true, "ann", "c1"
+	d.SetState(st)
+	st.Members = []attachwire.Member{{UserID: "ann", ConnID: "c1"}, {UserID: "bob", ConnID: "c2", Driving: true}}
+	d.SetState(st)
+	if got, want := d.Line(), "live · pen: you · 2 here: you (driving), bob"; got != want {
+		t.Fatalf("status line %q, want %q", got, want)
 	}
-	for i := range 5 {
-		d.Notice(fmt.Sprintf("n%d", i), false)
+	d.Message("read-only: Ctrl-] g takes the pen")
+	if got := d.Line(); !strings.HasPrefix(got, "read-only: Ctrl-] g takes the pen · live · pen: you") {
+		t.Fatalf("status line %q does not lead with the message", got)
 	}
-	if d.notice != "n4 · n3 · n2" {
-		t.Fatalf("status line %q, want the newest %d notices", d.notice, maxNotices)
+	// A change that comes while the message is up leaves it there.
+	st.Members = st.Members[:1]
+	d.SetState(st)
+	if got, want := d.Line(), "read-only: Ctrl-] g takes the pen · live · pen: you · 1 here: you (driving)"; got != want {
+		t.Fatalf("status line %q, want %q", got, want)
 	}
 	d.Tick(time.Now().Add(2 * NoticeFor))
-	if d.notice != "" || d.parts != nil {
-		t.Fatalf("notice %q (%d parts) still up after its time", d.notice, len(d.parts))
+	if got := d.Line(); got != "" {
+		t.Fatalf("status line %q still up after its time", got)
 	}
-	d.Notice("host reconnecting", true)
-	d.Notice("pen: nobody", false)
-	if d.notice != "pen: nobody" {
-		t.Fatalf("a passing notice after a sticky one shows %q", d.notice)
+	st.Room = attachwire.RoomHostReconnecting
+	d.SetState(st)
+	d.Message("relay: host-lost: the host dropped")
+	d.Tick(time.Now().Add(2 * NoticeFor))
+	if got := d.Line(); !strings.HasPrefix(got, "host reconnecting…") {
+		t.Fatalf("status line %q, want the lost host to stay up, the message gone", got)
+	}
+	st.Room = attachwire.RoomLive
+	d.SetState(st)
+	if got := d.Line(); !strings.HasPrefix(got, "live · ") {
+		t.Fatalf("status line %q after the host came back", got)
+	}
+	d.Tick(time.Now().Add(2 * NoticeFor))
+	if got := d.Line(); got != "" {
+		t.Fatalf("status line %q still up after the host came back and the time passed", got)
 	}
 }
 
-// A notice still up when attach ends is taken off: the user's terminal
+// A narrow terminal's status line drops whole parts: no name is cut.
+func TestNarrowStatusLine(t *testing.T) {
+	const cols, rows = 24, 4
+	m, d, out := newDisplay(t, cols, rows)
+	scr, _, _ := m.get()
+	d.Snapshot(&scr, 0)
+	d.SetState(status.State{Link: status.Connected, Room: attachwire.RoomLive, PenKnown: true, PenUser: "dorothea", PenConn: "c1",
+		Members: []attachwire.Member{{UserID: "dorothea", ConnID: "c1"}}})
+	if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "live · pen: dorothea" {
+		t.Fatalf("bottom row %q, want the presence dropped whole", got)
+	}
+}
+
+// A status line still up when attach ends is taken off: the user's terminal
 // keeps the session's last screen, not attach's status line.
-func TestCloseTakesTheNoticeOff(t *testing.T) {
+func TestCloseTakesTheStatusLineOff(t *testing.T) {
 	const cols, rows = 20, 4
 	for _, sticky := range []bool{false, true} {
 		m := &fakeMirror{e: engine.New(term.Options{Cols: cols, Rows: rows})}
@@ -133,9 +175,13 @@ func TestCloseTakesTheNoticeOff(t *testing.T) {
 		m.seq = 1
 		scr, _, _ := m.get()
 		d.Snapshot(&scr, 1)
-		d.Notice("pen: nobody is driving", sticky)
-		if got := rowText(terminalOf(out.Bytes(), cols, rows), rows-1); got != "pen: nobody is driv" {
-			t.Fatalf("sticky %v: bottom row %q, want the notice", sticky, got)
+		st := status.State{Link: status.Connected, Room: attachwire.RoomLive, PenKnown: true}
+		if sticky {
+			st.Room = attachwire.RoomHostGone
+		}
+		d.SetState(st)
+		if got, want := rowText(terminalOf(out.Bytes(), cols, rows), rows-1), status.Line(st, cols-1); got != want {
+			t.Fatalf("sticky %v: bottom row %q, want %q", sticky, got, want)
 		}
 		d.Close()
 		got := terminalOf(out.Bytes(), cols, rows)
@@ -148,7 +194,7 @@ func TestCloseTakesTheNoticeOff(t *testing.T) {
 			t.Errorf("sticky %v: cursor (%d,%d) after Close, want the session's (%d,%d)", sticky, got.CursorRow, got.CursorCol, scr.CursorRow, scr.CursorCol)
 		}
 		n := out.Len()
-		d.Notice("late", false)
+		d.Message("late")
 		d.Close()
 		if out.Len() != n {
 			t.Errorf("sticky %v: painted after Close", sticky)

@@ -16,13 +16,21 @@ const (
 // DefaultPrefix is Ctrl-].
 const DefaultPrefix = 0x1d
 
+// InterruptKey is Ctrl-C. A watching terminal hands it to attach as a
+// byte (its terminal does not turn it into SIGINT), and it detaches: a
+// watcher's Ctrl-C means "stop watching", not "fail".
+const InterruptKey = 0x03
+
 // Keys splits a terminal's input into bytes for the session and prefix
 // commands: the prefix then g, r, d or ? is a command, the prefix twice
 // sends one prefix byte, and the prefix then any other key is CmdUnknown
 // (the key is dropped). A prefix at the end of one read waits for the next.
+// While Watching, InterruptKey alone is CmdDetach too; while driving it is
+// a key for the session like any other.
 type Keys struct {
-	Prefix  byte
-	pending bool
+	Prefix   byte
+	Watching bool
+	pending  bool
 }
 
 // Feed appends to dst the bytes of p meant for the session and calls cmd
@@ -51,6 +59,10 @@ func (k *Keys) Feed(dst, p []byte, cmd func(send []byte, c Command) []byte) []by
 		}
 		if b == k.Prefix {
 			k.pending = true
+			continue
+		}
+		if b == InterruptKey && k.Watching {
+			dst = cmd(dst, CmdDetach)
 			continue
 		}
 		dst = append(dst, b)

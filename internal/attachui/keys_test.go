@@ -7,19 +7,23 @@ import (
 
 func TestKeys(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		reads []string
-		want  []string // "send:..." and "cmd:N" in order
+		name     string
+		reads    []string
+		want     []string // "send:..." and "cmd:N" in order
+		watching bool
 	}{
-		{"plain", []string{"abc"}, []string{"send:abc"}},
-		{"grab", []string{"a\x1dgb"}, []string{"send:a", "cmd:1", "send:b"}},
-		{"release detach help", []string{"\x1dr\x1dd\x1d?"}, []string{"send:", "cmd:2", "send:", "cmd:3", "send:", "cmd:4"}},
-		{"prefix twice sends it", []string{"x\x1d\x1dy"}, []string{"send:x\x1dy"}},
-		{"split across reads", []string{"a\x1d", "gb"}, []string{"send:a", "send:", "cmd:1", "send:b"}},
-		{"unknown key", []string{"\x1dzq"}, []string{"send:", "cmd:5", "send:q"}},
+		{"plain", []string{"abc"}, []string{"send:abc"}, false},
+		{"grab", []string{"a\x1dgb"}, []string{"send:a", "cmd:1", "send:b"}, false},
+		{"release detach help", []string{"\x1dr\x1dd\x1d?"}, []string{"send:", "cmd:2", "send:", "cmd:3", "send:", "cmd:4"}, false},
+		{"prefix twice sends it", []string{"x\x1d\x1dy"}, []string{"send:x\x1dy"}, false},
+		{"split across reads", []string{"a\x1d", "gb"}, []string{"send:a", "send:", "cmd:1", "send:b"}, false},
+		{"unknown key", []string{"\x1dzq"}, []string{"send:", "cmd:5", "send:q"}, false},
+		{"ctrl-c detaches a watcher", []string{"a\x03b"}, []string{"send:a", "cmd:3", "send:b"}, true},
+		{"ctrl-c goes to the session while driving", []string{"a\x03b"}, []string{"send:a\x03b"}, false},
+		{"prefix then ctrl-c is no detach", []string{"\x1d\x03"}, []string{"send:", "cmd:5"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k := Keys{Prefix: DefaultPrefix}
+			k := Keys{Prefix: DefaultPrefix, Watching: tc.watching}
 			var got []string
 			for _, r := range tc.reads {
 				rest := k.Feed(nil, []byte(r), func(send []byte, c Command) []byte {

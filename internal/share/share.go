@@ -18,6 +18,7 @@ import (
 	"github.com/ptyhost/ptyhost/agent"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -52,9 +53,9 @@ var ErrConfig = errors.New("share: bad config")
 // Config says where the session is shared. Every field's zero value is
 // stated; Start copies it.
 type Config struct {
-	// RelayURL is the base URL of the relay to use, ws:// or wss:// (an
-	// http:// or https:// URL is taken as the same server), with or
-	// without the "/v1/rooms/" path. Empty: start an embedded relay on
+	// RelayURL is the base URL of the relay to use, in a form package link
+	// reads (ws://, wss://, http:// or https://, with or without the
+	// "/v1/rooms/" path; not a room's). Empty: start an embedded relay on
 	// 127.0.0.1.
 	RelayURL string
 	// Key signs every token; with RelayURL it must be the private half of
@@ -190,28 +191,17 @@ func roomID(s string) bool {
 	return s != "." && s != ".."
 }
 
-// relayBase parses a relay's URL into its ws:// or wss:// base, without
-// the room path.
+// relayBase parses a relay's URL (the forms package link reads) into its
+// ws:// or wss:// base, without the room path.
 func relayBase(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: relay URL: %v", ErrConfig, err)
+	l, err := link.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: relay URL %s", ErrConfig, strings.TrimPrefix(err.Error(), link.ErrURL.Error()+": "))
+	case l.Room != "" || l.Fragment != nil:
+		return nil, fmt.Errorf("%w: relay URL %q: want the relay's address, not a room's link", ErrConfig, link.Redacted(raw))
 	}
-	switch u.Scheme {
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	case "ws", "wss":
-	default:
-		return nil, fmt.Errorf("%w: relay URL %q: want ws://, wss://, http:// or https://", ErrConfig, raw)
-	}
-	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%w: relay URL %q: want scheme://host[:port][/path]", ErrConfig, raw)
-	}
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1/rooms")
-	u.RawPath = ""
-	return u, nil
+	return l.Base, nil
 }
 
 // startRelay runs an embedded relay on 127.0.0.1 with a fresh key and

@@ -44,7 +44,7 @@ func TestRelayBase(t *testing.T) {
 			t.Errorf("relayBase(%q) = %v, %v; want %s", tc.in, u, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"ftp://x", "ws://", "ws://u:p@x", "ws://x/?a=b", "ws://x/#f", "r.example"} {
+	for _, bad := range []string{"ftp://x", "ws://", "ws://u:p@x", "ws://x/?a=b", "ws://x/#f", "r.example", "ws://x/v1/rooms/r1"} {
 		if _, err := relayBase(bad); !errors.Is(err, ErrConfig) {
 			t.Errorf("relayBase(%q) = %v, want ErrConfig", bad, err)
 		}

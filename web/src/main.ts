@@ -30,6 +30,13 @@ interface Engine {
 }
 declare function ptyhostRetryAfter(value: string): number;
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
+// The status line's words are Go's (package status), shared with
+// `ptyhost attach`: the page says what its parts say, in its chips.
+interface StatusPart { kind: string; text: string; class: string }
+declare function ptyhostStatus(s: {
+  connId: string; link: string; lane: boolean; room: string; penKnown: boolean; penMine: boolean;
+  penUser: string; penConn: string; members: Member[];
+}, width: number): { line: string; persistent: boolean; parts: StatusPart[] } | string;
 
 const SUBPROTOCOL = 'interactive-attach-v1';
 const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
@@ -198,13 +205,11 @@ function main(): void {
   // connected, not how this page is.
   function setCarrier(c: string): void {
     status.carrier = c;
-    $('carrier').hidden = c !== 'lane';
+    showStatus();
   }
   function setRoom(s: string): void {
     status.room = s;
-    const el = $('room');
-    el.textContent = s;
-    el.className = 'chip ' + s;
+    showStatus();
   }
   // send hands a message to the open carrier. An Input needs no queue: the
   // engine keeps it until acknowledged, every new leg resends it after its
@@ -249,19 +254,31 @@ function main(): void {
     held = ms.concat(held).slice(-HELD_MAX);
     status.held = held.length;
   }
-  function showPen(): void {
-    const el = $('pen');
-    el.textContent = status.holding ? 'pen: you' : status.holder ? 'pen: ' + status.holder : 'pen: free';
-    el.className = 'chip' + (status.holding ? ' you' : '');
+  // showStatus shows the status parts in their chips (a part left out
+  // for want of room hides its chip) and the pen button. status.room is
+  // the relay's room state or, while no leg is up, the page's own.
+  function showStatus(): void {
     const btn = $('pen-button') as HTMLButtonElement;
     btn.hidden = !driver;
     btn.textContent = status.holding ? 'Release the pen' : 'Take the pen';
-  }
-  function showPresence(): void {
-    // The pen messages are newer than a presence list's driving flags.
-    const driving = (m: Member) => (penSeen ? m.connId === status.holderConn && m.connId !== '' : m.driving);
-    const names = status.members.map((m) => m.userId + (driving(m) ? ' (driving)' : '') + (m.role === 'viewer' ? ' (viewing)' : ''));
-    $('presence').textContent = names.length + ' here: ' + names.join(', ');
+    if (typeof ptyhostStatus !== 'function') {
+      $('room').textContent = status.room; // the engine is not loaded (yet)
+      return;
+    }
+    const link = ({ connecting: 'connecting', offline: 'reconnecting', stopped: 'stopped' } as Record<string, string>)[status.room] ?? 'connected';
+    const view = ptyhostStatus({
+      connId: c.jti ?? '', link, lane: status.carrier === 'lane', room: status.room, penKnown: penSeen,
+      penMine: status.holding, penUser: status.holder, penConn: status.holderConn, members: status.members,
+    }, term.cols);
+    if (typeof view === 'string') { notice(view); return; }
+    for (const id of ['room', 'carrier', 'pen', 'presence']) {
+      const part = view.parts.find((p) => p.kind === id);
+      const el = $(id);
+      el.hidden = !part;
+      if (!part) continue;
+      el.textContent = part.text;
+      el.className = 'chip' + (part.class ? ' ' + part.class : '');
+    }
   }
   function advertise(): void {
     const d = fit.proposeDimensions();
@@ -314,7 +331,7 @@ function main(): void {
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = window.setTimeout(() => { if (status.holding) advertise(); }, 100);
+    resizeTimer = window.setTimeout(() => { if (status.holding) advertise(); showStatus(); }, 100);
   });
 
   function handle(evs: Ev[]): void {
@@ -342,7 +359,7 @@ function main(): void {
           break;
         case 'presence':
           status.members = ev.members ?? [];
-          showPresence();
+          showStatus();
           break;
         case 'pen': {
           const gained = ev.holding && !status.holding;
@@ -350,8 +367,7 @@ function main(): void {
           status.holder = ev.text ?? '';
           status.holderConn = ev.message ?? '';
           penSeen = true;
-          showPen();
-          showPresence();
+          showStatus();
           if (gained) advertise();
           break;
         }
@@ -685,7 +701,7 @@ function main(): void {
     eng = made;
     const d = fit.proposeDimensions();
     if (d) term.resize(d.cols, d.rows);
-    showPen();
+    showStatus();
     connect();
     term.focus();
   }).catch((err) => {

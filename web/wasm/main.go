@@ -1,19 +1,23 @@
 //go:build js && wasm
 
 // Command wasm is the browser viewer's protocol engine (package
-// web/engine) compiled to WebAssembly. It registers one global function,
+// web/engine) compiled to WebAssembly. Its main global is the function
 // ptyhostEngine(opts), that returns an object whose methods the page
 // calls: subscribe, apply, input, viewport, grab, release, holding, and
 // for the degraded lane applied, pending and ack. Messages cross as
 // Uint8Array, each the engine's frame marshalled once here; events come
 // back as plain objects. The program then blocks forever: the page owns
 // its lifetime.
+//
+// Two more globals serve the page: ptyhostStatus, the status line
+// (package status), and ptyhostRetryAfter (retry.go).
 package main
 
 import (
 	"syscall/js"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
@@ -184,4 +188,67 @@ func eventToJS(ev engine.Event) js.Value {
 		o.Set("holding", ev.Holding)
 	}
 	return o
+}
+
+// The status line: the page shows what package status says of its room,
+// in the words `ptyhost attach` uses. ptyhostStatus(state, width) takes
+// {connId, link: "connecting"|"connected"|"reconnecting"|"stopped", lane,
+// room, penKnown, penMine, penUser, penConn, members, message} and returns
+// {line, persistent, parts: [{kind, text, class}]}, fitted to width cells
+// (0: no limit).
+func init() {
+	js.Global().Set("ptyhostStatus", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 1 || args[0].Type() != js.TypeObject {
+			return js.ValueOf("ptyhostStatus: want a state object")
+		}
+		st := statusFromJS(args[0])
+		parts := status.Parts(st, argInt(args, 1))
+		o := js.Global().Get("Object").New()
+		o.Set("line", status.Join(parts))
+		o.Set("persistent", st.Persistent())
+		arr := js.Global().Get("Array").New()
+		for _, p := range parts {
+			po := js.Global().Get("Object").New()
+			po.Set("kind", string(p.Kind))
+			po.Set("text", p.Text)
+			po.Set("class", p.Class)
+			arr.Call("push", po)
+		}
+		o.Set("parts", arr)
+		return o
+	}))
+}
+
+var statusLinks = map[string]status.Link{
+	"connecting": status.Connecting, "connected": status.Connected,
+	"reconnecting": status.Reconnecting, "stopped": status.Stopped,
+}
+
+// statusFromJS reads a status.State; an absent field is its zero value.
+func statusFromJS(v js.Value) status.State {
+	st := status.State{
+		ConnID: stringOf(v, "connId"), Link: statusLinks[stringOf(v, "link")], Lane: v.Get("lane").Truthy(),
+		Room:     attachwire.RoomStatus(stringOf(v, "room")),
+		PenKnown: v.Get("penKnown").Truthy(), PenMine: v.Get("penMine").Truthy(),
+		PenUser: stringOf(v, "penUser"), PenConn: stringOf(v, "penConn"), Message: stringOf(v, "message"),
+	}
+	if ms := v.Get("members"); ms.Type() == js.TypeObject {
+		for i := range ms.Length() {
+			m := ms.Index(i)
+			st.Members = append(st.Members, attachwire.Member{
+				UserID: stringOf(m, "userId"), ConnID: stringOf(m, "connId"),
+				Role: attachwire.Role(stringOf(m, "role")), Driving: m.Get("driving").Truthy(),
+			})
+		}
+	}
+	return st
+}
+
+// stringOf is v's field name as a string, "" when it is not one (absent
+// included: js.Value.String would say "<undefined>").
+func stringOf(v js.Value, name string) string {
+	if f := v.Get(name); f.Type() == js.TypeString {
+		return f.String()
+	}
+	return ""
 }
