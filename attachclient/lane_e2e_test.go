@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -181,7 +182,7 @@ func TestLaneBothCarriersWholeSession(t *testing.T) {
 	w.until(t, "the joiner's view over the lane", func(lv *laneViewer) bool {
 		seen := lv.output.String()
 		for _, s := range lv.snaps {
-			seen += screenText(s)
+			seen += testkit.History(*s)
 		}
 		return lv.c.Lane() && strings.Contains(seen, "GOT<a010>")
 	})
@@ -247,7 +248,7 @@ func TestLaneBothCarriersWholeSession(t *testing.T) {
 	// A late joiner, on the lane too, gets the post-Exit snapshot.
 	late := dialLaneViewer(t, door.roomURL(r.room), srv.ViewerToken(t, r.room, "lou"), attachwire.RoleViewer)
 	late.until(t, "the post-Exit snapshot over the lane", func(lv *laneViewer) bool {
-		return lv.c.Lane() && len(lv.snaps) > 0 && strings.Contains(screenText(lv.snaps[len(lv.snaps)-1]), "GOT<c001>")
+		return lv.c.Lane() && len(lv.snaps) > 0 && strings.Contains(testkit.History(*lv.snaps[len(lv.snaps)-1]), "GOT<c001>")
 	})
 	if late.c.Room() != attachwire.RoomEnded {
 		t.Fatalf("the late joiner's room_state is %s, want ended", late.c.Room())
@@ -261,23 +262,4 @@ func (lv *laneViewer) outputString() string {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
 	return lv.output.String()
-}
-
-// screenText is a Screen's scrollback and primary grid as text, a
-// newline after each row.
-func screenText(s *attachwire.Screen) string {
-	var b strings.Builder
-	for _, row := range s.Scrollback {
-		for _, c := range row {
-			b.WriteString(c.Content)
-		}
-		b.WriteByte('\n')
-	}
-	for i, c := range s.Primary {
-		if i > 0 && s.Cols > 0 && i%s.Cols == 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(c.Content)
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -309,7 +310,7 @@ func TestAdmissionConcurrentSameJTIRefused(t *testing.T) {
 		t.Error("concurrent jti refusal is not retryable")
 	}
 	a.Close()
-	eventually(t, "first leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) == 0 })
+	testkit.Eventually(t, "first leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) == 0 })
 	c := dialSub(t, s, tok, sub) // a reconnect with the same token
 	relaytest.ExpectControl[attachwire.PenState](t, c)
 }
