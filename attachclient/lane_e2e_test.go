@@ -97,21 +97,15 @@ func (lv *laneViewer) event(ev viewer.Event) {
 // until polls cond (under the viewer's lock) until it holds.
 func (lv *laneViewer) until(t testing.TB, what string, cond func(lv *laneViewer) bool) {
 	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for {
+	testkit.EventuallyDescribe(t, what, func() bool {
 		lv.mu.Lock()
-		ok := cond(lv)
-		lv.mu.Unlock()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			lv.mu.Lock()
-			defer lv.mu.Unlock()
-			t.Fatalf("timed out waiting for %s; lane %v, room %s, output tail %q", what, lv.c.Lane(), lv.c.Room(), tail(lv.output.String()))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer lv.mu.Unlock()
+		return cond(lv)
+	}, func() string {
+		lv.mu.Lock()
+		defer lv.mu.Unlock()
+		return fmt.Sprintf("lane %v, room %s, output tail %q", lv.c.Lane(), lv.c.Room(), tail(lv.output.String()))
+	})
 }
 
 func (lv *laneViewer) sees(s string) func(*laneViewer) bool {
