@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/streamgen"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 func TestInputResizeMarker(t *testing.T) {
@@ -110,8 +111,8 @@ func TestEmitSnapshotSeqs(t *testing.T) {
 			if at != f.Seq {
 				t.Fatalf("Snapshot atSeq %d, want %d (the snapshot frame)", at, f.Seq)
 			}
-			if bc.name != "fake" && !strings.Contains(screenText(scr), "hello red") {
-				t.Errorf("screen text %q lacks the output", screenText(scr))
+			if bc.name != "fake" && !strings.Contains(testkit.Text(scr), "hello red") {
+				t.Errorf("screen text %q lacks the output", testkit.Text(scr))
 			}
 			s.WriteInput([]byte("\n"))
 			frames := collect(t, sub)
@@ -159,22 +160,6 @@ func decodeSnapshot(tb testing.TB, f attachwire.Frame) attachwire.Snapshot {
 		tb.Fatal(err)
 	}
 	return snap
-}
-
-// screenText returns the active grid's text, rows joined by newlines.
-func screenText(scr attachwire.Screen) string {
-	var b strings.Builder
-	grid := scr.Primary
-	if scr.Active == attachwire.BufferAlternate {
-		grid = scr.Alt
-	}
-	for i, c := range grid {
-		if i > 0 && i%scr.Cols == 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(c.Content)
-	}
-	return b.String()
 }
 
 // appendedSnapshot is Snapshot through AppendSnapshot: the payload

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/term/termtest"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // TestScreensMatchTmux drives real programs under ptyhost and compares the
@@ -95,13 +96,13 @@ func TestScreensMatchTmux(t *testing.T) {
 					data = append(data, f.Payload...)
 				}
 			}
-			if !strings.Contains(screenText(scr), tt.show) {
-				t.Fatalf("screen does not show %q:\n%s", tt.show, screenText(scr))
+			if !strings.Contains(testkit.Text(scr), tt.show) {
+				t.Fatalf("screen does not show %q:\n%s", tt.show, testkit.Text(scr))
 			}
 			want := termtest.TmuxScreen(t, spec.Cols, spec.Rows, data)
 			if diffs := termtest.Diff(want, termtest.FromScreen(&scr)); diffs != nil {
 				t.Fatalf("%s: ptyhost's screen differs from tmux's for the same %d bytes:\n%s\nptyhost text:\n%s",
-					tt.name, len(data), strings.Join(diffs, "\n"), screenText(scr))
+					tt.name, len(data), strings.Join(diffs, "\n"), testkit.Text(scr))
 			}
 		})
 	}

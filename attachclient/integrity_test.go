@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // TestIntegrityThroughTheWholePath sends random base64 through a raw-mode
@@ -104,11 +105,7 @@ func TestIntegrityThroughTheWholePath(t *testing.T) {
 func screenLines(scr attachwire.Screen) []string {
 	var lines []string
 	for row := range scr.Rows {
-		var b strings.Builder
-		for _, c := range scr.Primary[row*scr.Cols : (row+1)*scr.Cols] {
-			b.WriteString(c.Content)
-		}
-		lines = append(lines, strings.TrimRight(b.String(), " "))
+		lines = append(lines, testkit.Row(scr.Primary, scr.Cols, row))
 	}
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]

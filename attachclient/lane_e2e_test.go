@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -96,21 +97,15 @@ func (lv *laneViewer) event(ev viewer.Event) {
 // until polls cond (under the viewer's lock) until it holds.
 func (lv *laneViewer) until(t testing.TB, what string, cond func(lv *laneViewer) bool) {
 	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for {
+	testkit.EventuallyDescribe(t, what, func() bool {
 		lv.mu.Lock()
-		ok := cond(lv)
-		lv.mu.Unlock()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			lv.mu.Lock()
-			defer lv.mu.Unlock()
-			t.Fatalf("timed out waiting for %s; lane %v, room %s, output tail %q", what, lv.c.Lane(), lv.c.Room(), tail(lv.output.String()))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer lv.mu.Unlock()
+		return cond(lv)
+	}, func() string {
+		lv.mu.Lock()
+		defer lv.mu.Unlock()
+		return fmt.Sprintf("lane %v, room %s, output tail %q", lv.c.Lane(), lv.c.Room(), tail(lv.output.String()))
+	})
 }
 
 func (lv *laneViewer) sees(s string) func(*laneViewer) bool {
@@ -181,7 +176,7 @@ func TestLaneBothCarriersWholeSession(t *testing.T) {
 	w.until(t, "the joiner's view over the lane", func(lv *laneViewer) bool {
 		seen := lv.output.String()
 		for _, s := range lv.snaps {
-			seen += screenText(s)
+			seen += testkit.History(*s)
 		}
 		return lv.c.Lane() && strings.Contains(seen, "GOT<a010>")
 	})
@@ -247,7 +242,7 @@ func TestLaneBothCarriersWholeSession(t *testing.T) {
 	// A late joiner, on the lane too, gets the post-Exit snapshot.
 	late := dialLaneViewer(t, door.roomURL(r.room), srv.ViewerToken(t, r.room, "lou"), attachwire.RoleViewer)
 	late.until(t, "the post-Exit snapshot over the lane", func(lv *laneViewer) bool {
-		return lv.c.Lane() && len(lv.snaps) > 0 && strings.Contains(screenText(lv.snaps[len(lv.snaps)-1]), "GOT<c001>")
+		return lv.c.Lane() && len(lv.snaps) > 0 && strings.Contains(testkit.History(*lv.snaps[len(lv.snaps)-1]), "GOT<c001>")
 	})
 	if late.c.Room() != attachwire.RoomEnded {
 		t.Fatalf("the late joiner's room_state is %s, want ended", late.c.Room())
@@ -261,23 +256,4 @@ func (lv *laneViewer) outputString() string {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
 	return lv.output.String()
-}
-
-// screenText is a Screen's scrollback and primary grid as text, a
-// newline after each row.
-func screenText(s *attachwire.Screen) string {
-	var b strings.Builder
-	for _, row := range s.Scrollback {
-		for _, c := range row {
-			b.WriteString(c.Content)
-		}
-		b.WriteByte('\n')
-	}
-	for i, c := range s.Primary {
-		if i > 0 && s.Cols > 0 && i%s.Cols == 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(c.Content)
-	}
-	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // laneBatch is what the fake lane relay recorded of one POST.
@@ -145,18 +146,6 @@ func (s *countingSession) typed() []string {
 	return append([]string(nil), s.inputs...)
 }
 
-// eventually polls cond until it holds, failing after the watchdog.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	fl := &fakeLane{t: t, events: make(chan []byte), head: 1, getFirst: http.StatusUnauthorized,
 		// The host's subscribe batch: 401 (re-mint once), 503 and 429
@@ -186,7 +175,7 @@ func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 
-	eventually(t, "frames 4..6 accepted past the gap", func() bool { _, _, _, h := fl.snapshot(); return h == 6 })
+	testkit.Eventually(t, "frames 4..6 accepted past the gap", func() bool { _, _, _, h := fl.snapshot(); return h == 6 })
 	batches, gets, wsDials, _ := fl.snapshot()
 	if wsDials != 3 || gets != 2 {
 		t.Fatalf("%d WebSocket dials and %d lane GETs, want 3 then 2 (a 401, re-minted once)", wsDials, gets)
@@ -212,7 +201,7 @@ func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	fl.head = 4
 	fl.mu.Unlock()
 	sess.publish(0, "g")
-	eventually(t, "5..7 resent after the rewind", func() bool { _, _, _, h := fl.snapshot(); return h == 7 })
+	testkit.Eventually(t, "5..7 resent after the rewind", func() bool { _, _, _, h := fl.snapshot(); return h == 7 })
 	batches, _, _, _ = fl.snapshot()
 	last := batches[len(batches)-1]
 	if last.FirstSeq != 5 || last.LastSeq != 7 || len(last.Frames) != 3 || last.GapFrom != nil {
@@ -233,7 +222,7 @@ func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	for _, b := range [][]byte{raw, raw, raw2} {
 		fl.events <- b
 	}
-	eventually(t, "the second keystroke", func() bool { return len(sess.typed()) >= 2 })
+	testkit.Eventually(t, "the second keystroke", func() bool { return len(sess.typed()) >= 2 })
 	if got := sess.typed(); strings.Join(got, "") != "xy" {
 		t.Fatalf("typed %q, want x then y once each", got)
 	}
@@ -243,8 +232,8 @@ func TestLanePostStatusPathsRewindGapFromAndInputDedup(t *testing.T) {
 	fl.script = []int{http.StatusGone}
 	fl.mu.Unlock()
 	sess.publish(0, "h")
-	eventually(t, "a new SSE leg after the 410", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
-	eventually(t, "8 accepted on the new leg", func() bool { _, _, _, h := fl.snapshot(); return h == 8 })
+	testkit.Eventually(t, "a new SSE leg after the 410", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
+	testkit.Eventually(t, "8 accepted on the new leg", func() bool { _, _, _, h := fl.snapshot(); return h == 8 })
 }
 
 func TestLaneSilentSSEStreamIsReopened(t *testing.T) {
@@ -268,7 +257,7 @@ func TestLaneSilentSSEStreamIsReopened(t *testing.T) {
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the silent stream reopened twice", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
+	testkit.Eventually(t, "the silent stream reopened twice", func() bool { _, g, _, _ := fl.snapshot(); return g >= 3 })
 	if _, _, ws, h := fl.snapshot(); ws != 3 || h != 1 {
 		t.Fatalf("%d WebSocket dials, head %d: want 3 and the frame acked, the host kept on the lane", ws, h)
 	}
@@ -304,7 +293,7 @@ func TestLaneBatchesAreBoundedByBytes(t *testing.T) {
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the 12 frames acked", func() bool { _, _, _, h := fl.snapshot(); return h == 12 })
+	testkit.Eventually(t, "the 12 frames acked", func() bool { _, _, _, h := fl.snapshot(); return h == 12 })
 	batches, _, _, _ := fl.snapshot()
 	fl.mu.Lock()
 	tooLarge := fl.tooLarge

@@ -13,6 +13,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -191,7 +192,7 @@ func TestLaneUpgradeMidTypingLosesAndDoublesNoKey(t *testing.T) {
 		if switches > 1 {
 			mark := len(d.controls)
 			r.proxy.RefuseUpgrades(true)
-			eventually(t, "the host's WebSocket cut", func() bool { return r.proxy.CutAfter(faultproxy.Downstream, 0) > 0 })
+			testkit.Eventually(t, "the host's WebSocket cut", func() bool { return r.proxy.CutAfter(faultproxy.Downstream, 0) > 0 })
 			d.until(t, "room_state degraded again", roomState(attachwire.RoomDegraded, mark))
 		}
 		ty.waitKeys(t, 5)
@@ -225,7 +226,7 @@ func TestWebSocketHostCutMidTypingLosesAndDoublesNoKey(t *testing.T) {
 		// Between a cut and the redial (or while an epoch-stale refusal
 		// of a redial that came too early is answered) there is no
 		// connection to cut yet.
-		eventually(t, fmt.Sprintf("cut %d", cut), func() bool { return r.proxy.CutAfter(faultproxy.Downstream, 0) == 1 })
+		testkit.Eventually(t, fmt.Sprintf("cut %d", cut), func() bool { return r.proxy.CutAfter(faultproxy.Downstream, 0) == 1 })
 	}
 	ty.waitKeys(t, 5)
 	last := ty.halt(t)

@@ -15,6 +15,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -276,22 +277,7 @@ func snapshotText(t testing.TB, f attachwire.Frame) string {
 	if err != nil {
 		t.Fatalf("bad snapshot screen: %v", err)
 	}
-	var b strings.Builder
-	line := func(cells []attachwire.Cell) {
-		var l strings.Builder
-		for _, c := range cells {
-			l.WriteString(c.Content)
-		}
-		b.WriteString(strings.TrimRight(l.String(), " "))
-		b.WriteString("\n")
-	}
-	for _, l := range scr.Scrollback {
-		line(l)
-	}
-	for row := range scr.Rows {
-		line(scr.Primary[row*scr.Cols : (row+1)*scr.Cols])
-	}
-	return b.String()
+	return testkit.History(scr)
 }
 
 // snapshotSize returns a snapshot's screen size.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -310,7 +311,7 @@ func TestAdmissionConcurrentSameJTIRefused(t *testing.T) {
 		t.Error("concurrent jti refusal is not retryable")
 	}
 	a.Close()
-	eventually(t, "first leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) == 0 })
+	testkit.Eventually(t, "first leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) == 0 })
 	c := dialSub(t, s, tok, sub) // a reconnect with the same token
 	relaytest.ExpectControl[attachwire.PenState](t, c)
 }
@@ -382,7 +383,7 @@ func TestAdmissionCloseBeforeSubscribeIsNoRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WS.Close(websocket.StatusNormalClosure, "upgrade probe")
-	eventually(t, "the close logged", func() bool { return strings.Contains(logs.String(), "closed before subscribing") })
+	testkit.Eventually(t, "the close logged", func() bool { return strings.Contains(logs.String(), "closed before subscribing") })
 	if strings.Contains(logs.String(), "leg refused") {
 		t.Errorf("the probe was logged as a refused leg:\n%s", logs.String())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relay/natsembed"
 	"github.com/ptyhost/ptyhost/relaytest"
@@ -314,7 +315,7 @@ func TestClusterLateJoinerOnAMirrorGetsTheExit(t *testing.T) {
 	exitSeq := h.exit(7)
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
 	h.finalSnapshot(exitSeq, "bye")
-	eventually(t, "the owner caches the final snapshot", func() bool {
+	testkit.Eventually(t, "the owner caches the final snapshot", func() bool {
 		return finalCached(t, relaytest.MustDial(t, a.RoomURL(room), a.ViewerToken(t, room, "probe"),
 			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer}))
 	})

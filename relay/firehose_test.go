@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -131,7 +132,7 @@ func TestFirehoseFastViewerGapFreeSlowViewerShed(t *testing.T) {
 	// so the host goes on until that happened, with the fast viewer gone
 	// so that only the stuck one is counted.
 	fast.WS.CloseNow()
-	eventually(t, "the fast viewer gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) <= 1 })
+	testkit.Eventually(t, "the fast viewer gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="viewer"}`) <= 1 })
 	var skips, closes float64
 	deadline := time.Now().Add(2 * time.Minute)
 	for {

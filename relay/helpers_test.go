@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -164,11 +164,7 @@ func snapshotOf(t testing.TB, f attachwire.Frame) (attachwire.Snapshot, attachwi
 
 // text returns a screen's first row.
 func text(scr attachwire.Screen) string {
-	var b bytes.Buffer
-	for _, c := range scr.Primary[:scr.Cols] {
-		b.WriteString(c.Content)
-	}
-	return string(bytes.TrimRight(b.Bytes(), " "))
+	return testkit.Row(scr.Primary, scr.Cols, 0)
 }
 
 // expectClosed checks how the relay ended a leg.
@@ -182,18 +178,6 @@ func expectClosed(t testing.TB, c *relaytest.Conn, status websocket.StatusCode, 
 		t.Errorf("error control before the close %+v, want code %q", cl.Err, code)
 	}
 	return cl
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(relaytest.Timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // metric returns the value of one sample line of /metrics ("name{labels}"),
@@ -216,7 +200,7 @@ func metric(t testing.TB, s *relaytest.Server, sample string) float64 {
 // waitHostGone waits until the room has no host leg.
 func waitHostGone(t testing.TB, s *relaytest.Server) {
 	t.Helper()
-	eventually(t, "host leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="host"}`) == 0 })
+	testkit.Eventually(t, "host leg gone", func() bool { return metric(t, s, `ptyhost_relay_legs{role="host"}`) == 0 })
 }
 
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
@@ -226,5 +210,5 @@ func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 // waitLegs waits until the relay counts n legs of role.
 func waitLegs(t testing.TB, s *relaytest.Server, role attachwire.Role, n float64) {
 	t.Helper()
-	eventually(t, "leg count", func() bool { return metric(t, s, `ptyhost_relay_legs{role="`+string(role)+`"}`) == n })
+	testkit.Eventually(t, "leg count", func() bool { return metric(t, s, `ptyhost_relay_legs{role="`+string(role)+`"}`) == n })
 }

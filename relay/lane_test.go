@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -249,7 +250,7 @@ func TestLaneSession(t *testing.T) {
 	expectSSE[attachwire.SnapshotRequest](t, h.sse)
 	final := h.snapshotFrame("bye", 0, exit)
 	h.ok(attachwire.HostBatch{BatchID: h.id(), OutOfSeq: []string{relaytest.B64(t, final)}})
-	eventually(t, "a late lane viewer gets the final screen, then the Exit", func() bool {
+	testkit.Eventually(t, "a late lane viewer gets the final screen, then the Exit", func() bool {
 		v := openLaneViewer(t, s, s.ViewerToken(t, room, "late"), "")
 		defer v.Close()
 		f := nextSSECtx(t, ctxT(t), v)
@@ -434,7 +435,7 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 		t.Fatalf("a viewer's grab: %+v", e)
 	}
 	v.Close()
-	eventually(t, "the POST half is gone with the SSE half", func() bool {
+	testkit.Eventually(t, "the POST half is gone with the SSE half", func() bool {
 		return postLane(t, s, "/input", tok, attachwire.ViewerBatch{BatchID: "c2"}).Status == http.StatusGone
 	})
 	// 410 means the jti is free again: the same token reopens at once.
@@ -590,7 +591,7 @@ func TestLaneHostSuperseded(t *testing.T) {
 	if st := relaytest.ExpectControl[attachwire.RoomState](t, ws); st.State != attachwire.RoomLive {
 		t.Fatalf("room_state %q with a WebSocket host, want live", st.State)
 	}
-	eventually(t, "the superseded lane host's POST is refused", func() bool {
+	testkit.Eventually(t, "the superseded lane host's POST is refused", func() bool {
 		return h.post(h.frames(h.output("stale"))).Status == http.StatusGone
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -29,7 +30,7 @@ func resumeRoom(t *testing.T, cfg relay.Config) (*relaytest.Server, *host) {
 // relay before those frames do, and its resume would be "ahead": a miss.
 func waitIngested(t testing.TB, s *relaytest.Server, h *host) {
 	t.Helper()
-	eventually(t, "the host's frames ingested", func() bool {
+	testkit.Eventually(t, "the host's frames ingested", func() bool {
 		return relay.HeadSeq(s.Relay, relaytest.DefaultOrg, room) >= h.seq
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -106,7 +107,7 @@ func TestPostExitJoinsAndResumesGetTheExitStatus(t *testing.T) {
 	exitSeq := h.exit(3)
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c) // asked at Exit
 	h.finalSnapshot(exitSeq, "final")
-	eventually(t, "the final snapshot cached", func() bool {
+	testkit.Eventually(t, "the final snapshot cached", func() bool {
 		return finalCached(t, dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{}))
 	})
 	h.c.Close()
@@ -251,7 +252,7 @@ func TestPostExitWhenExitIsTheFirstFrame(t *testing.T) {
 	exitSeq := h.exit(9)
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
 	h.finalSnapshot(exitSeq, "empty")
-	eventually(t, "the final snapshot cached", func() bool {
+	testkit.Eventually(t, "the final snapshot cached", func() bool {
 		return finalCached(t, dialViewer(t, s, s.ViewerToken(t, room, "probe"), attachwire.RoleViewer, attachwire.Subscribe{}))
 	})
 	v := dialViewer(t, s, s.ViewerToken(t, room, "late"), attachwire.RoleViewer, attachwire.Subscribe{})

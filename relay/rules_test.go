@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -165,7 +166,7 @@ func TestRoomHostGoneClosesWhenEmpty(t *testing.T) {
 		t.Fatalf("%v rooms while a viewer is in the host-gone room, want 1", got)
 	}
 	v.Close()
-	eventually(t, "the empty host-gone room closed", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
+	testkit.Eventually(t, "the empty host-gone room closed", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
 }
 
 // An ended room closes EndedFor after Exit: its viewers get 1000 "room
@@ -182,7 +183,7 @@ func TestRoomEndedClosesAfterEndedFor(t *testing.T) {
 	if cl.Reason != "room ended" {
 		t.Fatalf("close reason %q, want room ended", cl.Reason)
 	}
-	eventually(t, "the ended room forgotten", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
+	testkit.Eventually(t, "the ended room forgotten", func() bool { return metric(t, s, "ptyhost_relay_rooms") == 0 })
 }
 
 // Input queued while no host is bound waits for the same epoch's return,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -185,7 +186,7 @@ func TestServeCapsConnectionsInTotal(t *testing.T) {
 	for _, c := range held {
 		c.Close()
 	}
-	eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_total") >= 1 })
+	testkit.Eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_total") >= 1 })
 }
 
 func TestServeCountsPerAddressRefusals(t *testing.T) {
@@ -197,7 +198,7 @@ func TestServeCountsPerAddressRefusals(t *testing.T) {
 	a.Close()
 	b.Close()
 	// The slots come back when the relay sees the connections closed.
-	eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_per_address") >= 1 })
+	testkit.Eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_per_address") >= 1 })
 }
 
 // A stream lives past the plain-request and idle timeouts, even on a

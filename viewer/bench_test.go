@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -33,7 +34,7 @@ func BenchmarkKeystrokeEcho(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	eventually(b, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(b, "the pen", func() bool { return c.Pen().Mine })
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
@@ -99,7 +100,7 @@ func BenchmarkKeystrokeEchoCarrier(b *testing.B) {
 			if c.Lane() != lane {
 				b.Fatalf("on the lane: %v, want %v", c.Lane(), lane)
 			}
-			eventually(b, "the pen", func() bool { return c.Pen().Mine })
+			testkit.Eventually(b, "the pen", func() bool { return c.Pen().Mine })
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for range b.N {

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/faultproxy"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
@@ -236,18 +238,6 @@ func dial(t testing.TB, url, tok string, role attachwire.Role) (*viewer.Client, 
 	return c, rec
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(relaytest.Timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // waitMirror waits until c's mirror shows the host's screen at the host's
 // head (of this host: after a relay restart the seqs start again), and
 // fails with the difference otherwise.
@@ -311,7 +301,7 @@ func screenDiff(want, got attachwire.Screen) string {
 		}
 		for i := range w {
 			if w[i] != g[i] {
-				b.WriteString(name + " row " + itoa(i/want.Cols) + ": " + rowText(g, i/want.Cols, want.Cols) + " | want " + rowText(w, i/want.Cols, want.Cols) + "; ")
+				b.WriteString(name + " row " + itoa(i/want.Cols) + ": " + testkit.Row(g, want.Cols, i/want.Cols) + " | want " + testkit.Row(w, want.Cols, i/want.Cols) + "; ")
 				return
 			}
 		}
@@ -324,14 +314,6 @@ func screenDiff(want, got attachwire.Screen) string {
 	return b.String()
 }
 
-func rowText(cells []attachwire.Cell, row, cols int) string {
-	var b strings.Builder
-	for _, c := range cells[row*cols : (row+1)*cols] {
-		b.WriteString(c.Content)
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
 func itoa(n int) string {
 	if n < 0 {
 		return "-" + itoa(-n)
@@ -342,69 +324,27 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
-// proxy is a TCP forwarder between Clients and the relay whose
-// connections the test can cut, as a network drop would.
+// proxy is a faultproxy between Clients and the relay whose connections
+// the test can cut, as a network drop would.
 type proxy struct {
 	URL string
-	ln  net.Listener
-
-	mu     sync.Mutex
-	target string
-	conns  []net.Conn
-	wg     sync.WaitGroup
+	fp  *faultproxy.Proxy
 }
 
 func newProxy(t testing.TB, s *relaytest.Server) *proxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fp, err := faultproxy.New(strings.TrimPrefix(s.URL, "ws://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{URL: "ws://" + ln.Addr().String(), ln: ln, target: strings.TrimPrefix(s.URL, "ws://")}
-	p.wg.Go(p.accept)
-	t.Cleanup(func() {
-		ln.Close()
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) accept() {
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		target := p.target
-		p.mu.Unlock()
-		out, err := net.Dial("tcp", target)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, in, out)
-		p.mu.Unlock()
-		p.wg.Go(func() { io.Copy(out, in); out.Close() })
-		p.wg.Go(func() { io.Copy(in, out); in.Close() })
-	}
+	t.Cleanup(func() { fp.Close() })
+	return &proxy{URL: "ws://" + fp.Addr(), fp: fp}
 }
 
 // retarget sends later connections to s instead.
 func (p *proxy) retarget(s *relaytest.Server) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.target = strings.TrimPrefix(s.URL, "ws://")
+	p.fp.SetTarget(strings.TrimPrefix(s.URL, "ws://"))
 }
 
 // cut closes every connection through the proxy.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
+func (p *proxy) cut() { p.fp.CutAfter(faultproxy.Downstream, 0) }

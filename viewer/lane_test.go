@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -222,7 +223,7 @@ func TestLaneFallbackAndUpgrade(t *testing.T) {
 	}
 	h.output([]byte("over the lane\r\n"))
 	waitMirror(t, c, h)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("ls\r")); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestLaneFallbackAndUpgrade(t *testing.T) {
 	if err := c.Resize(100, 30); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the resize at the host", func() bool {
+	testkit.Eventually(t, "the resize at the host", func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return h.resized.Cols == 100 && h.resized.Rows == 30
@@ -250,14 +251,14 @@ func TestLaneFallbackAndUpgrade(t *testing.T) {
 			g.blockWS.Store(0)
 		}
 	}
-	eventually(t, "the upgrade back to WebSocket", func() bool { return !c.Lane() && g.upgrades.Load() >= 2 })
+	testkit.Eventually(t, "the upgrade back to WebSocket", func() bool { return !c.Lane() && g.upgrades.Load() >= 2 })
 	wg.Wait()
 	h.expectInput(typed)
 	h.noInput()
 	h.output([]byte("over websocket\r\n"))
 	waitMirror(t, c, h)
 	h.exit(3)
-	eventually(t, "the Exit", func() bool { return c.Ended() })
+	testkit.Eventually(t, "the Exit", func() bool { return c.Ended() })
 	if ex, ok := c.Exit(); !ok || ex.Code != 3 {
 		t.Fatalf("exit %+v %v", ex, ok)
 	}
@@ -287,22 +288,20 @@ func TestLane404ReturnsToWebSocket(t *testing.T) {
 	h := newHost(t, s, 1, 80, 24)
 	g := newGate(t, s)
 	p := newProxy(t, s)
-	p.mu.Lock()
-	p.target = strings.TrimPrefix(g.URL, "ws://")
-	p.mu.Unlock()
+	p.fp.SetTarget(strings.TrimPrefix(g.URL, "ws://"))
 	c, _ := laneDial(t, p.URL, s.DriverToken(t, room, "ann"))
 	h.output([]byte("first\r\n"))
 	waitMirror(t, c, h)
 	g.lane404.Store(true)
 	g.blockWS.Store(int64(viewer.DefaultFallbackAfter))
 	p.cut()
-	eventually(t, "WebSocket again", func() bool { return g.refused.Load() == 3 && g.upgrades.Load() >= 2 })
+	testkit.Eventually(t, "WebSocket again", func() bool { return g.refused.Load() == 3 && g.upgrades.Load() >= 2 })
 	if c.Lane() || g.notFound.Load() == 0 {
 		t.Fatalf("lane answered 404 %d times, Client on the lane: %v", g.notFound.Load(), c.Lane())
 	}
 	h.output([]byte("second\r\n"))
 	waitMirror(t, c, h)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("x")); err != nil {
 		t.Fatal(err)
 	}
@@ -320,13 +319,13 @@ func TestLanePostRetries(t *testing.T) {
 	c, _ := laneDial(t, g.URL, s.DriverToken(t, room, "ann"))
 	h.output([]byte("x\r\n"))
 	waitMirror(t, c, h)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	g.lose.Store(2)
 	if err := c.Input([]byte("one")); err != nil {
 		t.Fatal(err)
 	}
 	h.expectInput("one")
-	eventually(t, "the lost answers", func() bool { return g.lose.Load() == 0 })
+	testkit.Eventually(t, "the lost answers", func() bool { return g.lose.Load() == 0 })
 	g.busy.Store(1)
 	if err := c.Input([]byte("two")); err != nil {
 		t.Fatal(err)
@@ -349,7 +348,7 @@ func TestLaneConflictAndGone(t *testing.T) {
 	c, rec := laneDial(t, g.URL, s.DriverToken(t, room, "ann"))
 	h.output([]byte("x\r\n"))
 	waitMirror(t, c, h)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	g.conflict.Store(1)
 	if err := c.Resize(90, 20); err != nil {
 		t.Fatal(err)
@@ -358,7 +357,7 @@ func TestLaneConflictAndGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.expectInput("one")
-	eventually(t, "the resize at the host", func() bool {
+	testkit.Eventually(t, "the resize at the host", func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return h.resized.Cols == 90 && h.resized.Rows == 20
@@ -428,7 +427,7 @@ func TestLaneLargeInputInBoundedBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	eventually(t, "the pen on the lane", func() bool { return c.Lane() && c.Pen().Mine })
+	testkit.Eventually(t, "the pen on the lane", func() bool { return c.Lane() && c.Pen().Mine })
 	paste := make([]byte, 4<<20)
 	for i := range paste {
 		paste[i] = byte('a' + (i/7)%26)

@@ -9,6 +9,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
 	"github.com/ptyhost/ptyhost/internal/term/termtest"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -54,7 +55,7 @@ func TestMirrorMatchesHostOnRecordings(t *testing.T) {
 					s := relaytest.NewServer(t, quiet())
 					h := newHost(t, s, 1, rec.Cols, rec.Rows)
 					c, _ := dial(t, s.URL, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer)
-					eventually(t, "the first snapshot", func() bool { _, _, ok := c.Mirror(); return ok })
+					testkit.Eventually(t, "the first snapshot", func() bool { _, _, ok := c.Mirror(); return ok })
 					for _, p := range chunks {
 						h.output(p)
 					}

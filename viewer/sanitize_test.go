@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -32,8 +33,8 @@ func TestOutputSanitizedByRole(t *testing.T) {
 	h := newHost(t, s, 1, 40, 10)
 	v, vrec := dial(t, s.URL, s.ViewerToken(t, room, "vic"), attachwire.RoleViewer)
 	d, drec := dial(t, s.URL, s.DriverToken(t, room, "dan"), attachwire.RoleDriver)
-	eventually(t, "dan holds the pen", func() bool { return d.Pen().Mine })
-	eventually(t, "vic sees the pen", func() bool { return v.Pen().HolderUserID == "dan" })
+	testkit.Eventually(t, "dan holds the pen", func() bool { return d.Pen().Mine })
+	testkit.Eventually(t, "vic sees the pen", func() bool { return v.Pen().HolderUserID == "dan" })
 	h.output([]byte("a\x1b[?1000hb\x1b]52;c;aGk=\x07c\x1bP$qm\x1b\\d\x1b[6ne\x1b[c"))
 	_, at := h.screen()
 	waitAt(t, v, at)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -84,12 +85,12 @@ func TestInputAcrossReconnect(t *testing.T) {
 	h := newHost(t, s, 1, 40, 10)
 	h.output([]byte("$ "))
 	c, _ := dial(t, p.URL, s.DriverToken(t, room, "dan"), attachwire.RoleDriver)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("abc")); err != nil {
 		t.Fatal(err)
 	}
 	h.expectInput("abc")
-	eventually(t, "ack", func() bool { return viewer.PendingInput(c) == 0 })
+	testkit.Eventually(t, "ack", func() bool { return viewer.PendingInput(c) == 0 })
 	p.cut()
 	for _, k := range []string{"d", "e", "f"} {
 		if err := c.Input([]byte(k)); err != nil {
@@ -97,7 +98,7 @@ func TestInputAcrossReconnect(t *testing.T) {
 		}
 	}
 	h.expectInput("def")
-	eventually(t, "acks after the reconnect", func() bool { return viewer.PendingInput(c) == 0 })
+	testkit.Eventually(t, "acks after the reconnect", func() bool { return viewer.PendingInput(c) == 0 })
 	h.noInput()
 }
 
@@ -110,9 +111,9 @@ func TestPenHandoffBetweenDrivers(t *testing.T) {
 	h := newHost(t, s, 1, 40, 10)
 	h.output([]byte("$ "))
 	a, _ := dial(t, s.URL, s.DriverToken(t, room, "ann"), attachwire.RoleDriver)
-	eventually(t, "ann holds the pen", func() bool { return a.Pen().Mine })
+	testkit.Eventually(t, "ann holds the pen", func() bool { return a.Pen().Mine })
 	b, _ := dial(t, s.URL, s.DriverToken(t, room, "bob"), attachwire.RoleDriver)
-	eventually(t, "bob sees ann's pen", func() bool { return b.Pen().HolderUserID == "ann" })
+	testkit.Eventually(t, "bob sees ann's pen", func() bool { return b.Pen().HolderUserID == "ann" })
 	if err := b.Input([]byte("x")); !errors.Is(err, viewer.ErrNoPen) {
 		t.Fatalf("bob's Input without the pen: %v, want ErrNoPen", err)
 	}
@@ -123,8 +124,8 @@ func TestPenHandoffBetweenDrivers(t *testing.T) {
 	if err := b.Grab(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "bob holds the pen", func() bool { return b.Pen().Mine })
-	eventually(t, "ann lost the pen", func() bool { return !a.Pen().Mine && a.Pen().HolderUserID == "bob" })
+	testkit.Eventually(t, "bob holds the pen", func() bool { return b.Pen().Mine })
+	testkit.Eventually(t, "ann lost the pen", func() bool { return !a.Pen().Mine && a.Pen().HolderUserID == "bob" })
 	if err := a.Input([]byte("late")); !errors.Is(err, viewer.ErrNoPen) {
 		t.Fatalf("ann's Input after the handoff: %v, want ErrNoPen", err)
 	}
@@ -141,14 +142,14 @@ func TestViewerCannotDrive(t *testing.T) {
 	newHost(t, s, 1, 40, 10)
 	v, _ := dial(t, s.URL, s.ViewerToken(t, room, "vic"), attachwire.RoleViewer)
 	d, _ := dial(t, s.URL, s.DriverToken(t, room, "dan"), attachwire.RoleDriver)
-	eventually(t, "dan holds the pen", func() bool { return d.Pen().Mine })
+	testkit.Eventually(t, "dan holds the pen", func() bool { return d.Pen().Mine })
 	if err := v.Grab(); !errors.Is(err, viewer.ErrViewerRole) {
 		t.Fatalf("Grab with a viewer token: %v", err)
 	}
 	if err := v.Input([]byte("x")); !errors.Is(err, viewer.ErrNoPen) {
 		t.Fatalf("Input with a viewer token: %v", err)
 	}
-	eventually(t, "presence of both", func() bool { return len(v.Presence()) == 2 })
+	testkit.Eventually(t, "presence of both", func() bool { return len(v.Presence()) == 2 })
 }
 
 // Exit ends the Client with the session's status, and the final mirror
@@ -254,7 +255,7 @@ func TestGrabFromAReadOnlyLeg(t *testing.T) {
 	if err := c.Grab(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("typed")); err != nil {
 		t.Fatal(err)
 	}
@@ -311,10 +312,10 @@ func TestHostGoneAndBack(t *testing.T) {
 	c, _ := dial(t, s.URL, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer)
 	waitMirror(t, c, h1)
 	h1.close()
-	eventually(t, "host-reconnecting", func() bool { return c.Room() == attachwire.RoomHostReconnecting })
+	testkit.Eventually(t, "host-reconnecting", func() bool { return c.Room() == attachwire.RoomHostReconnecting })
 	h2 := newHost(t, s, 2, 40, 10)
 	h2.output([]byte("second host"))
-	eventually(t, "live", func() bool { return c.Room() == attachwire.RoomLive })
+	testkit.Eventually(t, "live", func() bool { return c.Room() == attachwire.RoomLive })
 	waitMirror(t, c, h2)
 }
 
@@ -330,12 +331,12 @@ func TestInputAfterRelayRestart(t *testing.T) {
 	h1 := newHost(t, s1, 1, 40, 10)
 	h1.output([]byte("$ "))
 	c, _ := dial(t, p.URL, s1.DriverToken(t, room, "dan"), attachwire.RoleDriver)
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("abc")); err != nil {
 		t.Fatal(err)
 	}
 	h1.expectInput("abc")
-	eventually(t, "ack", func() bool { return viewer.PendingInput(c) == 0 })
+	testkit.Eventually(t, "ack", func() bool { return viewer.PendingInput(c) == 0 })
 	p.retarget(s2)
 	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
 	defer cancel()
@@ -345,12 +346,12 @@ func TestInputAfterRelayRestart(t *testing.T) {
 	h2 := newHost(t, s2, 2, 40, 10)
 	h2.output([]byte("$ "))
 	waitMirror(t, c, h2)
-	eventually(t, "the pen on the new relay", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen on the new relay", func() bool { return c.Pen().Mine })
 	if err := c.Input([]byte("def")); err != nil {
 		t.Fatal(err)
 	}
 	h2.expectInput("def")
-	eventually(t, "acks on the new relay", func() bool { return viewer.PendingInput(c) == 0 })
+	testkit.Eventually(t, "acks on the new relay", func() bool { return viewer.PendingInput(c) == 0 })
 }
 
 // A Client that joins after the session ended, over WebSocket or the lane,
@@ -366,7 +367,7 @@ func TestLateJoinerLearnsTheExitStatus(t *testing.T) {
 			h.exit(5)
 			// The final snapshot is cached once a fresh leg starts from
 			// a seq-0 snapshot (before, an in-ring one and its tail).
-			eventually(t, "the post-Exit snapshot cached", func() bool {
+			testkit.Eventually(t, "the post-Exit snapshot cached", func() bool {
 				p := relaytest.MustDial(t, s.RoomURL(room), s.ViewerToken(t, room, "probe"),
 					attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
 				defer p.Close()
@@ -447,7 +448,7 @@ func TestInputWaitTakesMoreThanMaxPendingInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	eventually(t, "the pen", func() bool { return c.Pen().Mine })
+	testkit.Eventually(t, "the pen", func() bool { return c.Pen().Mine })
 	var paste strings.Builder
 	for i := 0; paste.Len() < 10_000; i++ {
 		fmt.Fprintf(&paste, "[%05d]", i)
@@ -459,6 +460,6 @@ func TestInputWaitTakesMoreThanMaxPendingInput(t *testing.T) {
 		t.Fatalf("InputWait: %v", err)
 	}
 	h.expectInput(paste.String())
-	eventually(t, "the acks", func() bool { return viewer.PendingInput(c) == 0 })
+	testkit.Eventually(t, "the acks", func() bool { return viewer.PendingInput(c) == 0 })
 	h.noInput()
 }

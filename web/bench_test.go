@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // BenchmarkBrowserEcho measures a keystroke at the browser to its echo
@@ -23,7 +24,7 @@ func BenchmarkBrowserEcho(b *testing.B) {
 	r := startRelay(b)
 	startHost(b, r, "bench", "shell")
 	ctx := page(b, bctx, r.pageURL("bench", r.token(attachwire.RoleDriver, "bench", "dora")))
-	waitFor(b, "the pen", func() bool { st := pageStatus(b, ctx); return st.Holding && st.Connected },
+	testkit.EventuallyDescribe(b, "the pen", func() bool { st := pageStatus(b, ctx); return st.Holding && st.Connected },
 		func() string { return "" })
 	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(".xterm-helper-textarea"))); err != nil {
 		b.Fatal(err)

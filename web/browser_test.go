@@ -13,13 +13,14 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/status"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // waitScreen waits until the page's screen contains want.
 func waitScreen(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
 	var last string
-	waitFor(t, "the page to show "+want, func() bool {
+	testkit.EventuallyDescribe(t, "the page to show "+want, func() bool {
 		last = pageScreen(t, ctx)
 		return strings.Contains(last, want)
 	}, func() string { return "page screen:\n" + last })
@@ -29,7 +30,7 @@ func waitScreen(t *testing.T, ctx context.Context, want string) {
 func waitHolding(t *testing.T, ctx context.Context) {
 	t.Helper()
 	var st viewerStatus
-	waitFor(t, "the page to hold the pen", func() bool {
+	testkit.EventuallyDescribe(t, "the page to hold the pen", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Holding && st.Connected
 	}, func() string { return "status: " + st.Room + " holder " + st.Holder })
@@ -43,19 +44,19 @@ func TestBrowserSnapshotAndLiveOutput(t *testing.T) {
 	bctx := startBrowser(t)
 	r := startRelay(t)
 	h := startHost(t, r, "snap", "shell")
-	waitFor(t, "the child's prompt", func() bool { return strings.Contains(h.screenText(t), "ready>") },
+	testkit.EventuallyDescribe(t, "the child's prompt", func() bool { return strings.Contains(h.screenText(t), "ready>") },
 		func() string { return h.screenText(t) })
 
 	ctx := page(t, bctx, r.pageURL("snap", r.token(attachwire.RoleViewer, "snap", "vera")))
 	var got, want string
-	waitFor(t, "the page's screen to equal the host's", func() bool {
+	testkit.EventuallyDescribe(t, "the page's screen to equal the host's", func() bool {
 		got, want = pageScreen(t, ctx), h.screenText(t)
 		return got == want
 	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
 
 	h.sess.WriteInput([]byte("live output\n"))
 	waitScreen(t, ctx, "got: live output")
-	waitFor(t, "the page and host to agree after live output", func() bool {
+	testkit.EventuallyDescribe(t, "the page and host to agree after live output", func() bool {
 		got, want = pageScreen(t, ctx), h.screenText(t)
 		return got == want
 	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
@@ -117,7 +118,7 @@ func TestBrowserDriverTypes(t *testing.T) {
 	waitScreen(t, ctx, "ready>")
 	waitHolding(t, ctx)
 	typeKeys(t, ctx, "typed in a browser\r")
-	waitFor(t, "the child to get the line", func() bool {
+	testkit.EventuallyDescribe(t, "the child to get the line", func() bool {
 		return strings.Contains(h.screenText(t), "got: typed in a browser")
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, "got: typed in a browser")
@@ -134,7 +135,7 @@ func TestBrowserDriverTypes(t *testing.T) {
 	// The pen holder's fitted viewport sizes the session; the page follows
 	// the applied size.
 	var pageSize, hostSize [2]int
-	waitFor(t, "the session to take the page's fitted size", func() bool {
+	testkit.EventuallyDescribe(t, "the session to take the page's fitted size", func() bool {
 		pageSize = eval[[2]int](t, ctx, `(() => { const v = window.ptyhostViewer; return [v.term.cols, v.term.rows]; })()`)
 		scr, _, err := h.sess.Snapshot()
 		if err != nil {
@@ -246,18 +247,18 @@ func TestBrowserReconnectAfterRelayRestart(t *testing.T) {
 
 	r.restart()
 	var st viewerStatus
-	waitFor(t, "the page to reconnect", func() bool {
+	testkit.EventuallyDescribe(t, "the page to reconnect", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Connects >= 2 && st.Connected && st.Room == "live" && st.Holding
 	}, func() string { return "status: " + st.Room })
 	h.sess.WriteInput([]byte("after the restart\n"))
 	waitScreen(t, ctx, "got: after the restart")
 	typeKeys(t, ctx, "typed after the restart\r")
-	waitFor(t, "the child to get the line typed after the restart", func() bool {
+	testkit.EventuallyDescribe(t, "the child to get the line typed after the restart", func() bool {
 		return strings.Contains(h.screenText(t), "got: typed after the restart")
 	}, func() string { return h.screenText(t) })
 	var got, want string
-	waitFor(t, "the page's screen to equal the host's", func() bool {
+	testkit.EventuallyDescribe(t, "the page's screen to equal the host's", func() bool {
 		got, want = pageScreen(t, ctx), h.screenText(t)
 		return got == want
 	}, func() string { return "page:\n" + got + "\nhost:\n" + want })
@@ -284,7 +285,7 @@ func TestBrowserPenButtonAndExit(t *testing.T) {
 	}
 	click()
 	var st viewerStatus
-	waitFor(t, "the pen to be released", func() bool {
+	testkit.EventuallyDescribe(t, "the pen to be released", func() bool {
 		st = pageStatus(t, ctx)
 		return !st.Holding
 	}, func() string { return "holder " + st.Holder })
@@ -299,7 +300,7 @@ func TestBrowserPenButtonAndExit(t *testing.T) {
 	click()
 	waitHolding(t, ctx)
 	typeKeys(t, ctx, "exit 3\r")
-	waitFor(t, "the exit banner", func() bool {
+	testkit.EventuallyDescribe(t, "the exit banner", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Exit != "" && st.Room == "ended"
 	}, func() string { return "status: " + st.Room + " exit " + st.Exit })
@@ -325,7 +326,7 @@ func TestBrowserResumeAfterCut(t *testing.T) {
 	eval[bool](t, ctx, `(window.ptyhostViewer.drop(), true)`)
 	h.sess.WriteInput([]byte("written while cut off\n"))
 	var st viewerStatus
-	waitFor(t, "the page to reconnect", func() bool {
+	testkit.EventuallyDescribe(t, "the page to reconnect", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Connects == before.Connects+1 && st.Connected
 	}, func() string { return fmt.Sprintf("connects %d", st.Connects) })
@@ -334,7 +335,7 @@ func TestBrowserResumeAfterCut(t *testing.T) {
 		t.Errorf("the page took %d snapshots on resume, want a ring hit (none)", st.Snapshots-before.Snapshots)
 	}
 	var got, want string
-	waitFor(t, "the page's screen to equal the host's", func() bool {
+	testkit.EventuallyDescribe(t, "the page's screen to equal the host's", func() bool {
 		got, want = pageScreen(t, ctx), h.screenText(t)
 		return got == want
 	}, func() string { return "page:\n" + got + "\nhost:\n" + want })

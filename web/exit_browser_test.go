@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -25,7 +26,7 @@ func TestBrowserLateJoinerSeesTheExitStatus(t *testing.T) {
 		defer c.Close()
 		return relaytest.NextFrame(t, c)
 	}
-	waitFor(t, "the program's prompt", func() bool { return strings.Contains(h.screenText(t), "ready>") }, func() string { return h.screenText(t) })
+	testkit.EventuallyDescribe(t, "the program's prompt", func() bool { return strings.Contains(h.screenText(t), "ready>") }, func() string { return h.screenText(t) })
 	h.sess.WriteInput([]byte("exit 3\r"))
 	select {
 	case <-h.sess.Done():
@@ -39,7 +40,7 @@ func TestBrowserLateJoinerSeesTheExitStatus(t *testing.T) {
 	// snapshot; before the cache, with an in-ring one at a seq of its own
 	// (whose tail carries the Exit).
 	var first attachwire.Frame
-	waitFor(t, "the relay to cache the final snapshot", func() bool {
+	testkit.EventuallyDescribe(t, "the relay to cache the final snapshot", func() bool {
 		first = probe()
 		return first.Type == attachwire.TypeSnapshot && first.Seq == 0
 	}, func() string { return "first frame " + first.Type.String() })
@@ -52,7 +53,7 @@ func TestBrowserLateJoinerSeesTheExitStatus(t *testing.T) {
 			ctx := page(t, bctx, r.pageURL(room, r.token(attachwire.RoleViewer, room, "late-"+tc.name))+tc.frag)
 			waitScreen(t, ctx, "color 3")
 			var st viewerStatus
-			waitFor(t, "the exit banner", func() bool {
+			testkit.EventuallyDescribe(t, "the exit banner", func() bool {
 				st = pageStatus(t, ctx)
 				return st.Exit != "" && st.Room == "ended"
 			}, func() string { return "status: room " + st.Room + ", exit " + st.Exit + ", carrier " + st.Carrier })

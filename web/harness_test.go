@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -331,19 +331,7 @@ func (h *testHost) screenText(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	grid := scr.Primary
-	if scr.Active == attachwire.BufferAlternate && scr.Alt != nil {
-		grid = scr.Alt
-	}
-	lines := make([]string, scr.Rows)
-	for y := range scr.Rows {
-		var b strings.Builder
-		for _, c := range grid[y*scr.Cols : (y+1)*scr.Cols] {
-			b.WriteString(c.Content)
-		}
-		lines[y] = strings.TrimRight(b.String(), " ")
-	}
-	return strings.Join(lines, "\n")
+	return testkit.Text(scr)
 }
 
 // startBrowser starts headless chromium and returns a context for new tabs.
@@ -396,19 +384,6 @@ func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
 		tb.Fatalf("evaluate %q: %v", expr, err)
 	}
 	return v
-}
-
-// waitFor polls cond every 20 ms until it holds, failing the test after
-// 20 s with what describe says.
-func waitFor(tb testing.TB, what string, cond func() bool, describe func() string) {
-	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s; %s", what, describe())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // screenJS reads xterm's visible screen as text, one line per row.

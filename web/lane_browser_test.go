@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // TestBrowserOverTheLane: a driver page whose WebSocket is blocked (the
@@ -25,7 +26,7 @@ func TestBrowserOverTheLane(t *testing.T) {
 	}
 	waitHolding(t, ctx)
 	typeKeys(t, ctx, "typed over sse\r")
-	waitFor(t, "the child to get the line typed over the lane", func() bool {
+	testkit.EventuallyDescribe(t, "the child to get the line typed over the lane", func() bool {
 		return strings.Contains(h.screenText(t), "got: typed over sse")
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, "got: typed over sse")
@@ -36,7 +37,7 @@ func TestBrowserOverTheLane(t *testing.T) {
 
 	eval[any](t, ctx, `window.ptyhostViewer.blockWebSocket(false)`)
 	var st viewerStatus
-	waitFor(t, "the upgrade back to WebSocket", func() bool {
+	testkit.EventuallyDescribe(t, "the upgrade back to WebSocket", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Carrier == "websocket" && st.Connected
 	}, func() string { return "carrier " + st.Carrier })
@@ -45,7 +46,7 @@ func TestBrowserOverTheLane(t *testing.T) {
 	}
 	waitHolding(t, ctx)
 	typeKeys(t, ctx, "back on websocket\r")
-	waitFor(t, "the child to get the line typed over WebSocket", func() bool {
+	testkit.EventuallyDescribe(t, "the child to get the line typed over WebSocket", func() bool {
 		return strings.Contains(h.screenText(t), "got: back on websocket")
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, "got: back on websocket")

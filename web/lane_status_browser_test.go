@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // The page's lane under the answers a relay (or a proxy in front of it)
@@ -47,7 +48,7 @@ func driveLine(t *testing.T, ctx context.Context, h *testHost, line string) {
 	t.Helper()
 	typeKeys(t, ctx, line+"\r")
 	want := "got: " + line
-	waitFor(t, "the program to answer "+line, func() bool {
+	testkit.EventuallyDescribe(t, "the program to answer "+line, func() bool {
 		return strings.Contains(h.screenText(t), want)
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, want)
@@ -77,7 +78,7 @@ func reachedOnce(t *testing.T, h *testHost, line string) {
 func waitCarrier(t *testing.T, ctx context.Context, carrier string) viewerStatus {
 	t.Helper()
 	var st viewerStatus
-	waitFor(t, "the page to be connected over "+carrier, func() bool {
+	testkit.EventuallyDescribe(t, "the page to be connected over "+carrier, func() bool {
 		st = pageStatus(t, ctx)
 		return st.Carrier == carrier && st.Connected
 	}, func() string { return fmt.Sprintf("carrier %q connected %v", st.Carrier, st.Connected) })
@@ -116,7 +117,7 @@ func TestBrowserLaneNotFound(t *testing.T) {
 	tickets, _ := p.counts()
 	eval[any](t, ctx, `window.ptyhostViewer.blockWebSocket(true)`)
 	eval[any](t, ctx, `window.ptyhostViewer.drop()`)
-	waitFor(t, "the page to fall back to the lane and ask for a ticket", func() bool {
+	testkit.EventuallyDescribe(t, "the page to fall back to the lane and ask for a ticket", func() bool {
 		n, _ := p.counts()
 		return n > tickets
 	}, func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
@@ -154,12 +155,12 @@ func TestBrowserLaneConflict(t *testing.T) {
 	typeKeys(t, ctx, "a")
 	waitClosed(t, "the first POST", held)
 	typeKeys(t, ctx, "bc\r")
-	waitFor(t, "the page to take the keys typed during the POST", func() bool {
+	testkit.EventuallyDescribe(t, "the page to take the keys typed during the POST", func() bool {
 		return pageStatus(t, ctx).InputsSent == before.InputsSent+4
 	}, func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
 	once.Do(func() { close(release) })
 
-	waitFor(t, "the program to answer", func() bool {
+	testkit.EventuallyDescribe(t, "the program to answer", func() bool {
 		return strings.Contains(h.screenText(t), "got: abc")
 	}, func() string { return h.screenText(t) })
 	waitScreen(t, ctx, "got: abc")
@@ -203,7 +204,7 @@ func TestBrowserLaneGone(t *testing.T) {
 	tickets, _ := p.counts()
 
 	p.cutSSE()
-	waitFor(t, "the relay to end the page's lane leg", func() bool {
+	testkit.EventuallyDescribe(t, "the relay to end the page's lane leg", func() bool {
 		return relayLegs(t, r, attachwire.RoleDriver) == 0
 	}, func() string { return "" })
 	driveLine(t, ctx, h, "after the cut")
@@ -291,18 +292,18 @@ func TestBrowserLaneControlAtUpgrade(t *testing.T) {
 		emulation.SetDeviceMetricsOverrideParams{Width: 820, Height: 520, DeviceScaleFactor: 1}); err != nil {
 		t.Fatalf("resize the window: %v", err)
 	}
-	waitFor(t, "the page to hold its new viewport", func() bool {
+	testkit.EventuallyDescribe(t, "the page to hold its new viewport", func() bool {
 		return pageStatus(t, ctx).Held == 1
 	}, func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
 	eval[any](t, ctx, `document.getElementById('pen-button').click()`)
-	waitFor(t, "the page to hold the release", func() bool {
+	testkit.EventuallyDescribe(t, "the page to hold the release", func() bool {
 		return pageStatus(t, ctx).Held == 2
 	}, func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
 	release()
 
 	waitCarrier(t, ctx, "websocket")
 	var st viewerStatus
-	waitFor(t, "the pen to be free", func() bool {
+	testkit.EventuallyDescribe(t, "the pen to be free", func() bool {
 		st = pageStatus(t, ctx)
 		return !st.Holding && st.Holder == "" && st.Held == 0
 	}, func() string { return fmt.Sprintf("status %+v", st) })
@@ -346,7 +347,7 @@ func TestBrowserLaneUnauthorized(t *testing.T) {
 
 	p.setInputRule(func(attachwire.ViewerBatch) proxyAction { return proxyAction{Status: http.StatusUnauthorized} })
 	typeKeys(t, ctx, "x")
-	waitFor(t, "the page to stop", func() bool {
+	testkit.EventuallyDescribe(t, "the page to stop", func() bool {
 		st = pageStatus(t, ctx)
 		return st.Room == "stopped"
 	}, func() string { return fmt.Sprintf("status %+v", st) })

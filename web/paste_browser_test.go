@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // pasteText is n bytes of numbered tokens, so that a lost, doubled or
@@ -136,7 +137,7 @@ func TestBrowserPasteRefusedIsShown(t *testing.T) {
 	t0 := time.Now()
 	insertText(t, ctx, pasteText(limit+1))
 	t.Logf("inserted in %v", time.Since(t0))
-	waitFor(t, "the page to count the refused paste", func() bool { return pageStatus(t, ctx).InputsRefused == 1 },
+	testkit.EventuallyDescribe(t, "the page to count the refused paste", func() bool { return pageStatus(t, ctx).InputsRefused == 1 },
 		func() string { return fmt.Sprintf("status %+v", pageStatus(t, ctx)) })
 	t.Logf("refused after %v", time.Since(t0))
 	if n := eval[string](t, ctx, `document.getElementById('notice').textContent`); !strings.Contains(n, "not sent") {
@@ -146,7 +147,7 @@ func TestBrowserPasteRefusedIsShown(t *testing.T) {
 		t.Errorf("%d inputs sent for the refused paste, want none", ps.InputsSent)
 	}
 	insertText(t, ctx, "after")
-	waitFor(t, "the next paste at the host", func() bool { return len(h.divertedInput()) >= len("after") },
+	testkit.EventuallyDescribe(t, "the next paste at the host", func() bool { return len(h.divertedInput()) >= len("after") },
 		func() string { return fmt.Sprintf("the host got %d bytes", len(h.divertedInput())) })
 	if got := string(h.divertedInput()); got != "after" {
 		t.Errorf("the host got %d bytes (%.20q…), want only the paste after the refused one", len(got), got)

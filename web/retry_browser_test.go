@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // TestBrowserRetryAfterTable: the page reads Retry-After with the Go
@@ -26,7 +27,7 @@ func TestBrowserRetryAfterTable(t *testing.T) {
 	}
 	r := startRelay(t)
 	ctx := page(t, bctx, r.pageURL("retry", r.token(attachwire.RoleViewer, "retry", "rita")))
-	waitFor(t, "the engine to load", func() bool {
+	testkit.EventuallyDescribe(t, "the engine to load", func() bool {
 		return eval[bool](t, ctx, `typeof ptyhostRetryAfter === 'function'`)
 	}, func() string { return "no ptyhostRetryAfter" })
 	got := eval[[]int64](t, ctx, `(`+string(b)+`).map((r) => ptyhostRetryAfter(r.in))`)

@@ -10,6 +10,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // fakeMirror is a mirror fed by the test.
@@ -45,11 +46,7 @@ func terminalOf(out []byte, cols, rows int) attachwire.Screen {
 }
 
 func rowText(s attachwire.Screen, row int) string {
-	var b strings.Builder
-	for _, c := range s.Primary[row*s.Cols : (row+1)*s.Cols] {
-		b.WriteString(c.Content)
-	}
-	return strings.TrimRight(b.String(), " ")
+	return testkit.Row(s.Primary, s.Cols, row)
 }
 
 // The status line shows on the bottom row over the mirrored screen; output while

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -207,18 +208,5 @@ func snapshotText(t *testing.T, p []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	for _, row := range scr.Scrollback {
-		for _, c := range row {
-			b.WriteString(c.Content)
-		}
-		b.WriteByte('\n')
-	}
-	for i, c := range scr.Primary {
-		b.WriteString(c.Content)
-		if (i+1)%scr.Cols == 0 {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
+	return testkit.History(scr)
 }

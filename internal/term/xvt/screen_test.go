@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/term"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // screenOf feeds data to a fresh 20×6 terminal (scrollback 50) and returns
@@ -24,14 +25,6 @@ func screenOf(t *testing.T, data string) *attachwire.Screen {
 		t.Fatalf("invalid screen: %v", err)
 	}
 	return &s
-}
-
-func row(cells []attachwire.Cell, cols, r int) string {
-	var b strings.Builder
-	for _, c := range cells[r*cols : (r+1)*cols] {
-		b.WriteString(c.Content)
-	}
-	return strings.TrimRight(b.String(), " ")
 }
 
 func TestScreen(t *testing.T) {
@@ -86,7 +79,7 @@ func TestScreen(t *testing.T) {
 					}
 				}
 			}
-			if got := row(s.Primary, s.Cols, 0); !strings.HasPrefix(got, "a") || !strings.Contains(got, "c") {
+			if got := testkit.Row(s.Primary, s.Cols, 0); !strings.HasPrefix(got, "a") || !strings.Contains(got, "c") {
 				t.Errorf("row 0 = %q", got)
 			}
 		}},
@@ -109,10 +102,10 @@ func TestScreen(t *testing.T) {
 			if s.Active != attachwire.BufferAlternate || s.Alt == nil {
 				t.Fatalf("active %d, alt %v", s.Active, s.Alt != nil)
 			}
-			if got := row(s.Primary, s.Cols, 0); got != "main" {
+			if got := testkit.Row(s.Primary, s.Cols, 0); got != "main" {
 				t.Errorf("primary row 0 %q", got)
 			}
-			if got := row(s.Alt, s.Cols, 1); got != "alt" {
+			if got := testkit.Row(s.Alt, s.Cols, 1); got != "alt" {
 				t.Errorf("alt row 1 %q", got)
 			}
 			if s.SavedCursorRow != 0 || s.SavedCursorCol != 4 || s.CursorRow != 1 || s.CursorCol != 3 {
@@ -123,7 +116,7 @@ func TestScreen(t *testing.T) {
 			if s.Active != attachwire.BufferPrimary || s.Alt != nil {
 				t.Fatalf("active %d, alt %v", s.Active, s.Alt != nil)
 			}
-			if got := row(s.Primary, s.Cols, 0); got != "main!" {
+			if got := testkit.Row(s.Primary, s.Cols, 0); got != "main!" {
 				t.Errorf("primary row 0 %q", got)
 			}
 			if s.SavedCursorRow != s.CursorRow || s.SavedCursorCol != s.CursorCol {
@@ -186,11 +179,11 @@ func TestScreen(t *testing.T) {
 				t.Fatalf("%d scrollback lines, want 4", len(s.Scrollback))
 			}
 			for i, l := range s.Scrollback {
-				if got := row(l, len(l), 0); got != fmt.Sprintf("line %d", i) {
+				if got := testkit.Row(l, len(l), 0); got != fmt.Sprintf("line %d", i) {
 					t.Errorf("scrollback %d = %q", i, got)
 				}
 			}
-			if got := row(s.Primary, s.Cols, 0); got != "line 4" {
+			if got := testkit.Row(s.Primary, s.Cols, 0); got != "line 4" {
 				t.Errorf("row 0 %q", got)
 			}
 		}},
@@ -198,7 +191,7 @@ func TestScreen(t *testing.T) {
 			if len(s.Scrollback) != 50 {
 				t.Fatalf("%d scrollback lines, want 50", len(s.Scrollback))
 			}
-			if got := row(s.Scrollback[0], len(s.Scrollback[0]), 0); got != "line 24" {
+			if got := testkit.Row(s.Scrollback[0], len(s.Scrollback[0]), 0); got != "line 24" {
 				t.Errorf("oldest %q, want line 24", got)
 			}
 		}},
@@ -208,13 +201,13 @@ func TestScreen(t *testing.T) {
 					t.Errorf("cell %d = %+v", i, c)
 				}
 			}
-			if len(s.Scrollback) != 1 || row(s.Scrollback[0], len(s.Scrollback[0]), 0) != "ab" {
+			if len(s.Scrollback) != 1 || testkit.Row(s.Scrollback[0], len(s.Scrollback[0]), 0) != "ab" {
 				t.Errorf("scrollback %v", s.Scrollback)
 			}
 		}},
 		{"ED 3 keeps the screen", lines(8) + "\x1b[3J", func(t *testing.T, s *attachwire.Screen) {
-			if len(s.Scrollback) != 0 || row(s.Primary, s.Cols, 0) != "line 2" {
-				t.Errorf("%d scrollback lines, row 0 %q", len(s.Scrollback), row(s.Primary, s.Cols, 0))
+			if len(s.Scrollback) != 0 || testkit.Row(s.Primary, s.Cols, 0) != "line 2" {
+				t.Errorf("%d scrollback lines, row 0 %q", len(s.Scrollback), testkit.Row(s.Primary, s.Cols, 0))
 			}
 		}},
 		{"ED 2 on the alternate screen keeps the scrollback", lines(8) + "\x1b[?1049hx\x1b[2J", func(t *testing.T, s *attachwire.Screen) {
@@ -223,8 +216,8 @@ func TestScreen(t *testing.T) {
 			}
 		}},
 		{"wide glyph wraps from the last column", "0123456789012345678\u4e2dx", func(t *testing.T, s *attachwire.Screen) {
-			if row(s.Primary, s.Cols, 0) != "0123456789012345678" || row(s.Primary, s.Cols, 1) != "\u4e2dx" || s.CursorRow != 1 || s.CursorCol != 3 {
-				t.Errorf("rows %q %q cursor %d,%d", row(s.Primary, s.Cols, 0), row(s.Primary, s.Cols, 1), s.CursorRow, s.CursorCol)
+			if testkit.Row(s.Primary, s.Cols, 0) != "0123456789012345678" || testkit.Row(s.Primary, s.Cols, 1) != "\u4e2dx" || s.CursorRow != 1 || s.CursorCol != 3 {
+				t.Errorf("rows %q %q cursor %d,%d", testkit.Row(s.Primary, s.Cols, 0), testkit.Row(s.Primary, s.Cols, 1), s.CursorRow, s.CursorCol)
 			}
 		}},
 		{"wide glyph filling the last column leaves a wrap pending", "012345678901234567\u4e2d", func(t *testing.T, s *attachwire.Screen) {
@@ -238,8 +231,8 @@ func TestScreen(t *testing.T) {
 			}
 		}},
 		{"CR cancels the pending wrap", "012345678901234567\u4e2d\rx", func(t *testing.T, s *attachwire.Screen) {
-			if row(s.Primary, s.Cols, 0) != "x12345678901234567\u4e2d" || s.CursorRow != 0 {
-				t.Errorf("row 0 %q cursor row %d", row(s.Primary, s.Cols, 0), s.CursorRow)
+			if testkit.Row(s.Primary, s.Cols, 0) != "x12345678901234567\u4e2d" || s.CursorRow != 0 {
+				t.Errorf("row 0 %q cursor row %d", testkit.Row(s.Primary, s.Cols, 0), s.CursorRow)
 			}
 		}},
 		{"emoji modifier stays in its cluster", "012345678901234567\U0001F44D\U0001F3FDx", func(t *testing.T, s *attachwire.Screen) {
@@ -253,8 +246,8 @@ func TestScreen(t *testing.T) {
 			}
 		}},
 		{"no wrap fix without autowrap", "\x1b[?7l0123456789012345678\u4e2d", func(t *testing.T, s *attachwire.Screen) {
-			if s.CursorRow != 0 || row(s.Primary, s.Cols, 1) != "" {
-				t.Errorf("cursor row %d, row 1 %q", s.CursorRow, row(s.Primary, s.Cols, 1))
+			if s.CursorRow != 0 || testkit.Row(s.Primary, s.Cols, 1) != "" {
+				t.Errorf("cursor row %d, row 1 %q", s.CursorRow, testkit.Row(s.Primary, s.Cols, 1))
 			}
 		}},
 		{"RIS resets modes, pen and shape", "\x1b[?2004h\x1b[1m\x1b[5 q\x1bcx", func(t *testing.T, s *attachwire.Screen) {
@@ -384,8 +377,8 @@ func TestResize(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Primary) != 30 || len(s.Alt) != 30 || row(s.Primary, 10, 0) != "main" {
-		t.Errorf("primary %d cells %q, alt %d cells", len(s.Primary), row(s.Primary, 10, 0), len(s.Alt))
+	if len(s.Primary) != 30 || len(s.Alt) != 30 || testkit.Row(s.Primary, 10, 0) != "main" {
+		t.Errorf("primary %d cells %q, alt %d cells", len(s.Primary), testkit.Row(s.Primary, 10, 0), len(s.Alt))
 	}
 	vt.Resize(100, 30, 1000, 600)
 	r.buf.Reset()
