@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/agent"
@@ -22,6 +24,11 @@ type wsCarrier struct {
 	h   *host
 	ws  *websocket.Conn
 	buf []byte // the pump's encoding buffer
+	// heard is when the relay was last heard (a message or a pong), in
+	// Unix nanoseconds; silent is set when keepalive closed the leg for
+	// want of it, so that next reports why.
+	heard  atomic.Int64
+	silent atomic.Bool
 }
 
 // dialWS opens the WebSocket. dedup reports that the relay answered the
@@ -43,14 +50,55 @@ func (h *host) dialWS(ctx context.Context, tok string) (w *wsCarrier, dedup bool
 		return nil, false, errNoSubprotocol
 	}
 	ws.SetReadLimit(h.cfg.ReadLimit)
-	return &wsCarrier{h: h, ws: ws}, dedup, nil
+	w = &wsCarrier{h: h, ws: ws}
+	w.touch()
+	return w, dedup, nil
+}
+
+// errRelaySilent ends a WebSocket leg from which nothing arrived for
+// SilenceTimeout: the path is presumed dead and the host redials.
+var errRelaySilent = errors.New("attachclient: the relay went silent (no message or pong within the silence timeout)")
+
+func (w *wsCarrier) touch() { w.heard.Store(time.Now().UnixNano()) }
+
+// keepalive pings the relay every PingInterval and closes the leg once it
+// has heard nothing for SilenceTimeout, which ends the reader's next with
+// errRelaySilent. It returns when ctx ends or after closing.
+func (w *wsCarrier) keepalive(ctx context.Context) {
+	cfg := &w.h.cfg
+	t := time.NewTicker(cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, w.heard.Load())) >= cfg.SilenceTimeout {
+			w.h.log.Warn("attachclient: the relay is silent; redialling", "after", cfg.SilenceTimeout)
+			w.silent.Store(true)
+			w.ws.CloseNow()
+			return
+		}
+		// Ping waits for its pong, which the reader's next receives; it
+		// is bounded so that the silence check above runs on time.
+		pctx, cancel := context.WithTimeout(ctx, cfg.PingInterval)
+		if w.ws.Ping(pctx) == nil {
+			w.touch()
+		}
+		cancel()
+	}
 }
 
 func (w *wsCarrier) next(ctx context.Context) (attachwire.Frame, error) {
 	typ, msg, err := w.ws.Read(ctx)
 	if err != nil {
+		if w.silent.Load() {
+			return attachwire.Frame{}, errRelaySilent
+		}
 		return attachwire.Frame{}, classifyClose(err)
 	}
+	w.touch()
 	if typ != websocket.MessageBinary {
 		return attachwire.Frame{}, &malformedError{code: websocket.StatusUnsupportedData,
 			reason: "binary frames only", cause: errors.New("text message")}

@@ -31,6 +31,8 @@ const (
 	DefaultLaneFallbackAfter      = 3
 	DefaultUpgradeProbeInterval   = 30 * time.Second
 	DefaultLaneSilenceTimeout     = 45 * time.Second
+	DefaultPingInterval           = 10 * time.Second
+	DefaultSilenceTimeout         = 25 * time.Second
 )
 
 // HostConfig configures RunHost, which copies it. A zero field takes the
@@ -101,6 +103,13 @@ type HostConfig struct {
 	// no ping, and a dead path would otherwise hold the leg forever.
 	// Zero: 45 s.
 	LaneSilenceTimeout time.Duration
+	// PingInterval and SilenceTimeout are the WebSocket leg's keepalive,
+	// the relay's own rule from the host's side: a ping every
+	// PingInterval, and a leg from which nothing (frame or pong) arrived
+	// for SilenceTimeout is closed and redialled, so that a path that
+	// went silent without closing (a black hole) costs the viewers one
+	// timeout, not the minutes TCP takes to give up. Zero: 10 s and 25 s.
+	PingInterval, SilenceTimeout time.Duration
 }
 
 // withDefaults validates c and returns it with every zero field set.
@@ -122,7 +131,8 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 	case c.BackoffMin < 0 || c.BackoffMax < 0 || c.DialTimeout < 0 || c.WriteTimeout < 0 ||
 		c.ReadLimit < 0 || c.FinalScreenWindow < 0 || c.EpochStaleMaxRetries < 0 ||
 		c.EpochStaleRetryWindow < 0 || c.EpochStaleStableWindow < 0 ||
-		c.LaneFallbackAfter < 0 || c.UpgradeProbeInterval < 0 || c.LaneSilenceTimeout < 0:
+		c.LaneFallbackAfter < 0 || c.UpgradeProbeInterval < 0 || c.LaneSilenceTimeout < 0 ||
+		c.PingInterval < 0 || c.SilenceTimeout < 0:
 		return c, configErr("negative limit")
 	}
 	def := func(v *time.Duration, d time.Duration) {
@@ -139,6 +149,8 @@ func (c HostConfig) withDefaults() (HostConfig, error) {
 	def(&c.EpochStaleStableWindow, DefaultEpochStaleStableWindow)
 	def(&c.UpgradeProbeInterval, DefaultUpgradeProbeInterval)
 	def(&c.LaneSilenceTimeout, DefaultLaneSilenceTimeout)
+	def(&c.PingInterval, DefaultPingInterval)
+	def(&c.SilenceTimeout, DefaultSilenceTimeout)
 	if c.LaneFallbackAfter == 0 {
 		c.LaneFallbackAfter = DefaultLaneFallbackAfter
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/faultproxy"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -470,4 +474,73 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// TestABlackHoledPathIsNoticedAndRedialled: with both directions of the
+// path stalled (nothing closed, as a black hole does), the host notices
+// within its silence timeout and redials instead of waiting for TCP to
+// give up; once the path is back, viewers see the session go on.
+func TestABlackHoledPathIsNoticedAndRedialled(t *testing.T) {
+	rcfg := fastRelay()
+	rcfg.SilenceTimeout = 10 * watchdog // the relay's side is not under test
+	r := newRig(t, "lines", rcfg)
+	cfg := r.config()
+	cfg.PingInterval, cfg.SilenceTimeout = 50*time.Millisecond, 300*time.Millisecond
+	r.start(t, cfg)
+	v := r.join(t, attachwire.RoleViewer, "watcher", attachwire.Subscribe{})
+	v.until(t, "the child's first line", v.sees("ready"))
+	r.waitDials(t, 1)
+	r.proxy.Stall(faultproxy.Upstream)
+	r.proxy.Stall(faultproxy.Downstream)
+	r.waitDials(t, 2) // the host gave up on the silent leg and dialled again
+	r.proxy.Release(faultproxy.Upstream)
+	r.proxy.Release(faultproxy.Downstream)
+	r.sess.WriteInput([]byte("say after the black hole\n"))
+	v.until(t, "output after the path came back", v.sees("after the black hole"))
+	r.sess.WriteInput([]byte("exit 0\n"))
+	v.until(t, "Exit", func(v *view) bool { return v.exit != nil })
+}
+
+// TestARelayDownIsNotABrokenPath: dials refused because nothing listens
+// (a relay restarting) do not move the host to the degraded lane, which
+// would meet the same absent relay and then hold the host on the lane.
+func TestARelayDownIsNotABrokenPath(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var logs lockedLog
+	r := newRig(t, "lines", fastRelay())
+	cfg := r.config()
+	cfg.AttachURL = "ws://" + addr + "/v1/rooms/" + r.room
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	cfg.LaneFallbackAfter = 2
+	cfg.BackoffMax = 20 * time.Millisecond
+	r.start(t, cfg)
+	testkit.Eventually(t, "six refused dials", func() bool {
+		return strings.Count(logs.String(), "host leg failed; redialling") >= 6
+	})
+	if strings.Contains(logs.String(), "degraded lane") {
+		t.Fatalf("refused dials moved the host to the degraded lane:\n%s", logs.String())
+	}
+}
+
+// lockedLog is a log buffer the host writes while the test reads it.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -100,6 +100,9 @@ func (h *host) runLeg(ctx context.Context, lane bool, tok string, claims hostCla
 		probed = make(chan struct{}, 1)
 		wg.Add(1)
 		go func() { defer wg.Done(); h.probe(lctx, probed) }()
+	} else if w, ok := l.c.(*wsCarrier); ok {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.keepalive(lctx) }()
 	}
 
 	err = l.supervise(ctx, pumped, read, probed, upgrade)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -53,6 +54,15 @@ func (e *dialError) Error() string {
 }
 
 func (e *dialError) Unwrap() error { return e.err }
+
+// notAPathFault reports a dial that failed for want of the relay, not of
+// the path: the connection was refused (nothing listens: a relay down or
+// restarting) or the relay answered 429 (it is there, and busy). Neither
+// is a path that blocks WebSocket, so neither moves the host to the
+// degraded lane, whose requests would meet the same relay.
+func (e *dialError) notAPathFault() bool {
+	return errors.Is(e.err, syscall.ECONNREFUSED) || e.status == http.StatusTooManyRequests
+}
 
 // classifyDial turns a failed handshake into a restart when the relay
 // answered 503 with a Retry-After that parses, else a dialError.

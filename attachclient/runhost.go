@@ -165,8 +165,8 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 }
 
 // carrier picks the carrier of the next attempt from how this one ended:
-// LaneFallbackAfter failed WebSocket dials in a row (planned restarts do
-// not count) move the host to the lane; a successful upgrade probe, a
+// LaneFallbackAfter failed WebSocket dials in a row (planned restarts,
+// and dials nothing answered, do not count) move the host to the lane; a successful upgrade probe, a
 // 404 on the lane, or LaneFallbackAfter failed lane GETs in a row move
 // it back, so a relay without the lane never strands it.
 func (h *host) carrier(admitted time.Time, err error) {
@@ -177,7 +177,7 @@ func (h *host) carrier(admitted time.Time, err error) {
 	switch {
 	case !h.onLane && !admitted.IsZero():
 		h.wsFails, h.upgraded = 0, false
-	case !h.onLane && errors.As(err, &refused):
+	case !h.onLane && errors.As(err, &refused) && !refused.notAPathFault():
 		if h.wsFails++; h.wsFails >= h.cfg.LaneFallbackAfter {
 			h.log.Warn("attachclient: WebSocket dials keep failing; moving to the degraded lane", "fails", h.wsFails)
 			h.onLane, h.wsFails, h.laneFails = true, 0, 0
