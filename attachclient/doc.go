@@ -39,7 +39,7 @@
 //
 // # The degraded lane
 //
-// For paths that break WebSocket (attach-v1 §14): after LaneFallbackAfter
+// For paths that break WebSocket (docs/protocol.md §7): after LaneFallbackAfter
 // (3) failed WebSocket dials in a row (planned restarts do not count) the
 // host rides the lane instead. It GETs …/host/sse?epoch= (Bearer token;
 // 200 is the bind, 401 re-mints once, 409 is epoch-stale, 503 with a
@@ -61,6 +61,11 @@
 // bounded by WriteTimeout; an SSE stream silent for LaneSilenceTimeout
 // (45 s, three missed heartbeats) ends the leg. A lane leg resumes from
 // the relay's last ack.
+//
+// A WebSocket leg pings the relay every PingInterval (10 s) and ends,
+// to be redialled, when nothing (a frame or a pong) arrived for
+// SilenceTimeout (25 s): the relay's own rule, so a path that went silent
+// without closing is noticed from both ends.
 //
 // Every UpgradeProbeInterval (30 s) a lane leg tries a WebSocket
 // handshake with a fresh token, closed 1000 "upgrade probe"; when one

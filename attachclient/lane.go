@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 )
 
-// Lane limits (attach-v1 §14 and the seed carrier's figures).
+// Lane limits (docs/protocol.md §7).
 const (
 	maxLaneBatch   = 64                    // frames per POST
 	laneBatchBytes = 4 << 20               // payload bytes per POST, but always one frame (see leg.pump)

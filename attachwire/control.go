@@ -99,6 +99,16 @@ type Grab struct{}
 // Release ("release") gives the pen back.
 type Release struct{}
 
+// Ping ("ping") asks the relay for a Pong. A peer that cannot send
+// WebSocket pings (a browser) or has no ping at all (the degraded lane's
+// POSTs) sends it when it has heard nothing for a while, so that a path
+// gone silent is noticed by the peer's own silence rule. The relay answers
+// it on any leg; a peer never answers one.
+type Ping struct{}
+
+// Pong ("pong") answers a Ping. It changes no state.
+type Pong struct{}
+
 // PresenceOp is the operation of a presence control.
 type PresenceOp string
 
@@ -244,6 +254,12 @@ func (Grab) ControlType() string { return "grab" }
 // ControlType returns "release".
 func (Release) ControlType() string { return "release" }
 
+// ControlType returns "ping".
+func (Ping) ControlType() string { return "ping" }
+
+// ControlType returns "pong".
+func (Pong) ControlType() string { return "pong" }
+
 // ControlType returns "presence".
 func (Presence) ControlType() string { return "presence" }
 
@@ -278,6 +294,8 @@ func (PenRevoked) control()      {}
 func (PenState) control()        {}
 func (RoomState) control()       {}
 func (ErrorControl) control()    {}
+func (Ping) control()            {}
+func (Pong) control()            {}
 
 // MaxPresenceMembers is the most members a presence control may list.
 // A relay's default room holds 1,000 viewers (docs/relay.md); at about 100
@@ -326,6 +344,8 @@ var (
 		entry[PenState](),
 		entry[RoomState](),
 		entry[ErrorControl](),
+		entry[Ping](),
+		entry[Pong](),
 	}
 	controls = index(controlTable)
 )

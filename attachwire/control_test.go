@@ -34,6 +34,8 @@ func TestControlGolden(t *testing.T) {
 		{"kill no signal", Kill{Reason: KillStopped}, `{"type":"kill","reason":"stopped"}`},
 		{"grab", Grab{}, `{"type":"grab"}`},
 		{"release", Release{}, `{"type":"release"}`},
+		{"ping", Ping{}, `{"type":"ping"}`},
+		{"pong", Pong{}, `{"type":"pong"}`},
 		{"presence", Presence{Op: PresenceList, Members: []Member{{UserID: "u", ConnID: "c", Role: RoleDriver, Driving: true}}},
 			`{"type":"presence","op":"list","members":[{"userId":"u","connId":"c","role":"driver","driving":true}]}`},
 		{"presence empty", Presence{Op: PresenceList, Members: []Member{}}, `{"type":"presence","op":"list","members":[]}`},

@@ -9,7 +9,7 @@ import (
 	"fmt"
 )
 
-// The degraded lane's up half (docs/protocol.md §14): a peer POSTs its
+// The degraded lane's up half (docs/protocol.md §7): a peer POSTs its
 // frames in JSON batches, each frame in standard base64, and the relay
 // answers 200 or 409 with the highest sequence it holds. A batch is
 // applied whole or not at all; its batchId makes a retry idempotent.

@@ -117,10 +117,16 @@ func startClusterOn(t testing.TB, servers []*natsembed.Server, base relay.Config
 // as a host does (attachclient), until relaytest.Timeout.
 func hostOn(t testing.TB, minter, n *relaytest.Server, epoch uint64) *host {
 	t.Helper()
+	return hostOnRoom(t, minter, n, room, epoch)
+}
+
+// hostOnRoom is hostOn for the room named id.
+func hostOnRoom(t testing.TB, minter, n *relaytest.Server, id string, epoch uint64) *host {
+	t.Helper()
 	deadline := time.Now().Add(relaytest.Timeout)
 	for {
-		c := relaytest.MustDial(t, n.RoomURL(room), minter.HostToken(t, room, epoch),
-			attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
+		c := relaytest.MustDial(t, n.RoomURL(id), minter.HostToken(t, id, epoch),
+			attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
 		ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
 		r, err := relaytest.NextControl[attachwire.SnapshotRequest](ctx, c)
 		cancel()

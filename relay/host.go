@@ -84,7 +84,7 @@ func (l *leg) readHost() {
 }
 
 // readControl decodes a control from any leg and dispatches what the leg
-// may send: resume_from, grab and release from driver and viewer legs;
+// may send: resume_from, grab, release and ping from driver and viewer legs;
 // everything else known (a repeated subscribe, error, a misrouted control)
 // is ignored, and so is an unknown type. It reports false when the leg is
 // closed for a framing error.
@@ -104,6 +104,8 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		return true
 	}
 	switch c := c.(type) {
+	case attachwire.Ping:
+		l.send(attachwire.Pong{})
 	case attachwire.Grab:
 		l.room.grab(l)
 	case attachwire.Release:

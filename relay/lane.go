@@ -15,7 +15,7 @@ import (
 	"github.com/ptyhost/ptyhost/token"
 )
 
-// The degraded lane (attach-v1 §14): for clients whose path breaks
+// The degraded lane (docs/protocol.md §7): for clients whose path breaks
 // WebSocket, a leg is an SSE stream down (GET) plus batched POSTs up, both
 // presenting the same jti: one logical connection, admitted once, live
 // while its SSE stream is open. The SSE stream's handler owns the leg just

@@ -42,7 +42,7 @@
 // After Config.FallbackAfter (3) WebSocket dials in a row fail (no answer,
 // or an answer that is not a WebSocket: what a proxy that breaks WebSocket
 // does; refusals, 429 and 503 do not count) the Client rides the degraded
-// lane (attach-v1 §14): an SSE stream down (GET …/sse with the attach
+// lane (docs/protocol.md §7): an SSE stream down (GET …/sse with the attach
 // token, resuming with ?resume_from=&epoch=) and batched POSTs up
 // (…/input, at most 256 KiB of Input each, in order, so a batch stays under
 // the relay's body limit however much input waits). Both halves carry the token's jti, so the relay keeps the

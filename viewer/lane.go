@@ -18,7 +18,7 @@ import (
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
-// The degraded lane (attach-v1 §14) for a driver or viewer leg: SSE down
+// The degraded lane (docs/protocol.md §7) for a driver or viewer leg: SSE down
 // (GET …/sse, one base64 frame per event, a heartbeat comment every
 // 15 s) and batched POSTs up (…/input), both with the attach token, so
 // both halves carry the same jti and the relay keeps one inputSeq space

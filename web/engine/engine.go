@@ -308,6 +308,13 @@ func (e *Engine) Grab() attachwire.Frame { return controlFrame(attachwire.Grab{}
 // Release returns the release control.
 func (e *Engine) Release() attachwire.Frame { return controlFrame(attachwire.Release{}) }
 
+// Ping returns the ping control, which a caller sends when it has heard
+// nothing from the relay for a while: the relay's pong proves the path
+// alive in both directions (a page cannot send WebSocket pings, and the
+// lane has none). A pong is applied as a frame like any other and changes
+// nothing.
+func (e *Engine) Ping() attachwire.Frame { return controlFrame(attachwire.Ping{}) }
+
 // Apply decodes one binary message from the relay and applies it
 // (ApplyFrame).
 func (e *Engine) Apply(msg []byte) ([]Event, error) {

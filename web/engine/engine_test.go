@@ -791,3 +791,22 @@ func TestViewport(t *testing.T) {
 		}
 	}
 }
+
+// A ping is the ping control; the relay's pong changes nothing.
+func TestPingAndPong(t *testing.T) {
+	e := New(Options{SessionID: "s"})
+	c, err := attachwire.DecodeControl(e.Ping().Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(attachwire.Ping); !ok {
+		t.Fatalf("Ping() is a %T", c)
+	}
+	pong, err := attachwire.ControlFrame(attachwire.Pong{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs, err := e.ApplyFrame(pong); err != nil || len(evs) != 0 {
+		t.Fatalf("a pong gave %v, %v; want nothing", evs, err)
+	}
+}

@@ -23,6 +23,7 @@ interface Engine {
   viewport(cols: number, rows: number): Uint8Array | null;
   grab(): Uint8Array;
   release(): Uint8Array;
+  ping(): Uint8Array;
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
@@ -40,6 +41,9 @@ declare function ptyhostStatus(s: {
 
 const SUBPROTOCOL = 'interactive-attach-v1';
 const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
+// The relay's keepalive rule (docs/relay.md, "Keepalive and limits"): a
+// ping after PING_MS of quiet, the carrier dropped after SILENCE_MS.
+const PING_MS = 10000, SILENCE_MS = 25000;
 // The lane: WebSocket dials failed in a row before it, the upgrade probe's
 // period (#probe=<ms> overrides it), the POST retry bounds, the inputs
 // one batch carries at most, and the controls held for the next carrier.
@@ -164,6 +168,10 @@ function main(): void {
   // relay's ack (never raises them), so a test reaches the refusal with a
   // small paste.
   const maxPendingBytes = Number(params.get('maxpaste')) || 0;
+  // And #silence=MS shortens the keepalive (a ping after a fifth of it),
+  // so a test sees a black-holed path noticed in a second.
+  const silenceMs = Number(params.get('silence')) || SILENCE_MS;
+  const pingMs = params.get('silence') ? silenceMs / 5 : PING_MS;
   const laneBase = location.origin + path;
 
   let eng: Engine | null = null;
@@ -407,6 +415,7 @@ function main(): void {
   let wsFails = 0, laneFails = 0, refusedPosts = 0, conflicts = 0;
   let reauthed = false;
   let probeTimer = 0;
+  let heard = 0, pinged = 0; // when the relay was last heard, and pinged
 
   // retry schedules the next dial after a lost or failed leg, no sooner
   // than atLeast ms (a Retry-After).
@@ -491,6 +500,7 @@ function main(): void {
     es.onopen = () => {
       if (lane !== es) return;
       laneOpen = true;
+      heard = Date.now();
       laneFails = 0;
       status.connected = true;
       status.connects++;
@@ -506,6 +516,7 @@ function main(): void {
     };
     es.addEventListener('frame', (e) => {
       if (lane !== es) return;
+      heard = Date.now();
       backoff = BACKOFF_MIN;
       const evs = eng!.apply(fromB64((e as MessageEvent).data));
       if (typeof evs === 'string') { notice(evs); laneDown('framing error', false); return; }
@@ -648,6 +659,34 @@ function main(): void {
     };
   }
 
+  // keepalive is the relay's silence rule from the page's side. A page
+  // cannot send WebSocket pings, and an EventSource shows no heartbeat
+  // comments, so after PING_MS with nothing heard it sends a ping control,
+  // which the relay answers; a carrier from which nothing arrived for
+  // SILENCE_MS is dropped and the page redials, instead of waiting for TCP
+  // to give up on a path that went silent without closing. The dropped
+  // socket is let go, not waited for: on a dead path its close handshake
+  // would never finish.
+  function keepalive(): void {
+    if (!eng || stopped || !status.connected) return;
+    const quiet = Date.now() - heard;
+    if (quiet >= silenceMs) {
+      if (ws) {
+        const sock = ws;
+        ws = null;
+        sock.close(4000, 'relay silent');
+        retry('the relay went silent');
+      } else if (lane) {
+        laneDown('the relay went silent', false);
+      }
+      return;
+    }
+    if (quiet >= pingMs && Date.now() - pinged >= pingMs) {
+      pinged = Date.now();
+      send(eng.ping());
+    }
+  }
+
   function connect(): void {
     if (onLane) { void connectLane(); return; }
     if (blockWS) { wsFailed('WebSocket blocked by the test switch'); return; }
@@ -662,6 +701,7 @@ function main(): void {
         return;
       }
       opened = true;
+      heard = Date.now();
       wsFails = 0;
       setCarrier('websocket');
       status.connected = true;
@@ -674,6 +714,7 @@ function main(): void {
     };
     sock.onmessage = (e) => {
       if (typeof e.data === 'string') { sock.close(1003, 'binary frames only'); return; }
+      heard = Date.now();
       backoff = BACKOFF_MIN;
       const evs = eng!.apply(new Uint8Array(e.data as ArrayBuffer));
       if (typeof evs === 'string') { notice(evs); sock.close(1002, 'framing error'); return; }
@@ -703,6 +744,7 @@ function main(): void {
     if (d) term.resize(d.cols, d.rows);
     showStatus();
     connect();
+    window.setInterval(keepalive, Math.min(1000, pingMs / 2));
     term.focus();
   }).catch((err) => {
     notice('cannot start the viewer: ' + err);

@@ -3,7 +3,7 @@
 // Command wasm is the browser viewer's protocol engine (package
 // web/engine) compiled to WebAssembly. Its main global is the function
 // ptyhostEngine(opts), that returns an object whose methods the page
-// calls: subscribe, apply, input, viewport, grab, release, holding, and
+// calls: subscribe, apply, input, viewport, grab, release, ping, holding, and
 // for the degraded lane applied, pending and ack. Messages cross as
 // Uint8Array, each the engine's frame marshalled once here; events come
 // back as plain objects. The program then blocks forever: the page owns
@@ -72,6 +72,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		return frameToJS(f)
 	})
 	method("grab", func([]js.Value) any { return frameToJS(e.Grab()) })
+	method("ping", func([]js.Value) any { return frameToJS(e.Ping()) })
 	method("release", func([]js.Value) any { return frameToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
 	// The degraded lane (SSE down, POST up) needs the resume position for
