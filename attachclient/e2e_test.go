@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -511,7 +510,7 @@ func TestARelayDownIsNotABrokenPath(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	var logs lockedLog
+	var logs testkit.Buffer
 	r := newRig(t, "lines", fastRelay())
 	cfg := r.config()
 	cfg.AttachURL = "ws://" + addr + "/v1/rooms/" + r.room
@@ -525,22 +524,4 @@ func TestARelayDownIsNotABrokenPath(t *testing.T) {
 	if strings.Contains(logs.String(), "degraded lane") {
 		t.Fatalf("refused dials moved the host to the degraded lane:\n%s", logs.String())
 	}
-}
-
-// lockedLog is a log buffer the host writes while the test reads it.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

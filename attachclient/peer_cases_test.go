@@ -3,6 +3,7 @@ package attachclient_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -373,21 +374,9 @@ func TestPeerFallingOffTheSessionRingResumesAtASnapshot(t *testing.T) {
 			seqs = append(seqs, f.Seq)
 		}
 	}
-	if got, want := seqs, []uint64{1, 2, 3, 9, 10}; !equal(got, want) || atSeq(t, snap) != 8 {
+	if got, want := seqs, []uint64{1, 2, 3, 9, 10}; !slices.Equal(got, want) || atSeq(t, snap) != 8 {
 		t.Fatalf("host sent seqs %v (snapshot atSeq %d), want %v: a gap closed by a snapshot at 8", got, atSeq(t, snap), want)
 	}
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestPeerTokenSourceErrorsAreRetried(t *testing.T) {

@@ -374,7 +374,7 @@ func TestAdmissionMaxTokenTTL(t *testing.T) {
 // A peer that closes normally before subscribing (a host's upgrade probe
 // from the degraded lane) is not counted or logged as a refused leg.
 func TestAdmissionCloseBeforeSubscribeIsNoRefusal(t *testing.T) {
-	logs := new(syncBuffer)
+	logs := new(testkit.Buffer)
 	cfg := quiet()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := relaytest.NewServer(t, cfg)

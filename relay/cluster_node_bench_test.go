@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -58,7 +59,7 @@ func startNodeProc(b *testing.B, bin, pubFile, natsURL, name string) nodeProc {
 		"--nats", natsURL, "--node", name, "--dials-per-second", "1000000", "--max-viewers", "2000",
 		"--ring-bytes", strconv.Itoa(64<<20), "--viewer-queue-bytes", strconv.Itoa(32<<20),
 		"--restart-after", "1s")
-	var out syncBuffer
+	var out testkit.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		b.Fatalf("start node %s: %v", name, err)

@@ -447,7 +447,7 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 // with ?ticket=; the ticket works once, an attach token is no ticket, and
 // neither reaches the logs.
 func TestLaneTicket(t *testing.T) {
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := quiet()
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := relaytest.NewServer(t, cfg)

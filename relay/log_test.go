@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"strings"
@@ -10,34 +9,17 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// syncBuffer is a log sink the relay's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 // The relay's logs never hold a token or a query string, whether the dial
 // was admitted or refused.
 func TestLogsHoldNoTokenOrQuery(t *testing.T) {
-	var logs syncBuffer
+	var logs testkit.Buffer
 	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	good := s.ViewerToken(t, room, "ann")
 	v := relaytest.MustDial(t, s.RoomURL(room)+"?access_token=SECRETQUERY", good,

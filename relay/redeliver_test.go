@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -188,7 +189,7 @@ func TestInputReplayWindowBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			logs := &syncBuffer{}
+			logs := &testkit.Buffer{}
 			cfg := c.cfg
 			cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 			clock := newFakeClock()
@@ -224,7 +225,7 @@ func TestInputReplayWindowBounds(t *testing.T) {
 // older than the window) is a normal switch: nothing is replayed, counted
 // or warned about; the window's leaving is logged at debug only.
 func TestInputSwitchAfterQuietSpellWarnsNothing(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	cfg := quiet()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	clock := newFakeClock()

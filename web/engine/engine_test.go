@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,7 +300,7 @@ func TestAcksAndResend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := inputSeqs(t, msgs[1:]); !equal(got, []uint64{2, 3}) {
+	if got := inputSeqs(t, msgs[1:]); !slices.Equal(got, []uint64{2, 3}) {
 		t.Errorf("resent after reconnect: %v, want [2 3]", got)
 	}
 	// A new relay knows nothing of this connection: it acks 0.
@@ -308,11 +309,11 @@ func TestAcksAndResend(t *testing.T) {
 	for _, ev := range evs {
 		sent = append(sent, ev.Frame)
 	}
-	if got := inputSeqs(t, sent); !equal(got, []uint64{1, 2}) {
+	if got := inputSeqs(t, sent); !slices.Equal(got, []uint64{1, 2}) {
 		t.Errorf("renumbered after the relay forgot: %v, want [1 2]", got)
 	}
 	apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: 2}))
-	if got := inputSeqs(t, input(t, e, []byte("d"))); !equal(got, []uint64{3}) {
+	if got := inputSeqs(t, input(t, e, []byte("d"))); !slices.Equal(got, []uint64{3}) {
 		t.Errorf("next input after the acks = %v, want [3]", got)
 	}
 }
@@ -354,7 +355,7 @@ func TestPendingFollowsAcks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			apply(t, e, controlMsg(t, attachwire.InputAck{AckInputSeq: c.ack}))
-			if got := pending(c.n); !equal(got, c.want) {
+			if got := pending(c.n); !slices.Equal(got, c.want) {
 				t.Errorf("Pending(%d) = %v, want %v", c.n, got, c.want)
 			}
 		})
@@ -373,7 +374,7 @@ func TestInputSplitsAPaste(t *testing.T) {
 		paste[i] = byte('a' + i%26)
 	}
 	msgs := input(t, e, paste)
-	if got := inputSeqs(t, msgs); !equal(got, []uint64{1, 2, 3, 4}) {
+	if got := inputSeqs(t, msgs); !slices.Equal(got, []uint64{1, 2, 3, 4}) {
 		t.Fatalf("paste went as inputSeqs %v, want [1 2 3 4]", got)
 	}
 	var joined []byte
@@ -392,7 +393,7 @@ func TestInputSplitsAPaste(t *testing.T) {
 	if m != nil || !errors.As(err, &full) {
 		t.Fatalf("a paste past MaxPendingInputBytes went as %d messages (%v), want none and an *InputFullError", len(m), err)
 	}
-	if got := inputSeqs(t, input(t, e, []byte("k"))); !equal(got, []uint64{5}) {
+	if got := inputSeqs(t, input(t, e, []byte("k"))); !slices.Equal(got, []uint64{5}) {
 		t.Fatalf("the key after a refused paste = %v, want [5]", got)
 	}
 }
@@ -501,7 +502,7 @@ func TestPendingBytesCap(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, _ := e.Pending(10, c.maxBytes)
-			if seqs := inputSeqs(t, got); !equal(seqs, c.want) {
+			if seqs := inputSeqs(t, got); !slices.Equal(seqs, c.want) {
 				t.Errorf("Pending(10, %d) = %v, want %v", c.maxBytes, seqs, c.want)
 			}
 		})
@@ -532,18 +533,6 @@ func inputSeqs(t *testing.T, msgs []attachwire.Frame) []uint64 {
 		seqs = append(seqs, in.InputSeq)
 	}
 	return seqs
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestPresenceAndUIStrings(t *testing.T) {
@@ -761,17 +750,17 @@ func TestAckBelowWithNothingPending(t *testing.T) {
 	input(t, e, []byte("a"))
 	input(t, e, []byte("b"))
 	e.Ack(2)
-	if got := inputSeqs(t, input(t, e, []byte("c"))); !equal(got, []uint64{3}) {
+	if got := inputSeqs(t, input(t, e, []byte("c"))); !slices.Equal(got, []uint64{3}) {
 		t.Fatalf("c went as %v", got)
 	}
 	var sent []attachwire.Frame
 	for _, ev := range e.Ack(0) {
 		sent = append(sent, ev.Frame)
 	}
-	if got := inputSeqs(t, sent); !equal(got, []uint64{1}) {
+	if got := inputSeqs(t, sent); !slices.Equal(got, []uint64{1}) {
 		t.Fatalf("after the relay forgot: %v, want [1]", got)
 	}
-	if got := inputSeqs(t, input(t, e, []byte("d"))); !equal(got, []uint64{2}) {
+	if got := inputSeqs(t, input(t, e, []byte("d"))); !slices.Equal(got, []uint64{2}) {
 		t.Fatalf("d went as %v, want [2]", got)
 	}
 }
