@@ -27,9 +27,15 @@ interface Engine {
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
-  ack(ackInputSeq: number): Ev[];
+  // The degraded lane's wire, in Go (attachwire): a POST's body, the
+  // reading of its answer, and of an SSE event's frame.
+  laneBatch(maxInputs: number, maxBytes: number, controls: Uint8Array[]): { body: string; inputs: number; last: number } | string;
+  laneAck(answer: string): LaneAnswer | string;
+  applyLane(data: string): Ev[] | string;
 }
+interface LaneAnswer { ack: number; events: Ev[] }
 declare function ptyhostRetryAfter(value: string): number;
+declare function ptyhostBackoff(attempt: number, atLeastMs: number): number;
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
 // The status line's words are Go's (package status), shared with
 // `ptyhost attach`: the page says what its parts say, in its chips.
@@ -40,7 +46,9 @@ declare function ptyhostStatus(s: {
 }, width: number): { line: string; persistent: boolean; parts: StatusPart[] } | string;
 
 const SUBPROTOCOL = 'interactive-attach-v1';
-const BACKOFF_MIN = 250, BACKOFF_MAX = 30000;
+// The most a Retry-After may hold the page back (the redial backoff's own
+// bounds are the Go peers', in ptyhostBackoff).
+const RETRY_AFTER_MAX = 30000;
 // The relay's keepalive rule (docs/relay.md, "Keepalive and limits"): a
 // ping after PING_MS of quiet, the carrier dropped after SILENCE_MS.
 const PING_MS = 10000, SILENCE_MS = 25000;
@@ -75,32 +83,15 @@ interface Status {
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 
-function b64(bytes: Uint8Array): string {
-  let bin = '';
-  bytes.forEach((b) => { bin += String.fromCharCode(b); });
-  return btoa(bin);
-}
-
-function fromB64(s: string): Uint8Array {
-  const bin = atob(s);
-  return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
-}
-
-function randomID(): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // retryAfterMs reads a Retry-After header with the Go peers' parser
 // (attachwire.ParseRetryAfter, exported by the engine's WebAssembly):
 // delta-seconds or an HTTP date, 0 meaning at once. It is capped at
-// BACKOFF_MAX; without a usable one it is dflt.
+// RETRY_AFTER_MAX; without a usable one it is dflt.
 function retryAfterMs(h: string | null, dflt: number): number {
   const ms = h === null ? -1 : ptyhostRetryAfter(h);
-  return ms < 0 ? dflt : Math.min(ms, BACKOFF_MAX);
+  return ms < 0 ? dflt : Math.min(ms, RETRY_AFTER_MAX);
 }
 
 function b64url(s: string): string {
@@ -201,7 +192,7 @@ function main(): void {
     return;
   }
 
-  let backoff = BACKOFF_MIN;
+  let attempts = 0; // redials since the relay was last heard
   let stopped = false;
   let imeBudget = 0;
   let penSeen = false;
@@ -426,8 +417,7 @@ function main(): void {
       return;
     }
     if (status.room !== 'ended') setRoom('offline');
-    const wait = Math.max(backoff / 2 + Math.random() * (backoff / 2), atLeast);
-    backoff = Math.min(backoff * 2, BACKOFF_MAX);
+    const wait = ptyhostBackoff(attempts++, atLeast);
     // The relay refuses an expired token before the upgrade, which a
     // page sees only as a failed connection: say what is likely.
     const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
@@ -517,8 +507,8 @@ function main(): void {
     es.addEventListener('frame', (e) => {
       if (lane !== es) return;
       heard = Date.now();
-      backoff = BACKOFF_MIN;
-      const evs = eng!.apply(fromB64((e as MessageEvent).data));
+      attempts = 0;
+      const evs = eng!.applyLane((e as MessageEvent).data);
       if (typeof evs === 'string') { notice(evs); laneDown('framing error', false); return; }
       handle(evs);
       if (stopped) laneDown('refused', false); // retry sees stopped and does not dial
@@ -537,21 +527,21 @@ function main(): void {
   // what comes meanwhile, or did not fit, goes in the next.
   async function flushLane(): Promise<void> {
     if (posting || !lane || !laneOpen || !eng) return;
-    const { msgs: inputs, first } = eng.pending(BATCH_INPUTS, BATCH_BYTES);
-    if (inputs.length === 0 && held.length === 0) return;
+    if (eng.pending(1).msgs.length === 0 && held.length === 0) return;
     posting = true;
     const es = lane;
     const controls = takeHeld();
-    const batch: { batchId: string; firstInputSeq?: number; lastInputSeq?: number; inputs: string[]; controls: string[] } =
-      { batchId: randomID(), inputs: inputs.map(b64), controls: controls.map(b64) };
-    let last = 0;
-    if (inputs.length > 0) {
-      batch.firstInputSeq = first;
-      last = batch.lastInputSeq = first + inputs.length - 1;
+    const batch = eng.laneBatch(BATCH_INPUTS, BATCH_BYTES, controls);
+    if (typeof batch === 'string') {
+      posting = false;
+      notice(batch);
+      laneDown('lane batch: ' + batch, false);
+      return;
     }
+    const last = batch.last;
     let again = false;
     try {
-      again = await postBatch(es, JSON.stringify(batch), controls, last);
+      again = await postBatch(es, batch.body, controls, last);
     } finally {
       posting = false;
     }
@@ -580,18 +570,19 @@ function main(): void {
     for (let attempt = 1; ; attempt++) {
       if (lane !== es) return giveUp('', false);
       let r: Response | null = null;
-      let ack: number | null = null;
+      let answer: LaneAnswer | string | null = null;
       try {
         r = await fetch(laneBase + '/input', {
           method: 'POST', body, headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' },
         });
-        if (r.status === 200 || r.status === 409) ack = Number((await r.json()).ackInputSeq);
+        if (r.status === 200 || r.status === 409) answer = eng!.laneAck(await r.text());
       } catch {
         r = null; // unreachable, or an answer cut short: as a network error
       }
       const st = r ? r.status : 0;
-      if ((st === 200 || st === 409) && ack !== null && Number.isSafeInteger(ack) && ack >= 0) {
-        handle(eng!.ack(ack));
+      if ((st === 200 || st === 409) && answer !== null && typeof answer !== 'string') {
+        const ack = answer.ack;
+        handle(answer.events);
         if (st === 200) {
           reauthed = false;
           refusedPosts = 0;
@@ -652,7 +643,7 @@ function main(): void {
         status.connected = false;
         onLane = false;
         wsFails = 0;
-        backoff = BACKOFF_MIN;
+        attempts = 0;
         connect();
       };
       upgrade();
@@ -715,7 +706,7 @@ function main(): void {
     sock.onmessage = (e) => {
       if (typeof e.data === 'string') { sock.close(1003, 'binary frames only'); return; }
       heard = Date.now();
-      backoff = BACKOFF_MIN;
+      attempts = 0;
       const evs = eng!.apply(new Uint8Array(e.data as ArrayBuffer));
       if (typeof evs === 'string') { notice(evs); sock.close(1002, 'framing error'); return; }
       handle(evs);

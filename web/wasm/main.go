@@ -3,14 +3,15 @@
 // Command wasm is the browser viewer's protocol engine (package
 // web/engine) compiled to WebAssembly. Its main global is the function
 // ptyhostEngine(opts), that returns an object whose methods the page
-// calls: subscribe, apply, input, viewport, grab, release, ping, holding, and
-// for the degraded lane applied, pending and ack. Messages cross as
-// Uint8Array, each the engine's frame marshalled once here; events come
-// back as plain objects. The program then blocks forever: the page owns
-// its lifetime.
+// calls: subscribe, apply, input, viewport, grab, release, ping, holding,
+// and for the degraded lane applied, pending, laneBatch, laneAck and
+// applyLane (lane.go). Messages cross as Uint8Array, each the engine's
+// frame marshalled once here; events come back as plain objects. The
+// program then blocks forever: the page owns its lifetime.
 //
-// Two more globals serve the page: ptyhostStatus, the status line
-// (package status), and ptyhostRetryAfter (retry.go).
+// More globals serve the page, so that it writes no wire format of its
+// own: ptyhostStatus, the status line (package status), and
+// ptyhostRetryAfter and ptyhostBackoff (retry.go).
 package main
 
 import (
@@ -76,9 +77,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method("release", func([]js.Value) any { return frameToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
 	// The degraded lane (SSE down, POST up) needs the resume position for
-	// its GET, the unacknowledged inputs each batch carries with the
-	// inputSeq of the first (they are contiguous), and a way to apply a
-	// POST's ackInputSeq.
+	// its GET and whether inputs await an ack; laneMethods has the rest.
 	method("applied", func([]js.Value) any {
 		seq, epoch, ok := e.Applied()
 		o := js.Global().Get("Object").New()
@@ -94,7 +93,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("first", float64(first))
 		return o
 	})
-	method("ack", func(a []js.Value) any { return eventsToJS(e.Ack(uint64(argInt(a, 0)))) })
+	laneMethods(e, method)
 	return obj
 }
 

@@ -25,3 +25,17 @@ func init() {
 		return d.Milliseconds()
 	}))
 }
+
+// pageBackoff is the page's wait between redials, the same rule as the Go
+// peers' (attachwire.Backoff) with the page's bounds.
+var pageBackoff = attachwire.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
+
+// init registers ptyhostBackoff(attempt, atLeastMs): the wait in
+// milliseconds before redial number attempt (0-based), at least atLeastMs
+// (a Retry-After), never more than the backoff's maximum.
+func init() {
+	js.Global().Set("ptyhostBackoff", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		hint := time.Duration(argInt(args, 1)) * time.Millisecond
+		return pageBackoff.Wait(argInt(args, 0), hint).Milliseconds()
+	}))
+}
