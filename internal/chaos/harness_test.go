@@ -42,11 +42,28 @@ func fullOnly(t *testing.T, why string) {
 var binDir string
 
 func TestMain(m *testing.M) {
+	if n, err := strconv.Atoi(os.Getenv(tickerEnv)); err == nil {
+		tick(n)
+		return
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
+}
+
+// tickerEnv makes the test binary the ticker program: it prints a
+// numbered line every 50 ms, as many times as the variable says, from one
+// process (a shell loop's sleep would fork a process a line, which on a
+// loaded machine takes longer than the line's interval).
+const tickerEnv = "PTYHOST_CHAOS_TICKER"
+
+func tick(n int) {
+	for i := 1; i <= n; i++ {
+		fmt.Printf("tick %d\n", i)
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // builds holds one build per binary for the whole run.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ type hostOptions struct {
 // ticker prints a numbered line every 50 ms, n times: a steady stream
 // whose pauses are the gaps a viewer sees.
 func ticker(n int) []string {
-	return []string{"sh", "-c", fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); echo "tick $i"; sleep 0.05; done`, n)}
+	return []string{"env", fmt.Sprintf("%s=%d", tickerEnv, n), os.Args[0], "-test.run=^$"}
 }
 
 // firehose prints size bytes of random data as base64 lines, as fast as
