@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -413,15 +413,23 @@ func eventually(t testing.TB, what string, cond func() bool) {
 // front is a loopback TCP listener that forwards each connection to the
 // first of its backends that takes a dial, starting from the last one
 // that did: one URL for a client that knows only one, failing over to the
-// next node when its node is gone.
+// next node when its node is gone. blackhole turns the connections open
+// now into black holes, as a NAT that forgot them does: whatever either
+// side sends is dropped and nothing is closed, while new connections pass.
 type front struct {
 	l        net.Listener
 	backends []string
 	mu       sync.Mutex
 	cur      int
 	wg       sync.WaitGroup
-	conns    map[net.Conn]struct{}
+	pairs    map[*pair]struct{}
 	closed   bool
+}
+
+// pair is one forwarded connection.
+type pair struct {
+	c, up net.Conn
+	dead  atomic.Bool // black-holed
 }
 
 func newFront(t testing.TB, backends ...string) *front {
@@ -430,14 +438,15 @@ func newFront(t testing.TB, backends ...string) *front {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &front{l: l, backends: backends, conns: map[net.Conn]struct{}{}}
+	f := &front{l: l, backends: backends, pairs: map[*pair]struct{}{}}
 	f.wg.Add(1)
 	go f.accept()
 	t.Cleanup(f.close)
 	return f
 }
 
-func (f *front) url(room string) string { return "ws://" + f.l.Addr().String() + "/v1/rooms/" + room }
+func (f *front) addr() string           { return f.l.Addr().String() }
+func (f *front) url(room string) string { return "ws://" + f.addr() + "/v1/rooms/" + room }
 
 func (f *front) accept() {
 	defer f.wg.Done()
@@ -466,7 +475,8 @@ func (f *front) serve(c net.Conn) {
 			break
 		}
 	}
-	if up == nil || !f.track(c, up) {
+	p := &pair{c: c, up: up}
+	if up == nil || !f.track(p) {
 		c.Close()
 		if up != nil {
 			up.Close()
@@ -474,34 +484,65 @@ func (f *front) serve(c net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	pump := func(dst, src net.Conn) { io.Copy(dst, src); dst.Close(); src.Close(); done <- struct{}{} }
-	go pump(up, c)
-	pump(c, up)
+	go func() { p.pump(up, c); done <- struct{}{} }()
+	p.pump(c, up)
 	<-done
 	f.mu.Lock()
-	delete(f.conns, c)
-	delete(f.conns, up)
+	delete(f.pairs, p)
 	f.mu.Unlock()
 }
 
+// pump copies src to dst, dropping what it reads once the pair is a black
+// hole, and closes both when src ends, unless the pair is a black hole:
+// then dst stays open until the front closes.
+func (p *pair) pump(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !p.dead.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if p.dead.Load() {
+		return // a black hole passes on no close either
+	}
+	dst.Close()
+	src.Close()
+}
+
 // track notes a forwarded pair, for close; false once closed.
-func (f *front) track(c ...net.Conn) bool {
+func (f *front) track(p *pair) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return false
 	}
-	for _, x := range c {
-		f.conns[x] = struct{}{}
-	}
+	f.pairs[p] = struct{}{}
 	return true
+}
+
+// blackhole makes every connection open now a black hole and returns
+// how many there were.
+func (f *front) blackhole() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for p := range f.pairs {
+		p.dead.Store(true)
+	}
+	return len(f.pairs)
 }
 
 func (f *front) close() {
 	f.mu.Lock()
 	f.closed = true
-	for c := range f.conns {
-		c.Close()
+	for p := range f.pairs {
+		p.c.Close()
+		p.up.Close()
 	}
 	f.mu.Unlock()
 	f.l.Close()

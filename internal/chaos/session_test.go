@@ -190,6 +190,8 @@ func (w *watcher) event(ev viewer.Event) {
 		}
 	case viewer.EventNotice:
 		w.notices = append(w.notices, fmt.Sprintf("%s: %s", ev.Code, ev.Text))
+	case viewer.EventRoom:
+		w.notices = append(w.notices, "room "+string(ev.Room))
 	}
 	if !frame {
 		return
