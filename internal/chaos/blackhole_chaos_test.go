@@ -37,7 +37,10 @@ func TestBlackholeRelayViewer(t *testing.T) {
 	if f.gap > silenceBound {
 		t.Errorf("%v: longer than %v", f, silenceBound)
 	}
-	report(t, "relay↔viewer black-holed (%d connection), the relay closed its side as silent: %v", holed, f)
+	v.mu.Lock()
+	notices := strings.Join(v.notices, "; ")
+	v.mu.Unlock()
+	report(t, "relay↔viewer black-holed (%d connection), the relay closed its side as silent: %v; notices %q", holed, f, notices)
 }
 
 // A relay node's connection to NATS black-holed: the node must find it

@@ -187,6 +187,9 @@ func (w *watcher) event(ev viewer.Event) {
 	case viewer.EventConnection:
 		if !ev.Connected {
 			w.drops++
+			if w.drops <= 3 {
+				w.notices = append(w.notices, fmt.Sprintf("leg down: %v", ev.Err))
+			}
 		}
 	case viewer.EventNotice:
 		w.notices = append(w.notices, fmt.Sprintf("%s: %s", ev.Code, ev.Text))
