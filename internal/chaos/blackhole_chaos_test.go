@@ -16,8 +16,7 @@ const blackholeTicks = 1200 // 60 s
 // drops everything both ways, nothing is closed, new connections pass):
 // the viewer's own ping finds the leg dead and redials, the relay closes
 // its side as silent, and the viewer resumes through a new connection to
-// the Exit on the host's final screen, the gap at most the silence
-// timeout and 5 s.
+// the Exit on the host's final screen.
 func TestBlackholeRelayViewer(t *testing.T) {
 	fullOnly(t, "waits out the relay's 25 s silence timeout")
 	k := newKeys(t)
@@ -34,8 +33,12 @@ func TestBlackholeRelayViewer(t *testing.T) {
 	if f.drops == 0 {
 		t.Errorf("%v: the viewer never saw its leg drop", f)
 	}
-	if f.gap > silenceBound {
-		t.Errorf("%v: longer than %v", f, silenceBound)
+	// The viewer finds the leg dead within its ping interval, but the
+	// relay refuses its token (one live leg a jti) until its own silence
+	// rule ends the old leg: up to the silence timeout and one relay ping
+	// interval (10 s) after the last thing it heard.
+	if bound := silenceBound + 10*time.Second; f.gap > bound {
+		t.Errorf("%v: longer than %v", f, bound)
 	}
 	v.mu.Lock()
 	notices := strings.Join(v.notices, "; ")
