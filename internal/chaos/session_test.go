@@ -217,20 +217,22 @@ func (w *watcher) event(ev viewer.Event) {
 // awaitBytes waits until the viewer has been sent n bytes of output.
 func (w *watcher) awaitBytes(t testing.TB, n int64) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("viewer %s to see %d bytes", w.name, n), func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.outBytes >= n
-	})
+	w.until(t, fmt.Sprintf("%d bytes", n), func() bool { return w.outBytes >= n })
 }
 
 // awaitSeq waits until the viewer has applied seq or beyond.
 func (w *watcher) awaitSeq(t testing.TB, seq uint64) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("viewer %s to reach seq %d", w.name, seq), func() bool {
+	w.until(t, fmt.Sprintf("seq %d", seq), func() bool { return w.seq >= seq })
+}
+
+// until waits for cond, called under the watcher's lock.
+func (w *watcher) until(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	eventually(t, "viewer "+w.name+" to reach "+what, func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return w.seq >= seq
+		return cond()
 	})
 }
 
