@@ -235,6 +235,16 @@ func checkRelayLimits(fs *flag.FlagSet, cfg relay.Config) error {
 	return nil
 }
 
+// A node finds its NATS connection dead by nats.go's pings: with its
+// defaults (a ping each 2 minutes, two unanswered) a black-holed path
+// would hold the node's rooms apart from the cluster for minutes. These
+// find it in 15 to 20 s, within the relay's own silence rule for legs
+// (25 s), after which the client reconnects.
+const (
+	natsPingInterval = 5 * time.Second
+	natsMaxPingsOut  = 3
+)
+
 // joinNATS connects to the cluster's NATS server at url, or with
 // "embedded" first starts one in this process on listen; stop closes the
 // connection and then the embedded server.
@@ -258,7 +268,8 @@ func joinNATS(ctx context.Context, url, node string, nf natsFlags, stdout io.Wri
 		url = emb.ClientURL()
 		fmt.Fprintf(stdout, "ptyhost relay: embedded NATS at %s\n", url)
 	}
-	nc, err := nats.Connect(url, nats.Name("ptyhost relay"), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(url, nats.Name("ptyhost relay"), nats.MaxReconnects(-1),
+		nats.PingInterval(natsPingInterval), nats.MaxPingsOutstanding(natsMaxPingsOut))
 	if err != nil {
 		if emb != nil {
 			emb.Close()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 
 	"github.com/ptyhost/ptyhost"
@@ -67,7 +68,19 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err
 	}
-	return a.run(ctx)
+	err = a.run(ctx)
+	a.reportRecording()
+	return err
+}
+
+// reportRecording tells the user, once the terminal is theirs again, that
+// the --record file is incomplete: a full disk or a failed write stops
+// the recording, never the session, and nothing else would say so.
+func (a *attachment) reportRecording() {
+	if err := a.sess.RecordErr(); err != nil {
+		fmt.Fprintf(a.out, "%s: recording stopped, the cast file is incomplete: %v\n", a.cmd,
+			strings.TrimPrefix(err.Error(), "ptyhost: "))
+	}
 }
 
 // spawnAttached spawns o's command for this terminal (stdin must be one)

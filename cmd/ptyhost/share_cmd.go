@@ -123,6 +123,7 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	go func() { carried <- sh.Carry(carryCtx, a.sess.Agent(), nil) }()
 	defer stopCarry()
 	result := a.run(ctx)
+	a.reportRecording()
 	return afterShare(ctx, stdout, result, carried, stopCarry, sh.FinalScreenWindow())
 }
 
