@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,11 +64,17 @@ func (w *wsCarrier) touch() { w.heard.Store(time.Now().UnixNano()) }
 
 // keepalive pings the relay every PingInterval and closes the leg once it
 // has heard nothing for SilenceTimeout, which ends the reader's next with
-// errRelaySilent. It returns when ctx ends or after closing.
+// errRelaySilent. It looks four times a ping interval, so that the
+// silence is acted on within a quarter interval of the timeout; each ping
+// waits for its pong on a goroutine of its own (on a dead path it never
+// comes), joined before keepalive returns, when ctx ends or after closing.
 func (w *wsCarrier) keepalive(ctx context.Context) {
 	cfg := &w.h.cfg
-	t := time.NewTicker(cfg.PingInterval)
+	t := time.NewTicker(min(cfg.PingInterval, cfg.SilenceTimeout) / 4)
 	defer t.Stop()
+	var pings sync.WaitGroup
+	defer pings.Wait()
+	pinged := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -80,13 +87,17 @@ func (w *wsCarrier) keepalive(ctx context.Context) {
 			w.ws.CloseNow()
 			return
 		}
-		// Ping waits for its pong, which the reader's next receives; it
-		// is bounded so that the silence check above runs on time.
-		pctx, cancel := context.WithTimeout(ctx, cfg.PingInterval)
-		if w.ws.Ping(pctx) == nil {
-			w.touch()
+		if time.Since(pinged) < cfg.PingInterval {
+			continue
 		}
-		cancel()
+		pinged = time.Now()
+		pings.Go(func() {
+			pctx, cancel := context.WithTimeout(ctx, cfg.SilenceTimeout)
+			defer cancel()
+			if w.ws.Ping(pctx) == nil {
+				w.touch()
+			}
+		})
 	}
 }
 

@@ -255,27 +255,39 @@ func (l *leg) finish() {
 }
 
 // keepalive pings the peer every PingInterval and ends a leg silent for
-// SilenceTimeout. It returns when the leg ends.
+// SilenceTimeout. It looks four times a ping interval, so that a silent
+// leg ends within a quarter interval of the timeout; each ping waits for
+// its pong on a goroutine of its own (on a dead path it never comes),
+// joined before keepalive returns, when the leg ends.
 func (l *leg) keepalive() {
 	cfg := &l.relay.cfg
-	t := time.NewTicker(cfg.PingInterval)
+	t := time.NewTicker(min(cfg.PingInterval, cfg.SilenceTimeout) / 4)
 	defer t.Stop()
+	var pings sync.WaitGroup
+	defer pings.Wait()
+	pinged := time.Now() // pings are periodic jobs: the real clock
 	for l.tick(t) {
 		if l.holding.Load() {
 			l.heard()
 			continue
 		}
-		ctx, cancel := context.WithTimeout(l.ctx, cfg.PingInterval)
-		if l.conn.Ping(ctx) == nil {
-			l.heard()
-		}
-		cancel()
 		if cfg.Now().Sub(time.Unix(0, l.lastHeard.Load())) > cfg.SilenceTimeout {
 			l.log.Info("relay: leg silent, closed")
 			l.end(nil, websocket.StatusGoingAway, "silent too long")
 			l.cancel()
 			return
 		}
+		if time.Since(pinged) < cfg.PingInterval {
+			continue
+		}
+		pinged = time.Now()
+		pings.Go(func() {
+			ctx, cancel := context.WithTimeout(l.ctx, cfg.SilenceTimeout)
+			defer cancel()
+			if l.conn.Ping(ctx) == nil {
+				l.heard()
+			}
+		})
 	}
 }
 

@@ -62,35 +62,40 @@ func serve(t *testing.T, opts relay.ServeOptions) served {
 }
 
 // get sends one request on its own connection and returns the body.
-func (s served) get(t *testing.T, path string) string {
-	t.Helper()
+func (s served) get(path string) (string, error) {
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: relaytest.Timeout}
 	resp, err := client.Get("http://" + s.addr + path)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		return "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	return string(b)
+	return string(b), err
 }
 
-// refusals reads ptyhost_relay_refusals_total{reason} off /metrics.
-func (s served) refusals(t *testing.T, reason string) float64 {
-	t.Helper()
+// refused reports ptyhost_relay_refusals_total{reason} off /metrics; the
+// read itself may be refused while the caps are still full (an error).
+func (s served) refusals(reason string) (float64, error) {
+	body, err := s.get("/metrics")
+	if err != nil {
+		return 0, err
+	}
 	sample := `ptyhost_relay_refusals_total{reason="` + reason + `"} `
-	for line := range strings.SplitSeq(s.get(t, "/metrics"), "\n") {
+	for line := range strings.SplitSeq(body, "\n") {
 		if v, ok := strings.CutPrefix(line, sample); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
+			return strconv.ParseFloat(v, 64)
 		}
 	}
-	return 0
+	return 0, nil
+}
+
+// counted waits until /metrics has counted a refusal for reason.
+func (s served) counted(t *testing.T, reason string) {
+	t.Helper()
+	testkit.Eventually(t, "the refusal counted", func() bool {
+		n, err := s.refusals(reason)
+		return err == nil && n >= 1
+	})
 }
 
 // closedByPeer reports whether c is closed by the relay before the
@@ -186,7 +191,7 @@ func TestServeCapsConnectionsInTotal(t *testing.T) {
 	for _, c := range held {
 		c.Close()
 	}
-	testkit.Eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_total") >= 1 })
+	s.counted(t, "connections_total")
 }
 
 func TestServeCountsPerAddressRefusals(t *testing.T) {
@@ -198,7 +203,7 @@ func TestServeCountsPerAddressRefusals(t *testing.T) {
 	a.Close()
 	b.Close()
 	// The slots come back when the relay sees the connections closed.
-	testkit.Eventually(t, "the refusal counted", func() bool { return s.refusals(t, "connections_per_address") >= 1 })
+	s.counted(t, "connections_per_address")
 }
 
 // A stream lives past the plain-request and idle timeouts, even on a

@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,13 +74,9 @@ func TestBlackholeRelayNATS(t *testing.T) {
 // The host's path to the relay black-holed: the relay closes the host leg
 // as silent; the host must find the leg dead by its own silence rule and
 // redial, so that viewers see the host back within the silence timeout
-// and 5 s. It needs the host's WebSocket leg to ping, which it does not
-// yet: PTYHOST_CHAOS_HOST_SILENCE=1 runs it.
+// and 5 s.
 func TestBlackholeHostRelay(t *testing.T) {
 	fullOnly(t, "waits out the relay's 25 s silence timeout")
-	if os.Getenv("PTYHOST_CHAOS_HOST_SILENCE") != "1" {
-		t.Skip("the host's WebSocket leg does not ping yet, so it never notices a black-holed path; PTYHOST_CHAOS_HOST_SILENCE=1 runs this case")
-	}
 	k := newKeys(t)
 	r := newRelay(t, k)
 	room := "bh-host"

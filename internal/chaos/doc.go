@@ -21,8 +21,4 @@
 // cases that need one, nats-server from the module cache, once per run. It
 // skips when the go command is missing, and fails instead when
 // PTYHOST_REQUIRE_TOOLS=1.
-//
-// The host's leg to a relay that is black-holed is probed only with
-// PTYHOST_CHAOS_HOST_SILENCE=1: the host notices a silent path only once
-// its WebSocket leg pings.
 package chaos
