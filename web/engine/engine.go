@@ -17,6 +17,27 @@ const (
 	MaxPendingInputBytes = 16 << 20
 )
 
+// MaxScreenCols, MaxScreenRows and MaxScreenCells bound the terminal size
+// a viewer takes from a Resize, whatever it is sent: a relay bounds a
+// host's size (4096 in either dimension by default), but a viewer
+// allocates a screen, and a page a terminal, of what it is told, and a
+// hostile or broken peer could ask for 65535 x 65535. Past a bound the
+// size is clamped (rows first, to keep whole lines), and the screen the
+// viewer shows is that much smaller than the host's.
+const (
+	MaxScreenCols  = 4096
+	MaxScreenRows  = 4096
+	MaxScreenCells = 1 << 20
+)
+
+// boundedSize clamps a Resize's size to MaxScreenCols, MaxScreenRows and
+// MaxScreenCells.
+func boundedSize(cols, rows uint32) (int, int) {
+	c := int(min(cols, MaxScreenCols))
+	r := int(min(rows, MaxScreenRows))
+	return c, min(r, MaxScreenCells/c)
+}
+
 // maxInputChunk is the most data one Input frame carries: a paste of any
 // size goes as several frames in order, each far under the relay's limits
 // on a viewer's message (1 MiB) and POST.
@@ -370,10 +391,7 @@ func (e *Engine) frame(f attachwire.Frame) ([]Event, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		if r.Cols > attachwire.MaxScreenDim || r.Rows > attachwire.MaxScreenDim {
-			return nil, nil // no screen is that large: the stream goes on
-		}
-		ev := e.size(int(r.Cols), int(r.Rows))
+		ev := e.size(boundedSize(r.Cols, r.Rows))
 		ev.Seq, ev.PxWidth, ev.PxHeight = f.Seq, int(r.PxWidth), int(r.PxHeight)
 		return []Event{ev}, nil
 	case attachwire.TypeMarker:

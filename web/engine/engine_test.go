@@ -799,3 +799,32 @@ func TestPingAndPong(t *testing.T) {
 		t.Fatalf("a pong gave %v, %v; want nothing", evs, err)
 	}
 }
+
+// A Resize is taken within the viewer's bounds, whatever it asks for: a
+// viewer allocates the screen it is told of.
+func TestResizeIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		cols, rows         uint32
+		wantCols, wantRows int
+	}{
+		{80, 24, 80, 24},
+		{4096, 256, 4096, 256},
+		{65535, 65535, 4096, 256},
+		{1000, 65535, 1000, 1048},
+		{65535, 10, 4096, 10},
+	} {
+		e := New(Options{SessionID: "s"})
+		apply(t, e, snapshotMsg(t, 1, 0, screen(t, 0, 8, 2, "hi")))
+		f, err := attachwire.Resize{Cols: tc.cols, Rows: tc.rows}.Frame(2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := e.ApplyFrame(f)
+		if err != nil || len(evs) != 1 || evs[0].Kind != Size {
+			t.Fatalf("%dx%d: %v, %v", tc.cols, tc.rows, evs, err)
+		}
+		if evs[0].Cols != tc.wantCols || evs[0].Rows != tc.wantRows || evs[0].Cols*evs[0].Rows > MaxScreenCells {
+			t.Errorf("%dx%d became %dx%d, want %dx%d", tc.cols, tc.rows, evs[0].Cols, evs[0].Rows, tc.wantCols, tc.wantRows)
+		}
+	}
+}
