@@ -3,11 +3,11 @@ package relay_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay/natsembed"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -88,12 +88,7 @@ func natsTrio(t testing.TB) []*natsembed.Server {
 	t.Helper()
 	var routes []string
 	for range 3 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		routes = append(routes, "nats://"+l.Addr().String())
-		l.Close()
+		routes = append(routes, "nats://"+testkit.FreeAddr(t))
 	}
 	var trio []*natsembed.Server
 	for i, r := range routes {

@@ -5,13 +5,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -49,7 +49,7 @@ func TestRelayCommandNATSEmbeddedCluster(t *testing.T) {
 	defer cancel()
 	var routes []string
 	for range 3 {
-		routes = append(routes, "--nats-route", "nats://"+freeLoopbackAddr(t))
+		routes = append(routes, "--nats-route", "nats://"+testkit.FreeAddr(t))
 	}
 	var nodes []*relayRun
 	for i := range 3 {
@@ -74,15 +74,4 @@ func TestRelayCommandNATSEmbeddedCluster(t *testing.T) {
 	for _, n := range nodes {
 		n.awaitStop(t, 30*time.Second)
 	}
-}
-
-// freeLoopbackAddr returns a loopback address that was free a moment ago.
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

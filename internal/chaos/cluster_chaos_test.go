@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // silenceBound is how long a viewer may see nothing across a fault it has
@@ -23,16 +25,16 @@ func newCluster(t *testing.T, k *keys) *cluster {
 	var routes []string
 	clusterAddrs := make([]string, 3)
 	for i := range clusterAddrs {
-		clusterAddrs[i] = freePort(t)
+		clusterAddrs[i] = testkit.FreeAddr(t)
 		routes = append(routes, "--nats-route", "nats://"+clusterAddrs[i])
 	}
 	c := &cluster{}
 	for i := range 3 {
 		name := fmt.Sprintf("node-%c", 'a'+i)
 		args := append([]string{"--nats", "embedded", "--node", name,
-			"--nats-listen", freePort(t), "--nats-cluster", clusterAddrs[i],
+			"--nats-listen", testkit.FreeAddr(t), "--nats-cluster", clusterAddrs[i],
 			"--nats-store", filepath.Join(t.TempDir(), name), "--nats-replicas", "3"}, routes...)
-		c.nodes = append(c.nodes, launchRelay(t, name, k, freePort(t), args...))
+		c.nodes = append(c.nodes, launchRelay(t, name, k, testkit.FreeAddr(t), args...))
 	}
 	for _, n := range c.nodes {
 		n.listening()

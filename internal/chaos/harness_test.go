@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/token"
 )
 
@@ -155,36 +155,6 @@ func (k *keys) mustMint(t testing.TB, room string, role attachwire.Role, user st
 	return tok
 }
 
-// freePort returns a loopback address no one listens on (for a moment).
-func freePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// syncBuffer is a process's output, written by its copier and read by
-// the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is a child process of the suite, started again with the same
 // arguments after it is killed.
 type proc struct {
@@ -192,7 +162,7 @@ type proc struct {
 	name string
 	bin  string
 	args []string
-	out  *syncBuffer
+	out  *testkit.Buffer
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -214,7 +184,7 @@ func newProc(t testing.TB, name, bin string, args ...string) *proc {
 // start runs the process with its arguments, its output collected.
 func (p *proc) start() {
 	p.t.Helper()
-	p.out = new(syncBuffer)
+	p.out = new(testkit.Buffer)
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
@@ -315,7 +285,7 @@ type relayNode struct {
 // the extra flags, and waits until it listens.
 func newRelay(t testing.TB, k *keys, extra ...string) *relayNode {
 	t.Helper()
-	r := launchRelay(t, "relay", k, freePort(t), extra...)
+	r := launchRelay(t, "relay", k, testkit.FreeAddr(t), extra...)
 	r.listening()
 	return r
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // natsServer is a nats-server process with JetStream, built from the
@@ -20,7 +22,7 @@ var natsReady = regexp.MustCompile(`Server is ready`)
 func newNATSServer(t testing.TB) *natsServer {
 	t.Helper()
 	bin := binary(t, "nats-server", "github.com/nats-io/nats-server/v2")
-	addr := freePort(t)
+	addr := testkit.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	n := &natsServer{proc: newProc(t, "nats-server", bin, "-a", "127.0.0.1", "-p", port, "-js", "-sd", t.TempDir()), addr: addr}
 	n.start()

@@ -3,12 +3,12 @@ package natsembed_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay/natsembed"
 )
 
@@ -18,7 +18,7 @@ func startTrio(t *testing.T) []*natsembed.Server {
 	t.Helper()
 	var addrs, routes []string
 	for range 3 {
-		a := freeAddr(t)
+		a := testkit.FreeAddr(t)
 		addrs, routes = append(addrs, a), append(routes, "nats://"+a)
 	}
 	var trio []*natsembed.Server
@@ -32,17 +32,6 @@ func startTrio(t *testing.T) []*natsembed.Server {
 		trio = append(trio, s)
 	}
 	return trio
-}
-
-// freeAddr returns a loopback address that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // A key-value bucket replicated on three clustered servers keeps its
