@@ -438,8 +438,15 @@ func TestLaneOneLiveLegPerJTI(t *testing.T) {
 	testkit.Eventually(t, "the POST half is gone with the SSE half", func() bool {
 		return postLane(t, s, "/input", tok, attachwire.ViewerBatch{BatchID: "c2"}).Status == http.StatusGone
 	})
-	// 410 means the jti is free again: the same token reopens at once.
-	v2 := openLaneViewer(t, s, tok, "")
+	// The jti is freed as the SSE leg's handler returns, a moment after
+	// the POST half answers 410: the same token then reopens.
+	var v2 *relaytest.SSE
+	testkit.Eventually(t, "the same token to reopen the lane", func() bool {
+		sse, _, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse"), tok)
+		v2 = sse
+		return err == nil
+	})
+	t.Cleanup(v2.Close)
 	expectSSE[attachwire.RoomState](t, v2)
 }
 
