@@ -81,6 +81,9 @@ type cluster struct {
 	locals map[string]*leg
 	// beats holds when each node was last heard beating.
 	beats map[string]time.Time
+	// reconnects is the connection's reconnect count when the watcher
+	// last looked (only the watcher's goroutine reads or writes it).
+	reconnects uint64
 
 	published prometheus.Counter // output messages (or parts) an owner published
 	applied   prometheus.Counter // output messages (or parts) a mirror received
@@ -110,6 +113,7 @@ func newCluster(rl *Relay) (*cluster, error) {
 	c := &cluster{rl: rl, nc: rl.cfg.NATS, node: node, stop: make(chan struct{}), done: make(chan struct{}),
 		remotes: make(map[string]*leg), locals: make(map[string]*leg), beats: make(map[string]time.Time)}
 	c.maxPayload = int(max(c.nc.MaxPayload(), 4096))
+	c.reconnects = c.nc.Stats().Reconnects
 	counter := func(name, help string) prometheus.Counter {
 		return prometheus.NewCounter(prometheus.CounterOpts{Name: "ptyhost_relay_cluster_" + name, Help: help})
 	}
@@ -311,6 +315,10 @@ func (c *cluster) watchOwners() {
 		case <-beat.C:
 			c.nc.Publish(subjectPrefix+"beat", []byte(c.node))
 			c.checkOwners()
+			if n := c.nc.Stats().Reconnects; n != c.reconnects {
+				c.reconnects = n
+				c.refetchMirrors()
+			}
 		case ent, ok := <-c.watch.Updates():
 			if !ok {
 				return
@@ -343,6 +351,44 @@ func (rl *Relay) roomNamed(name string) *room {
 		}
 	}
 	return nil
+}
+
+// refetchMirrors fills every mirror's ring from its owner again after the
+// connection to NATS came back: what the owner published while this node
+// was away never arrived, and a mirror notices a gap only at the next
+// frame, which may never come (the stream's tail, its Exit).
+func (c *cluster) refetchMirrors() {
+	c.rl.mu.Lock()
+	rooms := make([]*room, 0, len(c.rl.rooms))
+	for _, rm := range c.rl.rooms {
+		rooms = append(rooms, rm)
+	}
+	c.rl.mu.Unlock()
+	n := 0
+	for _, rm := range rooms {
+		rm.mu.Lock()
+		mirror := rm.cl != nil && !rm.cl.owner && rm.cl.ownerNode != "" && !rm.closed
+		rm.mu.Unlock()
+		if mirror {
+			n++
+			c.spawn(func() { c.fetch(rm) })
+		}
+	}
+	c.rl.log.Info("relay: NATS connection came back; mirrors fetch what they missed", "mirrors", n)
+}
+
+// spawn runs f on a goroutine wait joins, unless the cluster has closed.
+func (c *cluster) spawn(f func()) {
+	c.drainsMu.Lock()
+	defer c.drainsMu.Unlock()
+	if c.drained {
+		return
+	}
+	c.drains.Add(1)
+	go func() {
+		defer c.drains.Done()
+		f()
+	}()
 }
 
 // heard records another node's beat.

@@ -3,10 +3,12 @@ package relay_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/faultproxy"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay/natsembed"
 	"github.com/ptyhost/ptyhost/relaytest"
@@ -103,4 +105,48 @@ func natsTrio(t testing.TB) []*natsembed.Server {
 		}
 	}
 	return trio
+}
+
+// TestMirrorCatchesUpAfterNATSReconnect: a mirror node whose connection to
+// NATS breaks while the owner publishes the rest of the stream, its Exit
+// included, fetches what it missed once the connection is back, though no
+// later frame ever arrives to show it the gap.
+func TestMirrorCatchesUpAfterNATSReconnect(t *testing.T) {
+	ns := natsServer(t)
+	p, err := faultproxy.New(strings.TrimPrefix(ns.ClientURL(), "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	cfg := quiet()
+	cfg.SnapshotRetry = 200 * time.Millisecond
+	nodes := startClusterVia(t, [][]string{{ns.ClientURL()}, {"nats://" + p.Addr()}}, true, cfg, "a", "b")
+	a, b := nodes[0], nodes[1]
+	s := &stream{t: t, sent: map[uint64]string{}}
+	h := hostOn(t, a.Server, a.Server, 1)
+	h.snapshot("s")
+	va := relaytest.MustDial(t, a.RoomURL(room), a.ViewerToken(t, room, "va"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	vb := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "vb"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	s.burst(h, 10)
+	s.follow(va, h.seq)
+	s.follow(vb, h.seq)
+
+	// Node b's path to NATS breaks, and its redials find nothing until
+	// the owner has published the whole rest of the stream.
+	p.SetTarget(testkit.FreeAddr(t))
+	p.CutAfter(faultproxy.Upstream, 0)
+	testkit.Eventually(t, "node b to lose NATS", func() bool { return !b.nc.IsConnected() })
+	s.burst(h, 30)
+	exit := h.exit(0)
+	if f := untilFrame(t, va, attachwire.TypeExit); f.Seq != exit {
+		t.Fatalf("viewer on a: Exit at seq %d, want %d", f.Seq, exit)
+	}
+	p.SetTarget(strings.TrimPrefix(ns.ClientURL(), "nats://"))
+
+	s.follow(vb, exit-1)
+	if f := untilFrame(t, vb, attachwire.TypeExit); f.Seq != exit {
+		t.Fatalf("viewer on b: Exit at seq %d, want %d", f.Seq, exit)
+	}
 }

@@ -77,20 +77,31 @@ func startClusterWith(t testing.TB, ns *natsembed.Server, base relay.Config, nam
 // to the others when its own is lost, as the CLI's connection does.
 func startClusterOn(t testing.TB, servers []*natsembed.Server, base relay.Config, names ...string) []*node {
 	t.Helper()
+	urls := make([][]string, len(names))
+	for i := range names {
+		urls[i] = []string{servers[i].ClientURL()}
+		for _, o := range servers {
+			if o != servers[i] && !slices.Contains(urls[i], o.ClientURL()) {
+				urls[i] = append(urls[i], o.ClientURL())
+			}
+		}
+	}
+	return startClusterVia(t, urls, false, base, names...)
+}
+
+// startClusterVia starts a node for each name, the i-th connected to NATS
+// at urls[i] (tried in order). A node with one URL gives up when it loses
+// it, unless retry is set: then every node redials for ever.
+func startClusterVia(t testing.TB, urls [][]string, retry bool, base relay.Config, names ...string) []*node {
+	t.Helper()
 	var nodes []*node
 	var key ed25519.PublicKey
 	for i, name := range names {
-		urls := []string{servers[i].ClientURL()}
-		for _, o := range servers {
-			if o != servers[i] && !slices.Contains(urls, o.ClientURL()) {
-				urls = append(urls, o.ClientURL())
-			}
-		}
 		reconnects := nats.MaxReconnects(0)
-		if len(urls) > 1 {
+		if retry || len(urls[i]) > 1 {
 			reconnects = nats.MaxReconnects(-1)
 		}
-		nc, err := nats.Connect(strings.Join(urls, ","), reconnects, nats.DontRandomize(), nats.ReconnectWait(100*time.Millisecond))
+		nc, err := nats.Connect(strings.Join(urls[i], ","), reconnects, nats.DontRandomize(), nats.ReconnectWait(100*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
