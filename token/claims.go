@@ -15,7 +15,11 @@ import (
 // Audience is the only accepted aud of an attach token.
 const Audience = "relay"
 
-// MaxIDBytes bounds every string claim. A session id is a UUID and a user
+// MaxNameBytes bounds the name claim: a display name, shown on status
+// lines and in presence lists, not a paragraph.
+const MaxNameBytes = 64
+
+// MaxIDBytes bounds every string claim but name. A session id is a UUID and a user
 // id an account name; the cap keeps a signed but careless token from
 // pushing kilobytes of id into every presence list and Input stamp.
 const MaxIDBytes = 256
@@ -46,6 +50,16 @@ type Claims struct {
 	Audience string `json:"aud"`
 	// JTI is the per-connection nonce (see NewJTI).
 	JTI string `json:"jti"`
+	// Name is the display name the holder gave when it redeemed an invite
+	// (a guest's self-chosen name, not an authenticated identity): the
+	// relay shows it in presence marked as a guest. Optional, driver and
+	// viewer tokens only; at most MaxNameBytes of UTF-8 without control
+	// characters.
+	Name string `json:"name,omitempty"`
+	// Invite is the id of the invite the token was redeemed from, so
+	// that revoking the invite can close the legs it admitted. Optional,
+	// driver and viewer tokens only.
+	Invite string `json:"inv,omitempty"`
 }
 
 // ErrClaims is wrapped by every error of Claims.Validate.
@@ -87,11 +101,17 @@ func (c Claims) Validate() error {
 		if c.UserID != "" {
 			return claimsErr("host token with userId")
 		}
+		if c.Name != "" || c.Invite != "" {
+			return claimsErr("host token with name or inv")
+		}
 	case attachwire.RoleDriver, attachwire.RoleViewer:
 		if c.Epoch != nil {
 			return claimsErr(string(c.Role) + " token with epoch")
 		}
 		if err := checkID("userId", c.UserID); err != nil {
+			return err
+		}
+		if err := checkOptional(c); err != nil {
 			return err
 		}
 	default:
@@ -104,6 +124,23 @@ func (c Claims) Validate() error {
 		return claimsErr("exp missing or not positive")
 	case c.ExpiresAt <= c.IssuedAt:
 		return claimsErr("exp not after iat")
+	}
+	return nil
+}
+
+// checkOptional checks the optional members of a driver or viewer token:
+// absent, or shaped as their comments say.
+func checkOptional(c Claims) error {
+	if c.Name != "" {
+		if err := checkID("name", c.Name); err != nil {
+			return err
+		}
+		if len(c.Name) > MaxNameBytes {
+			return claimsErr("name longer than 64 bytes")
+		}
+	}
+	if c.Invite != "" {
+		return checkID("inv", c.Invite)
 	}
 	return nil
 }
@@ -139,6 +176,7 @@ var _ jwt.Claims = (*wireClaims)(nil)
 var claimKinds = map[string]byte{
 	"sessionId": '"', "roomId": '"', "userId": '"', "role": '"', "orgId": '"',
 	"aud": '"', "jti": '"', "epoch": '0', "iat": '0', "exp": '0',
+	"name": '"', "inv": '"',
 }
 
 // decodeError is a claim-set decoding failure; its reason names the rule,
@@ -168,6 +206,9 @@ func (w *wireClaims) UnmarshalJSON(b []byte) error {
 			return &decodeError{name + " is not a string"}
 		case kind == '0' && !isJSONInteger(raw):
 			return &decodeError{name + " is not a JSON integer"}
+		case (name == "name" || name == "inv") && string(raw) == `""`:
+			// Optional members are absent or meaningful, never empty.
+			return &decodeError{name + " is empty"}
 		}
 	}
 	var c Claims

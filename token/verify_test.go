@@ -605,3 +605,42 @@ func TestVerifierMaxLifetime(t *testing.T) {
 		t.Error("NewVerifier took a negative max lifetime")
 	}
 }
+
+func TestNameAndInviteClaimsRoundTrip(t *testing.T) {
+	pub, priv := newKey(t)
+	c := viewerClaims(attachwire.RoleViewer)
+	c.Name, c.Invite = "Zoë the reviewer", "inv-7"
+	got, err := newVerifier(t, pub).Verify(mint(t, priv, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != c.Name || got.Invite != c.Invite {
+		t.Fatalf("name %q inv %q, want %q %q", got.Name, got.Invite, c.Name, c.Invite)
+	}
+}
+
+func TestVerifyRejectsBadNameOrInvite(t *testing.T) {
+	pub, priv := newKey(t)
+	v := newVerifier(t, pub)
+	for _, tc := range []struct {
+		member string
+		value  any
+		host   bool
+		want   string
+	}{
+		{"name", strings.Repeat("é", 33), false, "name longer than 64 bytes"},
+		{"name", "bell\a", false, "name holds a control character"},
+		{"name", "", false, "name is empty"},
+		{"name", 7, false, "name is not a string"},
+		{"inv", strings.Repeat("i", 257), false, "inv longer than 256 bytes"},
+		{"name", "host", true, "host token with name or inv"},
+		{"inv", "i1", true, "host token with name or inv"},
+	} {
+		m := claimMap(viewerClaims(attachwire.RoleDriver))
+		if tc.host {
+			m = claimMap(hostClaims())
+		}
+		m[tc.member] = tc.value
+		refused(t, v, signRaw(t, jwt.SigningMethodEdDSA, priv, m), tc.want)
+	}
+}
