@@ -91,7 +91,23 @@ func (s *Session) feed(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.term.Write(p)
-	s.publishLocked(attachwire.TypeOutput, p)
+	if s.marks == nil {
+		s.publishLocked(attachwire.TypeOutput, p)
+		return
+	}
+	// Each mark follows the Output that carried its sequence, so a viewer
+	// that stops at a mark has the screen the shell had made by then.
+	start := 0
+	for _, m := range s.marks.scan(p) {
+		if m.end > start {
+			s.publishLocked(attachwire.TypeOutput, p[start:m.end])
+			start = m.end
+		}
+		s.publishLocked(attachwire.TypeMarker, markerPayload(m.label))
+	}
+	if start < len(p) {
+		s.publishLocked(attachwire.TypeOutput, p[start:])
+	}
 }
 
 // isEndOfOutput reports the errors that normally end the read loop.

@@ -65,6 +65,7 @@ type Session struct {
 	exitSeq    uint64
 	final      attachwire.Screen // the screen at Exit; term is closed after it
 	snapBuf    []byte            // scratch where snapshots the ring keeps are encoded
+	marks      *commandMarks     // nil when Spec.NoCommandMarks
 
 	readDone chan struct{} // closed when the read loop has returned
 	done     chan struct{} // closed after Exit is published and goroutines are ending
@@ -78,6 +79,7 @@ func newSession(spec Spec) *Session {
 		cols:     spec.Cols,
 		rows:     spec.Rows,
 		ring:     newRing(spec.RingBytes),
+		marks:    newCommandMarks(spec.NoCommandMarks),
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
 		kill:     killGroup,

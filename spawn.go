@@ -91,6 +91,14 @@ type Spec struct {
 	// device, a socket or a directory is refused either way.
 	RecordSpecial bool
 
+	// NoCommandMarks turns off command marks. By default the session
+	// recognises the marks a shell's integration writes around each
+	// command (OSC 133, and VS Code's OSC 633 with the command line; see
+	// `ptyhost shell-integration`) and publishes a Marker frame at each,
+	// labelled in attachwire's reserved command-mark forms, right after
+	// the Output that carried it.
+	NoCommandMarks bool
+
 	// Logger receives the session's diagnostics; nil discards them.
 	Logger *slog.Logger
 

@@ -62,6 +62,8 @@ var commands = map[string]command{
 	"relay":   {relayCmd, relayHelp},
 	"attach":  {attachCmd, attachHelp},
 	"share":   {shareCmd, shareHelp},
+
+	"shell-integration": {shellIntegrationCmd, shellIntegrationHelp},
 }
 
 // catchSignals returns a context that is cancelled, with a *signalError as

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyhost/ptyhost/internal/term/xvtgate"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // helperEnv makes the test binary act as a child program (os/exec's
@@ -241,15 +242,4 @@ func self(t testing.TB) string {
 }
 
 // requireTool skips (or fails, with PTYHOST_REQUIRE_TOOLS=1) without name.
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("PTYHOST_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is required (PTYHOST_REQUIRE_TOOLS=1) but not found: %v", name, err)
-	}
-	t.Skipf("SKIPPING: %s not installed (%v); set PTYHOST_REQUIRE_TOOLS=1 to make this a failure", name, err)
-	return ""
-}
+func requireTool(t testing.TB, name string) string { return testkit.RequireTool(t, name) }
