@@ -5,13 +5,13 @@ type Command uint8
 
 // Commands of the prefix key.
 const (
-	CmdNone    Command = iota
-	CmdGrab            // g: ask for the pen
-	CmdRelease         // r: give the pen back
-	CmdDetach          // d: leave; the session goes on
-	CmdHelp            // ?: show the keys
-	CmdCommands        // c: show or hide the recent commands
-	CmdUnknown         // any other key after the prefix
+	CmdNone     Command = iota
+	CmdGrab             // g: ask for the pen
+	CmdRelease          // r: give the pen back
+	CmdDetach           // d: leave; the session goes on
+	CmdHelp             // ?: show the keys
+	CmdCommands         // c: show or hide the recent commands
+	CmdUnknown          // any other key after the prefix
 )
 
 // DefaultPrefix is Ctrl-].
