@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +70,15 @@ type StartSpec struct {
 // with ptyhost.Spawn's errors (ptyhost.ErrInvalidSpec, exec.ErrNotFound,
 // fs.ErrPermission, …) when the program cannot be started.
 func (d *Driver) Start(spec StartSpec) (*Session, error) {
+	if spec.Dir != "" {
+		// Checked here: a missing directory fails the child's start with
+		// a message naming the program, not the directory.
+		if fi, err := os.Stat(spec.Dir); err != nil {
+			return nil, fmt.Errorf("termdriver: start: working directory: %w", err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("termdriver: start: working directory %s is not a directory: %w", spec.Dir, fs.ErrInvalid)
+		}
+	}
 	d.mu.Lock()
 	switch {
 	case d.closed:

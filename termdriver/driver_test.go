@@ -49,10 +49,10 @@ func TestTypeAndWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, s, `(?m)^>$`)
-	if err := s.Type(context.Background(), "hello"); err != nil {
+	if _, err := s.Type(context.Background(), "hello"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.TypeKeys(context.Background(), "Enter"); err != nil {
+	if _, err := s.TypeKeys(context.Background(), "Enter"); err != nil {
 		t.Fatal(err)
 	}
 	res := waitFor(t, s, `= hello`)
@@ -68,8 +68,11 @@ func TestTypeAndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scr.Seq == seq && !slices.Equal(scr.Lines, testkit.Lines(host)) {
-		t.Errorf("screen %q, host %q", scr.Lines, testkit.Lines(host))
+	// The program is idle, reading: nothing is published in between.
+	if scr.Seq != seq || !slices.Equal(scr.Lines, testkit.Lines(host)) ||
+		scr.CursorRow != host.CursorRow || scr.CursorCol != host.CursorCol {
+		t.Errorf("screen at seq %d: %q, cursor %d,%d; host at seq %d: %q, cursor %d,%d",
+			scr.Seq, scr.Lines, scr.CursorRow, scr.CursorCol, seq, testkit.Lines(host), host.CursorRow, host.CursorCol)
 	}
 	if got := scr.Marked("|"); !strings.HasSuffix(got, "= hello\n> |") {
 		t.Errorf("marked screen %q", got)
@@ -90,7 +93,7 @@ func TestScreenSince(t *testing.T) {
 	if !again.Unchanged() {
 		t.Errorf("nothing happened, yet changed rows %v (base %d)", again.Changed, again.Base)
 	}
-	if err := s.Type(context.Background(), "x\r"); err != nil {
+	if _, err := s.Type(context.Background(), "x\r"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, s, "= x")
@@ -100,6 +103,13 @@ func TestScreenSince(t *testing.T) {
 	}
 	if diff.Base != first.Seq || !slices.Equal(diff.Changed, []int{0, 1, 2}) {
 		t.Errorf("base %d changed %v; want base %d rows [0 1 2]", diff.Base, diff.Changed, first.Seq)
+	}
+	now, err := s.Screen(ScreenOptions{Since: diff.Seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Seq == diff.Seq && !now.Unchanged() {
+		t.Errorf("the same seq compared as changed: %v", now.Changed)
 	}
 	unknown, err := s.Screen(ScreenOptions{Since: 1 << 40})
 	if err != nil {
@@ -119,7 +129,7 @@ func TestApplicationCursorKeys(t *testing.T) {
 	if !waitFor(t, s, "ready").Screen.AppCursorKeys {
 		t.Fatal("the screen does not report DECCKM")
 	}
-	if err := s.TypeKeys(context.Background(), "Up", "C-c"); err != nil {
+	if _, err := s.TypeKeys(context.Background(), "Up", "C-c"); err != nil {
 		t.Fatal(err)
 	}
 	// Raw mode: C-c is a byte, not a signal, and Up is SS3 A.
@@ -154,14 +164,14 @@ func TestWaitConditions(t *testing.T) {
 		}
 	})
 	t.Run("exit", func(t *testing.T) {
-		if err := s.Type(ctx, "exit\r"); err != nil {
+		if _, err := s.Type(ctx, "exit\r"); err != nil {
 			t.Fatal(err)
 		}
 		res, err := s.Wait(ctx, WaitOptions{Timeout: testkit.Deadline})
 		if err != nil || res.Reason != ReasonExit || !res.Screen.Exited || res.Screen.Exit.Code != 3 {
 			t.Errorf("%+v, %v", res, err)
 		}
-		if err := s.Type(ctx, "more"); !errors.Is(err, ptyhost.ErrExited) {
+		if _, err := s.Type(ctx, "more"); !errors.Is(err, ptyhost.ErrExited) {
 			t.Errorf("typing after exit: %v", err)
 		}
 		res, err = s.Wait(ctx, WaitOptions{Pattern: regexp.MustCompile("never")})
@@ -182,7 +192,7 @@ func TestTypePending(t *testing.T) {
 	// buffer fills and the write waits.
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	err = s.Type(ctx, strings.Repeat("x", 1<<20))
+	_, err = s.Type(ctx, strings.Repeat("x", 1<<20))
 	if err != nil && !errors.Is(err, ErrInputPending) && !errors.Is(err, ptyhost.ErrExited) {
 		t.Fatalf("err %v", err)
 	}
@@ -252,7 +262,7 @@ func TestManySessions(t *testing.T) {
 			}
 			ctx := context.Background()
 			word := fmt.Sprintf("word%d", i)
-			if err := s.Type(ctx, word+"\r"); err != nil {
+			if _, err := s.Type(ctx, word+"\r"); err != nil {
 				errs <- err
 				return
 			}

@@ -28,7 +28,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	enter, _ := termdriver.ParseKey("Enter")
-	if err := s.Type(ctx, "ada", enter); err != nil {
+	if _, err := s.Type(ctx, "ada", enter); err != nil {
 		log.Fatal(err)
 	}
 	res, err := s.Wait(ctx, termdriver.WaitOptions{Pattern: regexp.MustCompile(`hello, \w+`), Timeout: 10 * time.Second})

@@ -51,8 +51,10 @@ type Screen struct {
 
 	// cursorByte is the byte offset in Lines[CursorRow] of the cell under
 	// the cursor, and cursorPad the blanks to add first when the cursor
-	// sits past the line's trimmed end.
+	// sits past the line's trimmed end; set when cursorKnown, that is when
+	// the screen was rendered from cells, which know the glyphs' widths.
 	cursorByte, cursorPad int
+	cursorKnown           bool
 }
 
 // Unchanged reports whether the screen was compared with an earlier one
@@ -70,8 +72,19 @@ func (s *Screen) Line(r int, mark string) string {
 	if r != s.CursorRow || !s.CursorVisible || mark == "" {
 		return line
 	}
-	at := min(s.cursorByte, len(line))
-	return line[:at] + strings.Repeat(" ", s.cursorPad) + mark + line[at:]
+	at, pad := min(s.cursorByte, len(line)), s.cursorPad
+	if !s.cursorKnown {
+		// A Screen built by hand: one column per character.
+		at, pad = len(line), s.CursorCol
+		for i := range line {
+			if pad == 0 {
+				at = i
+				break
+			}
+			pad--
+		}
+	}
+	return line[:at] + strings.Repeat(" ", pad) + mark + line[at:]
 }
 
 // Marked returns the visible lines joined by newlines with mark inserted
@@ -109,6 +122,7 @@ func newScreen(scr *attachwire.Screen, seq uint64, scrollback int) Screen {
 		CursorVisible: scr.CursorVisible,
 		AltScreen:     scr.Active == attachwire.BufferAlternate,
 		AppCursorKeys: scr.Modes&attachwire.ModeAppCursorKeys != 0,
+		cursorKnown:   true,
 	}
 	for r := range scr.Rows {
 		if (r+1)*scr.Cols > len(grid) {

@@ -98,7 +98,10 @@ func (s *Session) Screen(opts ScreenOptions) (Screen, error) {
 func (s *Session) remember(scr *Screen, since uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if since != 0 {
+	if since != 0 && since == scr.Seq {
+		// The same seq is the same screen, whether or not it was returned.
+		scr.Base, scr.Changed = since, []int{}
+	} else if since != 0 {
 		for i := range s.history {
 			if s.history[i].Seq != since {
 				continue
@@ -123,11 +126,11 @@ func (s *Session) remember(scr *Screen, since uint64) {
 // Type writes text and then the keys to the program, as a terminal would
 // send them: the keys are encoded for the program's current cursor-key
 // mode. Text is sent verbatim (a "\n" is a line feed, not the Enter key,
-// which sends "\r"). It returns once the program's terminal has taken all
-// of it; when ctx ends first it returns an error matching ErrInputPending
-// and the rest is still written in order. After exit it returns
-// ptyhost.ErrExited.
-func (s *Session) Type(ctx context.Context, text string, keys ...Key) error {
+// which sends "\r"). It returns the number of bytes sent once the
+// program's terminal has taken all of them; when ctx ends first it
+// returns an error matching ErrInputPending and the rest is still written
+// in order. After exit it returns ptyhost.ErrExited.
+func (s *Session) Type(ctx context.Context, text string, keys ...Key) (int, error) {
 	p := []byte(text)
 	if len(keys) > 0 {
 		appCursor := false
@@ -138,16 +141,16 @@ func (s *Session) Type(ctx context.Context, text string, keys ...Key) error {
 			p = k.Append(p, appCursor)
 		}
 	}
-	return s.write(ctx, p)
+	return len(p), s.write(ctx, p)
 }
 
 // TypeKeys is Type with the keys given by name (see ParseKey) and no text.
-func (s *Session) TypeKeys(ctx context.Context, names ...string) error {
+func (s *Session) TypeKeys(ctx context.Context, names ...string) (int, error) {
 	keys := make([]Key, len(names))
 	for i, n := range names {
 		k, err := ParseKey(n)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		keys[i] = k
 	}

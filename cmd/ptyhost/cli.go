@@ -62,6 +62,7 @@ var commands = map[string]command{
 	"relay":   {relayCmd, relayHelp},
 	"attach":  {attachCmd, attachHelp},
 	"share":   {shareCmd, shareHelp},
+	"mcp":     {mcpCmd, mcpHelp},
 
 	"shell-integration": {shellIntegrationCmd, shellIntegrationHelp},
 }

@@ -31,6 +31,7 @@ Commands:
   relay    run the reference relay hosts and viewers meet at
   attach   watch or drive a session shared through a relay
   share    run CMD attached to this terminal and share it through a relay
+  mcp      serve the Model Context Protocol: agents drive programs in terminals
   shell-integration
            print the shell code that marks prompts and commands
   version  print the version
