@@ -16,7 +16,9 @@
 // Consumers read the ring through a [Subscription]: a cursor addressed by
 // HostSeq that replays what is buffered and then follows live frames. A
 // subscription that falls off the ring's tail gets attachwire.ErrRingMiss;
-// the host never waits for a consumer.
+// the host never waits for a consumer, with one opt-in exception:
+// [Session.SubscribeHeld] makes the session stop reading the PTY while
+// that subscription lags, for at most a bounded time per stall.
 //
 // The terminal emulator answers the child's queries (cursor position,
 // device attributes, colors, modes) on its own, straight to the master,

@@ -48,6 +48,8 @@ func runHelper(name string) int {
 		return helperGen()
 	case "genack":
 		return helperGenAck()
+	case "count":
+		return helperCount()
 	case "trap":
 		return helperTrap()
 	case "sighost":

@@ -44,6 +44,11 @@ func (s *Session) readLoop() {
 		if buf == nil {
 			buf = make([]byte, MaxOutputFrame)
 		}
+		if s.awaitHolders() {
+			// Waiting for a held subscription is not quiet on the PTY
+			// either: the drain's deadline counts from now.
+			s.extendDrain()
+		}
 		n, err := s.reader.read(buf)
 		if n > 0 {
 			s.feed(ownChunk(&buf, n))

@@ -1,7 +1,9 @@
 package ptyhost
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -34,10 +36,21 @@ type ring struct {
 	exitSeq uint64             // seq of the Exit frame once appended
 	wake    chan struct{}      // closed on append when waiting is set
 	waiting bool
+
+	// total is the cost of every frame ever appended, and cum holds, for
+	// each buffered frame (parallel to frames), total just after it was
+	// appended: the lag of a held subscription in O(1).
+	total uint64
+	cum   []uint64
+	// holds are the held subscriptions (hold.go); progress is closed when
+	// one of them advances while the read loop waits for it.
+	holds    []*Subscription
+	holding  atomic.Int32 // len(holds), read without mu on every PTY read
+	progress chan struct{}
 }
 
 func newRing(limit int) *ring {
-	return &ring{limit: limit, frames: make([]attachwire.Frame, minSlots), wake: make(chan struct{})}
+	return &ring{limit: limit, frames: make([]attachwire.Frame, minSlots), cum: make([]uint64, minSlots), wake: make(chan struct{})}
 }
 
 func frameCost(f attachwire.Frame) int { return len(f.Payload) + frameOverhead }
@@ -51,9 +64,12 @@ func (r *ring) append(f attachwire.Frame) {
 	if r.n == len(r.frames) {
 		r.resize(2 * len(r.frames))
 	}
-	r.frames[(r.start+r.n)%len(r.frames)] = f
+	slot := (r.start + r.n) % len(r.frames)
+	r.frames[slot] = f
 	r.n++
 	r.bytes += frameCost(f)
+	r.total += uint64(frameCost(f))
+	r.cum[slot] = r.total
 	r.head = f.Seq
 	if r.n == 1 {
 		r.tail = f.Seq
@@ -84,10 +100,68 @@ func (r *ring) append(f attachwire.Frame) {
 // resize moves the buffered frames into an array of size slots (>= r.n).
 func (r *ring) resize(size int) {
 	frames := make([]attachwire.Frame, size)
+	cum := make([]uint64, size)
 	for i := range r.n {
 		frames[i] = r.frames[(r.start+i)%len(r.frames)]
+		cum[i] = r.cum[(r.start+i)%len(r.frames)]
 	}
-	r.frames, r.start = frames, 0
+	r.frames, r.cum, r.start = frames, cum, 0
+}
+
+// lagLocked returns the cost of the buffered frames from seq next on: how
+// far a subscription whose next frame is next lags. r.mu must be held.
+func (r *ring) lagLocked(next uint64) uint64 {
+	if r.n == 0 || next > r.head || next < r.tail {
+		return 0 // caught up, or already missed: holding helps no more
+	}
+	slot := (r.start + int(next-r.tail)) % len(r.frames)
+	return r.total - (r.cum[slot] - uint64(frameCost(r.frames[slot])))
+}
+
+// laggingLocked returns a held subscription that lags beyond its bound,
+// or beyond half of it when resuming is true (the read loop already
+// waits, and waits until the subscription is well within its bound), or
+// nil. r.mu must be held.
+func (r *ring) laggingLocked(resuming bool) *Subscription {
+	for _, sub := range r.holds {
+		bound := sub.hold.lag
+		if resuming {
+			bound /= 2
+		}
+		if r.lagLocked(sub.next) > bound {
+			return sub
+		}
+	}
+	return nil
+}
+
+// progressChanLocked returns the channel a held subscription's progress
+// closes. r.mu must be held.
+func (r *ring) progressChanLocked() <-chan struct{} {
+	if r.progress == nil {
+		r.progress = make(chan struct{})
+	}
+	return r.progress
+}
+
+// progressLocked wakes a read loop waiting for a held subscription.
+// r.mu must be held.
+func (r *ring) progressLocked() {
+	if r.progress != nil {
+		close(r.progress)
+		r.progress = nil
+	}
+}
+
+// releaseLocked makes sub stop holding, and wakes the read loop. r.mu
+// must be held.
+func (r *ring) releaseLocked(sub *Subscription) {
+	if i := slices.Index(r.holds, sub); i >= 0 {
+		r.holds = slices.Delete(r.holds, i, i+1)
+		r.holding.Store(int32(len(r.holds)))
+	}
+	sub.hold.released = true
+	r.progressLocked()
 }
 
 // cursorState is where a subscription's next seq stands in the ring.

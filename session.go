@@ -68,6 +68,9 @@ type Session struct {
 	snapBuf    []byte            // scratch where snapshots the ring keeps are encoded
 	marks      *commandMarks     // nil when Spec.NoCommandMarks
 
+	unhold     chan struct{} // closed by Stop: held subscriptions no longer hold
+	unholdOnce sync.Once
+
 	readDone chan struct{} // closed when the read loop has returned
 	done     chan struct{} // closed after Exit is published and goroutines are ending
 	wg       sync.WaitGroup
@@ -81,6 +84,7 @@ func newSession(spec Spec) *Session {
 		rows:     spec.Rows,
 		ring:     newRing(spec.RingBytes),
 		marks:    newCommandMarks(spec.NoCommandMarks),
+		unhold:   make(chan struct{}),
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
 		kill:     killGroup,

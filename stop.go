@@ -20,7 +20,8 @@ const killWait = 5 * time.Second
 // child's process group, SIGKILL when StopGrace or ctx runs out, then it
 // waits for the Exit frame and for the session's goroutines (the master is
 // closed by then). Stop is idempotent and safe to call concurrently; it
-// returns nil once the session is over. It is bounded: StopGrace (or ctx),
+// returns nil once the session is over. Held subscriptions stop holding
+// the session first (SubscribeHeld). It is bounded: StopGrace (or ctx),
 // then at most a few seconds after SIGKILL, after which it closes the
 // master and returns an error (a child stuck in the kernel).
 //
@@ -33,6 +34,7 @@ const killWait = 5 * time.Second
 // reaped at exit. Elsewhere the child is reaped at exit and Stop leaves
 // the leftovers alone.
 func (s *Session) Stop(ctx context.Context) error {
+	s.releaseHolds()
 	if !s.ended() {
 		s.signal(syscall.SIGHUP)
 		s.signal(syscall.SIGTERM)

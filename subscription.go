@@ -20,7 +20,8 @@ import (
 // has to read.
 type Subscription struct {
 	ring      *ring
-	next      uint64 // seq of the next frame to return
+	next      uint64 // seq of the next frame to return; written under ring.mu
+	hold      *hold  // nil unless SubscribeHeld
 	closed    chan struct{}
 	closeOnce sync.Once
 }
@@ -62,13 +63,18 @@ func (sub *Subscription) Next(ctx context.Context) (attachwire.Frame, error) {
 		r.mu.Lock()
 		f, st := r.getLocked(sub.next)
 		var wake <-chan struct{}
-		if st == cursorWait {
+		switch {
+		case st == cursorWait:
 			wake = r.waitChanLocked()
+		case st == cursorReady:
+			sub.next++
+			if sub.hold != nil {
+				r.progressLocked()
+			}
 		}
 		r.mu.Unlock()
 		switch st {
 		case cursorReady:
-			sub.next++
 			return f, nil
 		case cursorMissed:
 			return attachwire.Frame{}, fmt.Errorf("ptyhost: subscription fell off the ring at seq %d: %w",
@@ -86,12 +92,21 @@ func (sub *Subscription) Next(ctx context.Context) (attachwire.Frame, error) {
 	}
 }
 
-// NextSeq returns the seq of the frame the next call to Next returns.
+// NextSeq returns the seq of the frame the next call to Next returns. Like
+// Next, it is for the subscription's reader.
 func (sub *Subscription) NextSeq() uint64 { return sub.next }
 
-// Close ends the subscription: a blocked Next returns ErrSubscriptionClosed.
-// It is idempotent and always returns nil.
+// Close ends the subscription: a blocked Next returns ErrSubscriptionClosed,
+// and a held one stops holding the session. It is idempotent and always
+// returns nil.
 func (sub *Subscription) Close() error {
-	sub.closeOnce.Do(func() { close(sub.closed) })
+	sub.closeOnce.Do(func() {
+		close(sub.closed)
+		if sub.hold != nil {
+			sub.ring.mu.Lock()
+			sub.ring.releaseLocked(sub)
+			sub.ring.mu.Unlock()
+		}
+	})
 	return nil
 }
