@@ -25,6 +25,13 @@ type Options struct {
 	// and not yet stopped; 0 means DefaultMaxSessions.
 	MaxSessions int
 
+	// LogBytes is how much output text each session's log keeps (see
+	// Session.Output); 0 means DefaultLogBytes, negative keeps no log.
+	// The log reads every byte the program writes: while it lags, the
+	// program waits (ptyhost.Session.SubscribeHeld), at most
+	// LogHoldTimeout in one stall.
+	LogBytes int
+
 	// Spec is the template every session starts from: Start fills in
 	// the command, directory, environment and size of each. Its zero
 	// value means ptyhost's defaults.
@@ -47,6 +54,9 @@ type Driver struct {
 func New(opts Options) *Driver {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.LogBytes == 0 {
+		opts.LogBytes = DefaultLogBytes
 	}
 	return &Driver{opts: opts, sessions: make(map[string]*Session)}
 }
@@ -116,6 +126,13 @@ func (d *Driver) Start(spec StartSpec) (*Session, error) {
 		return nil, fmt.Errorf("termdriver: start: %w", err)
 	}
 	s := newSession(id, host, spec.Command)
+	if d.opts.LogBytes > 0 {
+		if s.log, s.logSub, err = startLog(host, d.opts.LogBytes); err != nil {
+			delete(d.sessions, id)
+			host.Stop(context.Background())
+			return nil, fmt.Errorf("termdriver: start: output log: %w", err)
+		}
+	}
 	d.sessions[id] = s
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -40,6 +41,7 @@ func helperStart(mode string) StartSpec {
 //	        "exit" exits 3
 //	keys    raw mode and application cursor keys; print "ready", then
 //	        each read's bytes in hex on a line of its own
+//	lines   print TERMDRIVER_TEST_N green lines "line N" and exit
 //	silent  print "silent" and wait for input without echo
 func runHelper(mode string) int {
 	switch mode {
@@ -76,6 +78,12 @@ func runHelper(mode string) int {
 			}
 			fmt.Printf("%x\r\n", buf[:n])
 		}
+	case "lines":
+		n, _ := strconv.Atoi(os.Getenv("TERMDRIVER_TEST_N"))
+		for i := range n {
+			fmt.Printf("\x1b[32mline\x1b[m %d\n", i)
+		}
+		return 0
 	case "silent":
 		fmt.Print("silent")
 		buf := make([]byte, 1)

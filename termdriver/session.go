@@ -24,6 +24,11 @@ type Session struct {
 	command []string
 	started time.Time
 
+	// log is the session's output log, nil when the Driver keeps none;
+	// logSub feeds it.
+	log    *outputLog
+	logSub *ptyhost.Subscription
+
 	// input serializes writers: a token in the channel is the right to
 	// write, so that waiting for it honours a context.
 	input chan struct{}
@@ -197,10 +202,25 @@ func (s *Session) Resize(cols, rows int) error {
 	return nil
 }
 
+// Output returns up to max bytes of the session's output log from byte
+// offset from on (see Output). Without a log (Options.LogBytes < 0) it
+// returns an empty Output with Done set.
+func (s *Session) Output(from int64, max int) Output {
+	if s.log == nil {
+		return Output{Done: true}
+	}
+	return s.log.read(from, max)
+}
+
 // Stop ends the program (see ptyhost.Session.Stop) and returns how it
 // exited. The session stays in its Driver until Driver.Stop removes it.
 func (s *Session) Stop(ctx context.Context) (attachwire.Exit, error) {
-	if err := s.host.Stop(ctx); err != nil {
+	err := s.host.Stop(ctx)
+	if s.log != nil {
+		s.logSub.Close()
+		<-s.log.done
+	}
+	if err != nil {
 		return attachwire.Exit{}, fmt.Errorf("termdriver: stop %s: %w", s.id, err)
 	}
 	ex, _ := s.host.Exit()
