@@ -34,3 +34,24 @@ func FuzzParseKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlain checks that stripping control sequences never lets one
+// through and does not depend on how the output is split.
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"\x1b[1;31mred\x1b[m\r\n", "\x1b]0;t\x07x", "\x1bP\x1b\\y", "\x1b(0q\x1b(B", "a\x1b"} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, p []byte, cut uint8) {
+		var whole plainState
+		want := whole.appendPlain(nil, p)
+		if bytes.ContainsAny(want, "\x1b\r\x00\x07\x7f") {
+			t.Fatalf("%q kept a control: %q", p, want)
+		}
+		i := int(cut) % (len(p) + 1)
+		var split plainState
+		got := split.appendPlain(split.appendPlain(nil, p[:i]), p[i:])
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q split at %d: %q, whole %q", p, i, got, want)
+		}
+	})
+}

@@ -139,7 +139,7 @@ func TestMCPListTools(t *testing.T) {
 	}
 	want := map[string][]string{
 		"start": {"command"}, "screen": {"id"}, "type": {"id"}, "wait": {"id"},
-		"resize": {"id", "cols", "rows"}, "stop": {"id"}, "list": nil,
+		"resize": {"id", "cols", "rows"}, "stop": {"id"}, "list": nil, "output": {"id"},
 	}
 	got := map[string]bool{}
 	for _, tool := range res.Tools {
@@ -212,6 +212,24 @@ func TestMCPPython(t *testing.T) {
 	mustCall(t, cs, "screen", map[string]any{"id": st.ID, "full": true}, &full)
 	if !strings.Contains(full.Text, "print(6*7)\n42\n>>> ▌") {
 		t.Errorf("full screen %q", full.Text)
+	}
+	// Output far past the screen and its scrollback is in the log.
+	mustCall(t, cs, "type", map[string]any{"id": st.ID, "text": "for i in range(3000): print('n', i)", "keys": []string{"Enter", "Enter"}}, nil)
+	mcpWaitFor(t, cs, st.ID, `^n 2999$`)
+	var log strings.Builder
+	for {
+		var out struct {
+			Text string `json:"text"`
+			More bool   `json:"more"`
+		}
+		mustCall(t, cs, "output", map[string]any{"id": st.ID, "max_bytes": 8192}, &out)
+		log.WriteString(out.Text)
+		if !out.More {
+			break
+		}
+	}
+	if !strings.Contains(log.String(), "\nn 0\nn 1\n") || !strings.Contains(log.String(), "\nn 2999\n") || strings.Contains(log.String(), "\x1b") {
+		t.Errorf("output log %d bytes: %.200q … %.200q", log.Len(), log.String(), log.String()[max(0, log.Len()-200):])
 	}
 	mustCall(t, cs, "type", map[string]any{"id": st.ID, "keys": []string{"C-d"}}, nil)
 	var end mcpWait
@@ -301,6 +319,8 @@ func TestMCPBadArguments(t *testing.T) {
 		{"timeout too long", "wait", map[string]any{"id": st.ID, "timeout_ms": 1e12}, "timeout_ms"},
 		{"resize out of range", "resize", map[string]any{"id": st.ID, "cols": 0, "rows": 10}, "cols"},
 		{"stop unknown", "stop", map[string]any{"id": "s0"}, "unknown session"},
+		{"output negative", "output", map[string]any{"id": st.ID, "from": -1}, "from"},
+		{"output too much", "output", map[string]any{"id": st.ID, "max_bytes": 1 << 30}, "max_bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

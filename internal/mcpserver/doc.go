@@ -1,7 +1,8 @@
 // Package mcpserver is `ptyhost mcp`: a Model Context Protocol server that
 // lets an agent run interactive programs in real terminals. It holds any
 // number of termdriver sessions and offers them as tools: start, screen,
-// type, wait, resize, stop and list (docs/agents.md is their reference).
+// type, wait, output, resize, stop and list (docs/agents.md is their
+// reference).
 //
 // # Compact by design
 //

@@ -32,5 +32,5 @@ func Example() {
 	cs.Close()
 	cancel()
 	<-done
-	// Output: list resize screen start stop type wait
+	// Output: list output resize screen start stop type wait
 }

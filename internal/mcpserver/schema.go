@@ -76,6 +76,10 @@ func waitSchema() any {
 	return schemaFor[waitIn](b)
 }
 
+func outputSchema() any {
+	return schemaFor[outputIn](map[string]bound{"from": {0, 1 << 53}, "max_bytes": {1, maxOutputBytes}})
+}
+
 func resizeSchema() any { return schemaFor[resizeIn](sizeBounds) }
 func idSchema() any     { return schemaFor[idIn](nil) }
 func listSchema() any   { return schemaFor[struct{}](nil) }

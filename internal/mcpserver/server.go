@@ -65,6 +65,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	sent map[string]uint64 // per session, the seq of the last screen returned
+	read map[string]int64  // per session, where the last output call ended
 }
 
 // New returns a Server with its tools registered and no session.
@@ -75,7 +76,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, driver: termdriver.New(opts.Driver), sent: make(map[string]uint64)}
+	s := &Server{opts: opts, driver: termdriver.New(opts.Driver), sent: make(map[string]uint64), read: make(map[string]int64)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ptyhost", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       opts.Logger,

@@ -28,6 +28,9 @@ const (
 	maxTimeout     = 10 * time.Minute
 	typeTimeout    = 10 * time.Second
 	maxScrollback  = ptyhost.MaxScrollback
+	// defaultOutputBytes and maxOutputBytes bound one output call.
+	defaultOutputBytes = 16 << 10
+	maxOutputBytes     = 256 << 10
 )
 
 type startIn struct {
@@ -109,6 +112,22 @@ type listOut struct {
 	Sessions []sessionOut `json:"sessions"`
 }
 
+type outputIn struct {
+	ID       string `json:"id" jsonschema:"session id from start"`
+	From     *int64 `json:"from,omitempty" jsonschema:"byte offset to read from (0: the start of what is kept); default: where your last output call for this session ended"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"the most bytes to return (default 16384)"`
+}
+
+type outputOut struct {
+	From    int64  `json:"from"`
+	To      int64  `json:"to" jsonschema:"offset after the text: where the next call starts"`
+	Text    string `json:"text" jsonschema:"what the program printed, without colors or other control sequences"`
+	Dropped int64  `json:"dropped,omitempty" jsonschema:"bytes asked for that the log no longer keeps"`
+	More    bool   `json:"more,omitempty" jsonschema:"more text follows: call again"`
+	Lost    bool   `json:"lost,omitempty" jsonschema:"some output never reached the log (marked in the text)"`
+	Done    bool   `json:"done,omitempty" jsonschema:"the program has exited and the log is complete"`
+}
+
 type shareIn struct {
 	ID    string `json:"id" jsonschema:"session id from start"`
 	Drive bool   `json:"drive,omitempty" jsonschema:"also return a link that can type into the session"`
@@ -141,6 +160,12 @@ func (s *Server) addTools() {
 			"a timeout is a result (reason timeout), not an error.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, waitSchema, s.wait)
+	add(s, &mcp.Tool{
+		Name: "output",
+		Description: "Read what the program printed, as plain text, including what scrolled off the screen long ago " +
+			"(the log keeps the last MiB). Each call continues where the last one ended.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, outputSchema, s.output)
 	add(s, &mcp.Tool{
 		Name:        "resize",
 		Description: "Resize a session's terminal; the program is told (SIGWINCH).",
@@ -290,6 +315,41 @@ func (s *Server) wait(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*
 	}, nil
 }
 
+func (s *Server) output(_ context.Context, _ *mcp.CallToolRequest, in outputIn) (*mcp.CallToolResult, outputOut, error) {
+	sess, err := s.driver.Session(in.ID)
+	if err != nil {
+		return nil, outputOut{}, err
+	}
+	var from int64
+	if in.From != nil {
+		from = *in.From
+	} else {
+		s.mu.Lock()
+		from = s.read[in.ID]
+		s.mu.Unlock()
+	}
+	max := in.MaxBytes
+	if max == 0 {
+		max = defaultOutputBytes
+	}
+	o := sess.Output(from, max)
+	s.mu.Lock()
+	s.read[in.ID] = o.To
+	s.mu.Unlock()
+	out := outputOut{From: o.From, To: o.To, Text: o.Text, Dropped: o.Dropped, More: o.More, Lost: o.Lost, Done: o.Done}
+	head := fmt.Sprintf("[%s output bytes %d..%d", in.ID, o.From, o.To)
+	switch {
+	case o.More:
+		head += ", more follows"
+	case o.Done:
+		head += ", complete"
+	}
+	if o.Dropped > 0 {
+		head += fmt.Sprintf(", %d earlier bytes no longer kept", o.Dropped)
+	}
+	return textResult(head + "]\n" + o.Text), out, nil
+}
+
 func (s *Server) resize(_ context.Context, _ *mcp.CallToolRequest, in resizeIn) (*mcp.CallToolResult, sessionOut, error) {
 	sess, err := s.driver.Session(in.ID)
 	if err != nil {
@@ -311,6 +371,7 @@ func (s *Server) stop(ctx context.Context, _ *mcp.CallToolRequest, in idIn) (*mc
 	}
 	s.mu.Lock()
 	delete(s.sent, in.ID)
+	delete(s.read, in.ID)
 	s.mu.Unlock()
 	out := infoOut(info)
 	return textResult(fmt.Sprintf("stopped %s: %s", in.ID, exitText(out))), out, nil
