@@ -127,7 +127,7 @@ func (d *Driver) Start(spec StartSpec) (*Session, error) {
 	}
 	s := newSession(id, host, spec.Command)
 	if d.opts.LogBytes > 0 {
-		if s.log, s.logSub, err = startLog(host, d.opts.LogBytes); err != nil {
+		if s.log, err = startLog(host, d.opts.LogBytes); err != nil {
 			delete(d.sessions, id)
 			host.Stop(context.Background())
 			return nil, fmt.Errorf("termdriver: start: output log: %w", err)

@@ -29,8 +29,8 @@ type Output struct {
 	From, To int64
 	Text     string
 	// Dropped is how many bytes asked for (from the offset given to
-	// Output on) had already left the log, which keeps only its last
-	// Options.LogBytes.
+	// Output on) had already left the log, which keeps at least its last
+	// Options.LogBytes (and at most twice that).
 	Dropped int64
 	// More is set when the log holds more after To.
 	More bool
@@ -48,23 +48,55 @@ type outputLog struct {
 	limit int
 	done  chan struct{} // closed when the feeding goroutine returns
 
-	mu   sync.Mutex
-	buf  []byte // the last bytes of the text: offsets end-len(buf)..end
-	end  int64
-	lost bool
-	ps   plainState
+	mu      sync.Mutex
+	buf     []byte // the last bytes of the text: offsets end-len(buf)..end
+	end     int64
+	lost    bool
+	ps      plainState
+	sub     *ptyhost.Subscription // the one feeding the log now
+	stopped bool
 }
 
 // startLog subscribes to host and feeds a new log until the session ends
 // or the subscription is closed.
-func startLog(host *ptyhost.Session, limit int) (*outputLog, *ptyhost.Subscription, error) {
+func startLog(host *ptyhost.Session, limit int) (*outputLog, error) {
 	sub, err := host.SubscribeHeld(0, ptyhost.HoldOptions{Timeout: LogHoldTimeout})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	l := &outputLog{limit: limit, done: make(chan struct{})}
+	l := &outputLog{limit: limit, done: make(chan struct{}), sub: sub}
 	go l.run(host, sub)
-	return l, sub, nil
+	return l, nil
+}
+
+// stop ends the feeding goroutine and waits for it.
+func (l *outputLog) stop() {
+	l.mu.Lock()
+	l.stopped = true
+	l.sub.Close()
+	l.mu.Unlock()
+	<-l.done
+}
+
+// resubscribe replaces the log's subscription after a ring miss, unless
+// the log is being stopped.
+func (l *outputLog) resubscribe(host *ptyhost.Session) (*ptyhost.Subscription, bool) {
+	_, at, err := host.Snapshot()
+	if err != nil {
+		return nil, false
+	}
+	sub, err := host.SubscribeHeld(at, ptyhost.HoldOptions{Timeout: LogHoldTimeout})
+	if err != nil {
+		return nil, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		sub.Close()
+		return nil, false
+	}
+	l.sub = sub
+	return sub, true
 }
 
 // run owns the subscription: it ends at the session's Exit frame or when
@@ -84,13 +116,11 @@ func (l *outputLog) run(host *ptyhost.Session, sub *ptyhost.Subscription) {
 			// current frame, held again.
 			sub.Close()
 			l.markLost()
-			_, at, serr := host.Snapshot()
-			if serr == nil {
-				sub, serr = host.SubscribeHeld(at, ptyhost.HoldOptions{Timeout: LogHoldTimeout})
-			}
-			if serr == nil {
+			var ok bool
+			if sub, ok = l.resubscribe(host); ok {
 				continue
 			}
+			return
 		}
 		sub.Close()
 		return
@@ -103,8 +133,10 @@ func (l *outputLog) append(p []byte) {
 	n := len(l.buf)
 	l.buf = l.ps.appendPlain(l.buf, p)
 	l.end += int64(len(l.buf) - n)
-	if over := len(l.buf) - l.limit; over > 0 {
-		l.buf = append(l.buf[:0], l.buf[over:]...)
+	// Trimmed to limit once it holds twice that: each byte is moved at
+	// most once, however small the chunks.
+	if len(l.buf) > 2*l.limit {
+		l.buf = append(l.buf[:0], l.buf[len(l.buf)-l.limit:]...)
 	}
 }
 

@@ -67,7 +67,7 @@ func TestOutputLogBounded(t *testing.T) {
 	var out Output
 	testkit.Eventually(t, "the log to be complete", func() bool { out = s.Output(0, 1000); return out.Done })
 	total := int64(len(linesText(100)))
-	if out.To != total || out.Dropped != total-100 || out.Text != linesText(100)[total-100:] {
+	if kept := total - out.Dropped; out.To != total || kept < 100 || kept > 200 || out.Text != linesText(100)[out.Dropped:] {
 		t.Errorf("%+v, total %d", out, total)
 	}
 	if past := s.Output(1<<40, 10); past.From != total || past.Text != "" {

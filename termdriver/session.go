@@ -24,10 +24,8 @@ type Session struct {
 	command []string
 	started time.Time
 
-	// log is the session's output log, nil when the Driver keeps none;
-	// logSub feeds it.
-	log    *outputLog
-	logSub *ptyhost.Subscription
+	// log is the session's output log, nil when the Driver keeps none.
+	log *outputLog
 
 	// input serializes writers: a token in the channel is the right to
 	// write, so that waiting for it honours a context.
@@ -217,8 +215,7 @@ func (s *Session) Output(from int64, max int) Output {
 func (s *Session) Stop(ctx context.Context) (attachwire.Exit, error) {
 	err := s.host.Stop(ctx)
 	if s.log != nil {
-		s.logSub.Close()
-		<-s.log.done
+		s.log.stop()
 	}
 	if err != nil {
 		return attachwire.Exit{}, fmt.Errorf("termdriver: stop %s: %w", s.id, err)
