@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/streamgen"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
@@ -190,4 +192,55 @@ func TestSubscribeHeldOptions(t *testing.T) {
 	if _, err := s.SubscribeHeld(1<<40, HoldOptions{}); !errors.Is(err, attachwire.ErrRingMiss) {
 		t.Errorf("ahead of the ring: %v", err)
 	}
+}
+
+// BenchmarkFirehoseHeld: BenchmarkFirehose's 16 MiB cat with the engine,
+// read by a plain subscription and by a held one, alternating, to show
+// what holding costs a consumer that keeps up (it should cost nothing:
+// the read loop only checks the lag).
+func BenchmarkFirehoseHeld(b *testing.B) {
+	const size = 16 << 20
+	path := filepath.Join(b.TempDir(), "firehose.txt")
+	if err := os.WriteFile(path, streamgen.Mixed(1, size), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	run := func(held bool) time.Duration {
+		start := time.Now()
+		s, err := spawn(Spec{Command: []string{"cat", path}, Cols: 120, Rows: 40}, newEngine)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Stop(context.Background())
+		var sub *Subscription
+		if held {
+			sub, err = s.SubscribeHeld(0, HoldOptions{})
+		} else {
+			sub, err = s.Subscribe(0)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			_, err := sub.Next(context.Background())
+			if errors.Is(err, io.EOF) {
+				return time.Since(start)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var plain, held time.Duration
+	for i := 0; b.Loop(); i++ {
+		for j := range 2 {
+			if (i+j)%2 == 0 {
+				plain += run(false)
+			} else {
+				held += run(true)
+			}
+		}
+	}
+	mib := float64(b.N) * size / (1 << 20)
+	b.ReportMetric(mib/plain.Seconds(), "plain-MiB/s")
+	b.ReportMetric(mib/held.Seconds(), "held-MiB/s")
 }
