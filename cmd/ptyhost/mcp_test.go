@@ -426,3 +426,28 @@ func TestMCPUsage(t *testing.T) {
 		t.Errorf("help: %d %q", r.code, r.stdout)
 	}
 }
+
+// TestMCPSignal: SIGTERM ends the server cleanly, stopping its programs.
+func TestMCPSignal(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(ptyhostBin, "mcp")
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ptyhost-test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st mcpStarted
+	mustCall(t, cs, "start", helperArgs(t, "prompt", nil), &st)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the program to be stopped", func() bool {
+		return errors.Is(syscall.Kill(st.PID, 0), syscall.ESRCH)
+	})
+	// Closing the client's side waits for the server's exit.
+	cs.Close()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("after SIGTERM the server ended with %v", cmd.ProcessState)
+	}
+}
