@@ -21,6 +21,12 @@
 // [ptyhost.Subscription] and checks the screen as output arrives; a
 // timeout is a result, not an error.
 //
+// Each session also keeps an output log ([Session.Output]): what the
+// program printed, as plain text, well past what the screen and its
+// scrollback show. The log must not miss output, so it reads through a
+// held subscription ([ptyhost.Session.SubscribeHeld]): while it lags, the
+// program waits, at most [LogHoldTimeout] in one stall.
+//
 // # Concurrency
 //
 // A Driver and its Sessions are safe for concurrent use. Input from
@@ -32,6 +38,9 @@
 // # Limits
 //
 // A Driver holds at most [Options.MaxSessions] sessions; exited ones
-// count until [Driver.Stop] removes them. It runs where ptyhost does
+// count until [Driver.Stop] removes them. A session's log keeps between
+// [Options.LogBytes] and twice that of text. Each session runs one
+// goroutine for its log beside ptyhost's own, and a Type whose program
+// does not read keeps one more until the program reads or stops. It runs where ptyhost does
 // (Linux and the BSDs).
 package termdriver

@@ -89,7 +89,8 @@ func New(opts Options) *Server {
 const instructions = "Runs interactive programs (shells, REPLs, editors, TUIs) in real terminals. " +
 	"start a program, then type text and keys and wait for what you expect on the screen. " +
 	"Screens are text with the cursor shown as " + CursorMark + "; trailing blanks are trimmed. " +
-	"A screen already sent is not sent again: results say \"unchanged since seq N\". Stop sessions you are done with."
+	"A screen already sent is not sent again: results say \"unchanged since seq N\". " +
+	"output returns everything a program printed as plain text, also what scrolled away. Stop sessions you are done with."
 
 // Driver returns the sessions' driver, for a Sharer or a test.
 func (s *Server) Driver() *termdriver.Driver { return s.driver }
