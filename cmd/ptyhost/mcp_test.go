@@ -451,3 +451,49 @@ func TestMCPSignal(t *testing.T) {
 		t.Errorf("after SIGTERM the server ended with %v", cmd.ProcessState)
 	}
 }
+
+func TestMCPResize(t *testing.T) {
+	cs := mcpClient(t)
+	var st mcpStarted
+	mustCall(t, cs, "start", helperArgs(t, "tui", nil), &st)
+	mcpWaitFor(t, cs, st.ID, `TUI-READY`)
+	var info struct {
+		Cols int `json:"cols"`
+		Rows int `json:"rows"`
+	}
+	mustCall(t, cs, "resize", map[string]any{"id": st.ID, "cols": 100, "rows": 30}, &info)
+	if info.Cols != 100 || info.Rows != 30 {
+		t.Errorf("resize returned %+v", info)
+	}
+	mustCall(t, cs, "type", map[string]any{"id": st.ID, "text": "size", "keys": []string{"Enter"}}, nil)
+	w := mcpWaitFor(t, cs, st.ID, `^size=100x30$`)
+	var scr struct {
+		Cols      int  `json:"cols"`
+		Rows      int  `json:"rows"`
+		AltScreen bool `json:"alt_screen"`
+	}
+	mustCall(t, cs, "screen", map[string]any{"id": st.ID, "full": true}, &scr)
+	if scr.Cols != 100 || scr.Rows != 30 || !scr.AltScreen {
+		t.Errorf("screen after resize: %+v (wait saw %q)", scr, w.Screen.Text)
+	}
+	mustCall(t, cs, "type", map[string]any{"id": st.ID, "text": "exit 4", "keys": []string{"Enter"}}, nil)
+	var end mcpWait
+	mustCall(t, cs, "wait", map[string]any{"id": st.ID, "timeout_ms": testkit.Deadline.Milliseconds()}, &end)
+	if end.Reason != "exit" || end.Screen.ExitCode == nil || *end.Screen.ExitCode != 4 {
+		t.Errorf("exit: %+v", end)
+	}
+	res := callTool(t, cs, "resize", map[string]any{"id": st.ID, "cols": 80, "rows": 24}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "has exited") {
+		t.Errorf("resizing an exited session: %s", resultText(res))
+	}
+	var list struct {
+		Sessions []struct {
+			Exited   bool `json:"exited"`
+			ExitCode *int `json:"exit_code"`
+		} `json:"sessions"`
+	}
+	text := mustCall(t, cs, "list", map[string]any{}, &list)
+	if len(list.Sessions) != 1 || !list.Sessions[0].Exited || !strings.Contains(text, "exited 4") {
+		t.Errorf("list: %s", text)
+	}
+}
