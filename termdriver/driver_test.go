@@ -290,3 +290,27 @@ func TestManySessions(t *testing.T) {
 		t.Errorf("start after close: %v", err)
 	}
 }
+
+func TestResize(t *testing.T) {
+	d := newDriver(t, Options{})
+	s, err := d.Start(helperStart("repl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Resize(50, 12); err != nil {
+		t.Fatal(err)
+	}
+	scr, err := s.Screen(ScreenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scr.Cols != 50 || scr.Rows != 12 || len(scr.Lines) != 12 {
+		t.Errorf("after resize: %dx%d, %d lines", scr.Cols, scr.Rows, len(scr.Lines))
+	}
+	if info := s.Info(); info.Cols != 50 || info.Rows != 12 {
+		t.Errorf("info %+v", info)
+	}
+	if err := s.Resize(0, 12); !errors.Is(err, ptyhost.ErrBadGeometry) {
+		t.Errorf("bad size: %v", err)
+	}
+}
