@@ -1,12 +1,14 @@
 package viewer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/testkit"
@@ -179,4 +181,49 @@ func TestHistoryRefusals(t *testing.T) {
 	if _, err := h.Index(context.Background()); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("index without history: %v", err)
 	}
+}
+
+// BenchmarkHistoryRewind records a 100 MiB session (mixed output, 4 KiB
+// frames) in a relay's history, then rebuilds the screen at ten points
+// spread over it: ms/rewind is one ScreenAt, request to screen, the part
+// of a page's rewind before it paints.
+func BenchmarkHistoryRewind(b *testing.B) {
+	const size = 100 << 20
+	cfg := quiet()
+	cfg.HistoryDir = b.TempDir()
+	cfg.HistoryBytes = 2 * size
+	s := relaytest.NewServer(b, cfg)
+	host := newHost(b, s, 1, 120, 40)
+	line := []byte(strings.Repeat("\x1b[32mok\x1b[0m output line with some colour ", 2) + "\r\n")
+	frame := bytes.Repeat(line, 4096/len(line))
+	for sent := 0; sent < size; sent += len(frame) {
+		host.output(frame)
+	}
+	_, head := host.screen()
+	h := &viewer.History{AttachURL: s.RoomURL(room), Token: s.ViewerToken(b, room, "bench"), SessionID: room, HTTPClient: oneShot}
+	ctx := context.Background()
+	var ix viewer.HistoryIndex
+	for {
+		var err error
+		if ix, err = h.Index(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if ix.Head >= head {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	first := ix.Keyframes[0].Seq // the first screen a rewind can show
+	b.ResetTimer()
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		for i := range 10 {
+			if _, err := h.ScreenAt(ctx, first+(head-first)*uint64(i)/10); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(n), "ms/rewind")
 }
