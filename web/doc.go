@@ -39,6 +39,12 @@
 // mouse or focus event of the person at the page is sent, and only while
 // the page holds the pen).
 //
+// Command marks (docs/protocol.md §4) are read by the engine's
+// WebAssembly and filed by web/src/commands.ts: each command a block in
+// the terminal's gutter coloured by its exit status (an xterm.js
+// decoration on a marker at the line its output starts), an entry in the
+// commands list that jumps to it, and a copy of its output.
+//
 // The bundle (index.html, app.js, app.css, engine.wasm, wasm_exec.js) is
 // committed in dist/, every file gzipped at the best compression, so that
 // `go build` and `go install` serve the page with no npm. `go generate
