@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/internal/testkit"
+	"github.com/ptyhost/ptyhost/token"
+)
+
+func TestRelayCommandACMEUsage(t *testing.T) {
+	pub, _, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"--acme-domain", "localhost"}, "single label"},
+		{[]string{"--acme-domain", "relay.example.com,"}, "empty domain name"},
+		{[]string{"--acme-domain", "*.example.com"}, "wildcards"},
+		{[]string{"--acme-domain", "relay.example.com", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "not both"},
+		{[]string{"--acme-cache", cache}, "need --acme-domain"},
+		{[]string{"--acme-http", ":80"}, "need --acme-domain"},
+		{[]string{"--acme-email", "ops@example.com"}, "need --acme-domain"},
+		{[]string{"--acme-domain", "relay.example.com", "--acme-cache", cache, "--acme-directory", "http://ca.example.com/dir"}, "no https URL"},
+	} {
+		args := append([]string{"--listen", "127.0.0.1:0", "--public-key", pub}, tc.args...)
+		err := relayCmd(context.Background(), args, nil, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.say) {
+			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.say)
+		}
+	}
+}
+
+// With --acme-domain the startup line names the URL the certificate is
+// for, and --acme-http says where it answers; no request reaches a CA
+// before a handshake asks for the name.
+func TestRelayCommandACMEStartupLine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	httpAt := testkit.FreeAddr(t)
+	r := launchRelayCmd(t, ctx, "--acme-domain", "relay.example.com", "--acme-cache", t.TempDir(), "--acme-http", httpAt)
+	testkit.Eventually(t, "the startup line", func() bool {
+		return strings.Contains(r.out.String(), "as wss://relay.example.com:")
+	})
+	out := r.out.String()
+	if !strings.Contains(out, "HTTP-01 challenges and redirects to https on "+httpAt) {
+		t.Errorf("no --acme-http line in %q", out)
+	}
+	if strings.Contains(out, "loopback only") {
+		t.Errorf("a typed --listen got the loopback note: %q", out)
+	}
+	cancel()
+	r.awaitStop(t, 20*time.Second)
+}
