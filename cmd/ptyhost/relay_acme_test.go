@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/internal/testkit"
+	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
 
@@ -59,4 +63,29 @@ func TestRelayCommandACMEStartupLine(t *testing.T) {
 	}
 	cancel()
 	r.awaitStop(t, 20*time.Second)
+}
+
+// A relay with --acme-domain but no --listen stays on loopback (secure by
+// default) and says that no CA reaches it there.
+func TestRelayCommandACMELoopbackNote(t *testing.T) {
+	for _, listenGiven := range []bool{false, true} {
+		a := acmeFlags{domains: stringsFlag{"relay.example.com"}, cache: t.TempDir()}
+		var opts relay.ServeOptions
+		var out bytes.Buffer
+		stop, err := a.setup(context.Background(), &opts, slog.New(slog.NewTextHandler(io.Discard, nil)), &out, listenGiven)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop()
+		if opts.TLSConfig == nil || opts.TLSConfig.GetCertificate == nil {
+			t.Fatal("no TLS configuration from the ACME manager")
+		}
+		opts.Ready(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8722}, true)
+		if !strings.Contains(out.String(), "ptyhost relay listening on 127.0.0.1:8722 as wss://relay.example.com:8722/v1/rooms/\n") {
+			t.Errorf("startup line: %q", out.String())
+		}
+		if note := strings.Contains(out.String(), "a public relay gives --listen :443"); note == listenGiven {
+			t.Errorf("--listen typed %v: note %v in %q", listenGiven, note, out.String())
+		}
+	}
 }
