@@ -89,3 +89,20 @@ func TestRelayCommandACMELoopbackNote(t *testing.T) {
 		}
 	}
 }
+
+// TestPebbleNotLinked: the ACME test CA and its DNS library are the tests'
+// alone; the binary links autocert and nothing of Pebble.
+func TestPebbleNotLinked(t *testing.T) {
+	gotool := requireTool(t, "go")
+	deps := listDeps(t, gotool, "", "github.com/ptyhost/ptyhost/cmd/ptyhost")
+	autocert := false
+	for _, p := range deps {
+		if strings.HasPrefix(p, "github.com/letsencrypt/") || strings.HasPrefix(p, "github.com/miekg/dns") || strings.Contains(p, "/pebbletest") {
+			t.Errorf("the CLI links %s", p)
+		}
+		autocert = autocert || p == "golang.org/x/crypto/acme/autocert"
+	}
+	if !autocert {
+		t.Errorf("the CLI does not link autocert: %d packages", len(deps))
+	}
+}
