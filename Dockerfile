@@ -5,17 +5,15 @@
 #     relay --listen :8443 --acme-domain relay.example.com --acme-http :8080 \
 #     --acme-cache /var/lib/ptyhost/acme --public-key /var/lib/ptyhost/relay.pub
 #
-# The build stage needs Go and npm: the relay embeds the browser viewer's
-# bundle, which `go generate ./web` builds. The final stage holds the
-# static binary and nothing else but CA certificates and a non-root user.
+# The build stage needs Go alone: the browser viewer's bundle the relay
+# embeds is committed (web/dist). The final stage holds the static binary
+# and nothing else but CA certificates and a non-root user.
 
 FROM golang:1.26-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN go generate ./web
 # The same command CI builds and checks to be statically linked (.ci/run,
 # TestDockerfileBuildsWhatCIChecks).
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/ptyhost ./cmd/ptyhost
