@@ -1,12 +1,19 @@
 package ptyhost_test
 
 import (
+	"bytes"
+	"context"
 	"debug/elf"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // buildFlags returns the environment assignments, flags and package of
@@ -97,5 +104,47 @@ func TestStaticBinary(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err == nil {
 		t.Logf("%s: %d bytes, statically linked", path, st.Size())
+	}
+}
+
+// TestDeployUnit: the systemd unit docs/deploy.md gives loads without a
+// complaint from systemd-analyze verify, and systemd-analyze security
+// rates its exposure 2.0 or better (of 10; 1.8 as written).
+func TestDeployUnit(t *testing.T) {
+	analyze := testkit.RequireTool(t, "systemd-analyze")
+	doc, err := os.ReadFile("docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "```ini\n")
+	unit, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/deploy.md has no ```ini block")
+	}
+	// verify checks that ExecStart's program exists: any one does.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(unit, "ExecStart=/usr/local/bin/ptyhost relay") {
+		t.Fatalf("the unit does not start /usr/local/bin/ptyhost relay:\n%s", unit)
+	}
+	unit = strings.ReplaceAll(unit, "/usr/local/bin/ptyhost", self)
+	path := filepath.Join(t.TempDir(), "ptyhost-relay.service")
+	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, analyze, "verify", "--man=no", path).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, analyze, "security", "--offline=yes", "--threshold=20", path).CombinedOutput()
+	if err != nil {
+		t.Errorf("systemd-analyze security: %v\n%s", err, out)
+	}
+	if i := bytes.Index(out, []byte("Overall exposure level")); i >= 0 {
+		t.Logf("%s", bytes.TrimSpace(out[i:]))
 	}
 }
