@@ -48,7 +48,8 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Manager gets, caches and renews the certificates of Config.Domains.
+// Manager gets, caches and renews the certificates of Config.Domains. It
+// is safe for concurrent use: every handshake of the listener calls it.
 type Manager struct {
 	m       *autocert.Manager
 	domains []string

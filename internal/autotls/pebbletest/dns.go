@@ -12,7 +12,8 @@ import (
 // DNS is a DNS server on 127.0.0.1, over UDP and TCP on one port, that
 // answers every A question with 127.0.0.1 and every other question with no
 // records, so that a validation authority given its address looks for any
-// domain on loopback. (Pebble asks over TCP.)
+// domain on loopback. (Pebble asks over TCP.) Its methods are safe for
+// concurrent use.
 type DNS struct {
 	udp  net.PacketConn
 	tcp  net.Listener

@@ -30,7 +30,8 @@ type Options struct {
 	HTTPPort int
 }
 
-// Server is a Pebble ACME CA on loopback.
+// Server is a Pebble ACME CA on loopback. Its methods are safe for
+// concurrent use.
 type Server struct {
 	// DirectoryURL is the ACME directory (https://127.0.0.1:PORT/dir).
 	DirectoryURL string
