@@ -116,7 +116,8 @@ func (s *Session) remember(scr *Screen, since uint64) {
 		}
 	}
 	kept := *scr
-	kept.Scrollback, kept.Changed = nil, nil
+	// The caller owns what it was given: the history keeps its own lines.
+	kept.Lines, kept.Scrollback, kept.Changed = slices.Clone(scr.Lines), nil, nil
 	if n := len(s.history); n > 0 && s.history[n-1].Seq == kept.Seq {
 		return
 	}

@@ -19,9 +19,9 @@ Serves the Model Context Protocol on stdin and stdout, so that an agent
 can run interactive programs (shells, REPLs, editors, TUIs) in real
 terminals: start one, read its screen as text, type text and keys, wait
 for a pattern, for quiet or for the exit, read all it printed as plain
-text, resize, stop, list. The tools
-are described in docs/agents.md. Screens already sent are never repeated.
-When the client disconnects every program started is stopped.
+text, resize, stop, list. The tools are described in docs/agents.md.
+Screens already sent are never repeated. When the client disconnects, or
+on SIGTERM, every program started is stopped.
 
 Add it to an MCP client's configuration:
 
