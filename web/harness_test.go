@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,10 +62,11 @@ type testRelay struct {
 	key  ed25519.PrivateKey
 	pub  ed25519.PublicKey
 
-	mu   sync.Mutex
-	rl   *relay.Relay
-	srv  *http.Server
-	done chan struct{}
+	mu    sync.Mutex
+	extra http.Handler // paths under /bench/, when set
+	rl    *relay.Relay
+	srv   *http.Server
+	done  chan struct{}
 }
 
 func startRelay(tb testing.TB) *testRelay {
@@ -90,7 +92,17 @@ func (r *testRelay) serve(ln net.Listener) {
 	if err != nil {
 		r.tb.Fatal(err)
 	}
-	srv := &http.Server{Handler: rl, ReadHeaderTimeout: 10 * time.Second}
+	route := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		extra := r.extra
+		r.mu.Unlock()
+		if extra != nil && strings.HasPrefix(req.URL.Path, "/bench/") {
+			extra.ServeHTTP(w, req)
+			return
+		}
+		rl.ServeHTTP(w, req)
+	})
+	srv := &http.Server{Handler: route, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -7,8 +7,7 @@
 // file owns the socket, the terminal, the widgets and reconnection.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
-
-declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
+import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean }
 interface Ev {
@@ -45,7 +44,6 @@ declare function ptyhostStatus(s: {
   penUser: string; penConn: string; members: Member[];
 }, width: number): { line: string; persistent: boolean; parts: StatusPart[] } | string;
 
-const SUBPROTOCOL = 'interactive-attach-v1';
 // The most a Retry-After may hold the page back (the redial backoff's own
 // bounds are the Go peers', in ptyhostBackoff).
 const RETRY_AFTER_MAX = 30000;
@@ -94,13 +92,6 @@ function retryAfterMs(h: string | null, dflt: number): number {
   return ms < 0 ? dflt : Math.min(ms, RETRY_AFTER_MAX);
 }
 
-function b64url(s: string): string {
-  const bytes = new TextEncoder().encode(s);
-  let bin = '';
-  bytes.forEach((b) => { bin += String.fromCharCode(b); });
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
 // claims reads the token's payload for display and routing only (the role
 // decides whether a pen button is shown; the jti names this connection);
 // the relay verifies the signature.
@@ -112,13 +103,6 @@ function claims(tok: string): { role?: string; jti?: string; userId?: string; ex
   } catch {
     return {};
   }
-}
-
-async function loadEngine(base: string): Promise<void> {
-  const go = new Go();
-  const resp = fetch(base + 'engine.wasm');
-  const { instance } = await WebAssembly.instantiateStreaming(resp, go.importObject);
-  void go.run(instance);
 }
 
 // swallowQueries registers parser handlers that consume every query form
@@ -140,10 +124,12 @@ function swallowQueries(term: Terminal): void {
   }
 }
 
-function main(): void {
-  const params = new URLSearchParams(location.hash.slice(1));
+function main(boot: Boot): void {
+  const marks = boot.marks;
+  mark(marks, 'app');
+  const params = fragment();
   const tok = params.get('token') ?? '';
-  const path = location.pathname.replace(/\/view$/, '');
+  const path = roomPath();
   const sessionId = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
   const c = claims(tok);
   const driver = c.role === 'driver';
@@ -181,7 +167,7 @@ function main(): void {
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
-    term, status, drop: () => { ws?.close(4000, 'dropped'); },
+    term, status, marks, drop: () => { ws?.close(4000, 'dropped'); },
     blockWebSocket: (on: boolean) => { blockWS = on; },
   };
   (window as any).ptyhostViewer = hooks;
@@ -338,7 +324,9 @@ function main(): void {
       switch (ev.kind) {
         case 'write': {
           const data = ev.data as Uint8Array;
-          if (probe && !probe.parsed && data.includes(probe.ch)) {
+          if ('snapshot' in marks && !('drawn' in marks)) {
+            term.write(data, () => mark(marks, 'drawn'));
+          } else if (probe && !probe.parsed && data.includes(probe.ch)) {
             const p = probe;
             term.write(data, () => { p.parsed = true; });
           } else {
@@ -347,7 +335,10 @@ function main(): void {
           break;
         }
         case 'size':
-          if (ev.text === 'snapshot') status.snapshots++;
+          if (ev.text === 'snapshot') {
+            status.snapshots++;
+            mark(marks, 'snapshot');
+          }
           if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
           break;
         case 'send':
@@ -388,8 +379,6 @@ function main(): void {
       }
     }
   }
-
-  const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
 
   // The lane's state: the EventSource (laneOpen once the relay bound it),
   // whether a POST is in flight, the controls held for the next carrier,
@@ -629,7 +618,7 @@ function main(): void {
   // controls follow on the new leg.
   function probeUpgrade(): void {
     if (blockWS || !lane) return;
-    const p = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
+    const p = new WebSocket(wsURL(), [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
     p.onopen = () => {
       p.close(1000, 'upgrade probe');
       if (p.protocol !== SUBPROTOCOL || !lane) return;
@@ -678,11 +667,14 @@ function main(): void {
     }
   }
 
+  // booted is the boot script's dial, which the first connect takes over.
+  let booted: Boot | null = boot;
   function connect(): void {
     if (onLane) { void connectLane(); return; }
     if (blockWS) { wsFailed('WebSocket blocked by the test switch'); return; }
-    const sock = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
-    sock.binaryType = 'arraybuffer';
+    const early = booted?.ws ? booted : null;
+    booted = null;
+    const sock = early ? early.ws! : dial(tok);
     ws = sock;
     wsAdmitted = false;
     let opened = false;
@@ -692,6 +684,7 @@ function main(): void {
         return;
       }
       opened = true;
+      mark(marks, 'open');
       heard = Date.now();
       wsFails = 0;
       setCarrier('websocket');
@@ -702,6 +695,7 @@ function main(): void {
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
       for (const m of msgs) sock.send(m);
+      mark(marks, 'subscribe');
     };
     sock.onmessage = (e) => {
       if (typeof e.data === 'string') { sock.close(1003, 'binary frames only'); return; }
@@ -724,10 +718,16 @@ function main(): void {
       if (!opened && !stopped) { wsFailed(why); return; }
       retry(why);
     };
+    // What the boot dial did before the page took it, in order, as if
+    // it happened now: the handlers above decide as for any dial.
+    for (const e of early?.events ?? []) {
+      if (e.type === 'open') sock.onopen!(e);
+      else if (e.type === 'message') sock.onmessage!(e as MessageEvent);
+      else if (e.type === 'close') sock.onclose!(e as CloseEvent);
+    }
   }
 
-  const base = new URL('../../viewer/', location.href).href;
-  loadEngine(base).then(() => {
+  boot.engine.then(() => {
     const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
     if (typeof made === 'string') throw new Error(made);
     eng = made;
@@ -743,4 +743,10 @@ function main(): void {
   });
 }
 
-main();
+// The boot script (boot.ts) ran first; without it the page cannot start.
+const started = (window as any).ptyhostBoot as Boot | undefined;
+if (started) {
+  main(started);
+} else {
+  $('notice').textContent = 'cannot start the viewer: its boot script did not run';
+}
