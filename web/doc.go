@@ -39,6 +39,17 @@
 // mouse or focus event of the person at the page is sent, and only while
 // the page holds the pen).
 //
+// A link that does not get in says why, in a sentence that stays
+// (src/refusal.ts holds them): the page itself tells a token it cannot
+// read, one that has expired, a host's token and a token for another
+// room, and dials none of them; after a WebSocket dial that does not open
+// it asks the relay, whose ticket endpoint (…/sse-ticket) verifies the
+// token as the upgrade does and, unlike a refused upgrade, lets a page
+// read its answer: a token the relay refuses (forged, altered, for
+// another relay), a link used up. A link already open in another tab
+// says so while the page keeps trying. The page then stops: no redial,
+// no degraded lane.
+//
 // The page starts in two scripts. The boot script (wasm_exec.js, the Go
 // runtime's side in the page, and src/boot.ts), first in the page's
 // head, starts the engine's WebAssembly (fetched and compiled while it

@@ -149,6 +149,13 @@ func (r *testRelay) restart() {
 
 func (r *testRelay) token(role attachwire.Role, room, user string) string {
 	r.tb.Helper()
+	return r.tokenWith(role, room, user, nil)
+}
+
+// tokenWith is token with its claims changed by edit, or signed with
+// another key when edit returns one.
+func (r *testRelay) tokenWith(role attachwire.Role, room, user string, edit func(*token.Claims) ed25519.PrivateKey) string {
+	r.tb.Helper()
 	jti, err := token.NewJTI()
 	if err != nil {
 		r.tb.Fatal(err)
@@ -160,7 +167,13 @@ func (r *testRelay) token(role attachwire.Role, room, user string) string {
 		ep := uint64(testEpoch)
 		c.Epoch, c.UserID = &ep, ""
 	}
-	raw, err := token.Mint(r.key, c)
+	key := r.key
+	if edit != nil {
+		if k := edit(&c); k != nil {
+			key = k
+		}
+	}
+	raw, err := token.Mint(key, c)
 	if err != nil {
 		r.tb.Fatal(err)
 	}

@@ -4,7 +4,8 @@
 // and the WebSocket dial, so that they proceed while the page's script
 // loads and xterm.js sets up. The page (main.ts) takes both over; the
 // socket's events until then are kept, in order, for it to replay.
-import { Boot, dial, fragment, mark } from './link';
+import { Boot, dial, fragment, mark, roomPath } from './link';
+import { localRefusal, roomOf } from './refusal';
 
 declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
 
@@ -23,8 +24,9 @@ function boot(): Boot {
   const tok = params.get('token') ?? '';
   const events: Event[] = [];
   let ws: WebSocket | null = null;
-  // #nows=1 is the tests' switch that makes every dial fail: none here.
-  if (tok && params.get('nows') !== '1') {
+  // #nows=1 is the tests' switch that makes every dial fail: none here;
+  // nor for a link the page refuses itself (main.ts says why).
+  if (tok && params.get('nows') !== '1' && !localRefusal(tok, roomOf(roomPath()), Date.now())) {
     ws = dial(tok);
     mark(marks, 'dial');
     const keep = (e: Event) => {

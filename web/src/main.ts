@@ -8,6 +8,7 @@
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
+import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean }
 interface Ev {
@@ -77,6 +78,9 @@ interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; inputsRefused: number; repliesDropped: number;
   latencies: number[]; carrier: string; laneConnects: number; held: number;
+  // refusal is the sentence that says why the link does not get in, once
+  // the page knows; it stays.
+  refusal: string;
 }
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
@@ -90,19 +94,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function retryAfterMs(h: string | null, dflt: number): number {
   const ms = h === null ? -1 : ptyhostRetryAfter(h);
   return ms < 0 ? dflt : Math.min(ms, RETRY_AFTER_MAX);
-}
-
-// claims reads the token's payload for display and routing only (the role
-// decides whether a pen button is shown; the jti names this connection);
-// the relay verifies the signature.
-function claims(tok: string): { role?: string; jti?: string; userId?: string; exp?: number } {
-  try {
-    const part = tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    const bin = atob(part + '='.repeat((4 - (part.length % 4)) % 4));
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
-  } catch {
-    return {};
-  }
 }
 
 // swallowQueries registers parser handlers that consume every query form
@@ -130,12 +121,16 @@ function main(boot: Boot): void {
   const params = fragment();
   const tok = params.get('token') ?? '';
   const path = roomPath();
-  const sessionId = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
-  const c = claims(tok);
+  const sessionId = roomOf(path);
+  // The token's claims, read for display and routing only (the role
+  // decides whether a pen button is shown; the jti names this
+  // connection): the relay verifies the signature.
+  const c = claims(tok) ?? {};
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
+    refusal: '',
   };
   // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
@@ -177,6 +172,14 @@ function main(boot: Boot): void {
     setRoom('stopped');
     return;
   }
+  const local = localRefusal(tok, sessionId, Date.now());
+  if (local) {
+    boot.ws?.close(1000, 'link refused'); // the boot script does not dial such a link
+    status.refusal = local;
+    notice(local);
+    setRoom('stopped');
+    return;
+  }
 
   let attempts = 0; // redials since the relay was last heard
   let stopped = false;
@@ -184,7 +187,10 @@ function main(boot: Boot): void {
   let penSeen = false;
   let probe: { ch: number; t0: number; parsed: boolean } | null = null;
 
-  function notice(s: string): void { $('notice').textContent = s; }
+  // notice shows a line of news; once a refusal is known it alone stays.
+  function notice(s: string): void {
+    if (!status.refusal || s === status.refusal) $('notice').textContent = s;
+  }
   // setCarrier records the carrier a leg came up on and shows whether the
   // page rides the degraded lane: room_state says how the host is
   // connected, not how this page is.
@@ -371,11 +377,20 @@ function main(boot: Boot): void {
           el.hidden = false;
           break;
         }
-        case 'error':
+        case 'error': {
           status.error = ev.text!;
-          notice(`relay: ${ev.text}: ${ev.message}`);
+          const why = errorRefusal(ev.text!, ev.message ?? '', tok, sessionId, Date.now());
+          if (why && ev.final) {
+            refuse(why);
+          } else if (why) {
+            hint = why;
+            notice(why);
+          } else {
+            notice(`relay: ${ev.text}: ${ev.message}`);
+          }
           if (ev.final) stopped = true;
           break;
+        }
       }
     }
   }
@@ -396,6 +411,9 @@ function main(boot: Boot): void {
   let reauthed = false;
   let probeTimer = 0;
   let heard = 0, pinged = 0; // when the relay was last heard, and pinged
+  // hint is what the relay last said about this link that a new dial may
+  // mend (it is open in another tab), shown until a leg is admitted.
+  let hint = '';
 
   // retry schedules the next dial after a lost or failed leg, no sooner
   // than atLeast ms (a Retry-After).
@@ -405,20 +423,56 @@ function main(boot: Boot): void {
       if (status.room !== 'ended') setRoom('stopped');
       return;
     }
+    // A token that expired during the session gets no new leg.
+    if (typeof c.exp === 'number' && c.exp * 1000 <= Date.now()) {
+      refuse(expired(c.exp));
+      return;
+    }
     if (status.room !== 'ended') setRoom('offline');
     const wait = ptyhostBackoff(attempts++, atLeast);
-    // The relay refuses an expired token before the upgrade, which a
-    // page sees only as a failed connection: say what is likely.
-    const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
-    notice((expired ? 'the link\'s token has expired: ask for a new link; ' : '') +
-      `disconnected (${why}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    const when = `${(wait / 1000).toFixed(1)} s`;
+    notice(hint ? `${hint} Trying again in ${when}.` : `disconnected (${why}); reconnecting in ${when}`);
     setTimeout(connect, wait);
+  }
+
+  // refuse stops the page for good with the sentence that says why the
+  // link does not get in.
+  function refuse(why: string): void {
+    status.refusal = why;
+    stopped = true;
+    status.connected = false;
+    $('notice').textContent = why;
+    const sock = ws;
+    ws = null;
+    sock?.close(1000, 'link refused');
+    const es = lane;
+    lane = null;
+    laneOpen = false;
+    es?.close();
+    clearInterval(probeTimer);
+    setRoom('stopped');
+  }
+
+  // askWhy asks the relay why a WebSocket dial did not open: the lane's
+  // ticket endpoint verifies the token as the upgrade does and, unlike
+  // the upgrade, lets the page read its answer. A ticket it grants is
+  // simply not used.
+  async function askWhy(): Promise<void> {
+    try {
+      const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
+      if (r.status !== 401 && r.status !== 403) return;
+      const why = ticketRefusal(r.status, await r.text(), tok, sessionId, Date.now());
+      if (why && !stopped) refuse(why);
+    } catch {
+      // Unreachable: the dials go on, and say so.
+    }
   }
 
   // wsFailed counts a WebSocket dial that never opened; the third in a
   // row moves the page to the lane at once.
   function wsFailed(why: string): void {
-    if (++wsFails >= FALLBACK_AFTER) {
+    if (++wsFails === 1) void askWhy();
+    if (wsFails >= FALLBACK_AFTER) {
       wsFails = 0;
       onLane = true;
       notice('WebSocket does not get through: using the SSE lane');
@@ -456,7 +510,8 @@ function main(boot: Boot): void {
       const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
       if (r.status === 401 || r.status === 403) {
         // The token itself is refused: no new dial mends that.
-        stopped = true;
+        const why = ticketRefusal(r.status, await r.text(), tok, sessionId, Date.now());
+        refuse(why || `the relay refuses this link's token (HTTP ${r.status}): ask for a new link`);
         laneDown(`ticket refused: HTTP ${r.status}`, false);
         return;
       }
@@ -479,6 +534,7 @@ function main(boot: Boot): void {
     es.onopen = () => {
       if (lane !== es) return;
       laneOpen = true;
+      hint = '';
       heard = Date.now();
       laneFails = 0;
       status.connected = true;
@@ -670,6 +726,7 @@ function main(boot: Boot): void {
   // booted is the boot script's dial, which the first connect takes over.
   let booted: Boot | null = boot;
   function connect(): void {
+    if (stopped) return;
     if (onLane) { void connectLane(); return; }
     if (blockWS) { wsFailed('WebSocket blocked by the test switch'); return; }
     const early = booted?.ws ? booted : null;
@@ -706,6 +763,7 @@ function main(boot: Boot): void {
       handle(evs);
       if (!wsAdmitted && ws === sock && sock.readyState === WebSocket.OPEN && !evs.some((ev) => ev.kind === 'error')) {
         wsAdmitted = true;
+        hint = '';
         for (const m of takeHeld()) sock.send(m);
       }
     };
