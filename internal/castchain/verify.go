@@ -262,7 +262,7 @@ func (v *verifier) finish() {
 	}
 	if v.rep.End.IsZero() && v.ended == 0 {
 		if len(v.rep.Problems) == 0 {
-			v.problemAt(1, NoChain, "no chain lines: not a chained recording")
+			v.problemAt(1, NoChain, "no chain lines: not a chained recording, or one cut short before its first checkpoint")
 		}
 		v.rep.Unproven = uint64(len(v.seg))
 		return
