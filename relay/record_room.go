@@ -130,8 +130,9 @@ func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 		}
 		ev.kind, ev.cols = recExit, int(ex.Code)
 		r.pushLocked(rm, ev)
+		// Ended, but kept: a host back for the final-screen window binds
+		// the same epoch again, which must not start another file.
 		r.finishLocked()
-		rm.rec = nil
 		return
 	default:
 		return

@@ -21,7 +21,7 @@ import (
 
 // recordingConfig records into a new directory, signed by a fixed key.
 func recordingConfig(t testing.TB, all bool) (relay.Config, ed25519.PublicKey) {
-	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
+	key := testRecordKey()
 	cfg := quiet()
 	cfg.Record = relay.RecordConfig{Dir: t.TempDir(), All: all, Key: key, FinishWait: 2 * time.Second}
 	return cfg, key.Public().(ed25519.PublicKey)
@@ -97,6 +97,14 @@ func TestRecordRoom(t *testing.T) {
 	relaytest.ExpectControl[attachwire.PenRevoked](t, d)
 	h.exit(0)
 	b := closedRecording(t, cfg.Record.Dir)
+	// A host back for the final screen binds the same epoch: no new file.
+	h.c.Close()
+	h = dialRecordedHost(t, s, 1)
+	h.c.Close()
+	waitLegs(t, s, attachwire.RoleHost, 0)
+	if fs := castFiles(t, cfg.Record.Dir); len(fs) != 1 {
+		t.Fatalf("%d recordings after the host came back for the final screen", len(fs))
+	}
 
 	rep, err := castchain.Verify(bytes.NewReader(b), castchain.VerifyOptions{Key: pub})
 	if err != nil || !rep.Intact() || !rep.Closed || !rep.Trusted {
@@ -279,4 +287,9 @@ func TestRecordConfigErrors(t *testing.T) {
 	if _, err := relay.New(cfg); err == nil || !strings.Contains(err.Error(), "record key") {
 		t.Errorf("bad key: %v", err)
 	}
+}
+
+// testRecordKey is a fixed recording key.
+func testRecordKey() ed25519.PrivateKey {
+	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
 }
