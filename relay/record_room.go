@@ -48,6 +48,7 @@ type roomRecording struct {
 	// Producer side, under room.mu.
 	queue  chan recEvent
 	closed bool
+	sized  bool         // a size was queued: later snapshots need no decoding
 	queued atomic.Int64 // bytes of data in queue
 
 	overflow atomic.Bool // the producer stopped the recording
@@ -107,7 +108,11 @@ func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 			return
 		}
 		ev.kind, ev.cols, ev.rows = recResize, int(rs.Cols), int(rs.Rows)
+		r.sized = true
 	case attachwire.TypeSnapshot:
+		if r.sized {
+			return // sizes change by Resize frames; decoding is not free
+		}
 		s, err := attachwire.DecodeSnapshot(payload)
 		if err != nil {
 			return
@@ -117,6 +122,7 @@ func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 			return
 		}
 		ev.kind, ev.cols, ev.rows = recSize, scr.Cols, scr.Rows
+		r.sized = true
 	case attachwire.TypeMarker:
 		m, err := attachwire.DecodeMarker(payload)
 		if err != nil {
