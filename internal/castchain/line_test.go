@@ -98,3 +98,20 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVerify: whatever the file, Verify reports without failing, and an
+// intact report is only given to a file with a closing line.
+func FuzzVerify(f *testing.F) {
+	f.Add(recording(f, 6, 2, testKey(1)))
+	f.Add(recording(f, 3, 1, nil))
+	f.Add([]byte("{\"version\":3}\n[0.1, \"o\", \"x\"]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rep, err := castchain.Verify(bytes.NewReader(b), castchain.VerifyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Intact() && !rep.Closed {
+			t.Fatalf("intact without a closing line: %+v", rep)
+		}
+	})
+}
