@@ -96,6 +96,7 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}))
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
 	rl.routeViewer()
+	rl.routeHistory()
 	rl.routeRecord()
 	if err := rl.routeLane(); err != nil {
 		return nil, err

@@ -23,17 +23,18 @@ import (
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
-	"github.com/ptyhost/ptyhost/web"
 )
 
-// requireToolsEnv turns a missing chromium or bundle into a failure (CI).
+// requireToolsEnv turns a missing chromium into a failure (CI).
 const requireToolsEnv = "PTYHOST_REQUIRE_TOOLS"
 
 // testEpoch is the epoch of every test session.
 const testEpoch = 7
 
 // needBrowser returns chromium's path, or skips the test (fails it under
-// PTYHOST_REQUIRE_TOOLS=1) without chromium or without the built bundle.
+// PTYHOST_REQUIRE_TOOLS=1) without chromium. The bundle is committed, so
+// a build without it is a failure (TestCommittedBundle says so), not a
+// reason to skip.
 func needBrowser(tb testing.TB) string {
 	tb.Helper()
 	skip := func(format string, args ...any) {
@@ -42,9 +43,6 @@ func needBrowser(tb testing.TB) string {
 			tb.Fatalf(format+" ("+requireToolsEnv+"=1)", args...)
 		}
 		tb.Skipf(format, args...)
-	}
-	if !web.Built() {
-		skip("browser viewer bundle not installed in this build: run go generate ./web")
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
 		if p, err := exec.LookPath(name); err == nil {

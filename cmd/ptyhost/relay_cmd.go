@@ -42,6 +42,13 @@ Flags:
   --allow-origin ORIGIN    a browser origin allowed besides the relay's own
                            (https://app.example.com); repeatable
   --ring-bytes N           frames kept per room for resumes (default 4194304)
+  --history-dir DIR        keep each room's whole stream on disk under DIR,
+                           so viewers can rewind and search it while the
+                           room lives (default: none)
+  --history-bytes N        each room's history at most N bytes, the oldest
+                           part removed first (default 268435456)
+  --keyframe-bytes N       output between the history's key frames
+                           (default 1048576)
   --viewer-queue-bytes N   how far a viewer may lag before it is skipped to a
                            snapshot (default 1048576)
   --viewer-bytes-per-second R
@@ -137,6 +144,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.StringVar(&opts.TLSKeyFile, "tls-key", "", "")
 	fs.Var(&origins, "allow-origin", "")
 	fs.Int64Var(&cfg.RingBytes, "ring-bytes", 0, "")
+	fs.StringVar(&cfg.HistoryDir, "history-dir", "", "")
+	fs.Int64Var(&cfg.HistoryBytes, "history-bytes", 0, "")
+	fs.Int64Var(&cfg.KeyframeBytes, "keyframe-bytes", 0, "")
 	fs.Int64Var(&cfg.ViewerQueueBytes, "viewer-queue-bytes", 0, "")
 	fs.Float64Var(&cfg.ViewerBytesPerSecond, "viewer-bytes-per-second", 0, "")
 	fs.IntVar(&cfg.MaxRooms, "max-rooms", 0, "")

@@ -7,6 +7,7 @@
 // file owns the socket, the terminal, the widgets and reconnection.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
+import { Commands } from './commands';
 
 declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
 
@@ -14,7 +15,7 @@ interface Member { userId: string; connId: string; role: string; driving: boolea
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
-  input?: boolean;
+  input?: boolean; mark?: string; command?: string; status?: number;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -168,7 +169,10 @@ function main(): void {
   let eng: Engine | null = null;
   let ws: WebSocket | null = null;
   const term = new Terminal({
-    cursorBlink: false, scrollback: 5000, allowProposedApi: false,
+    // Proposed API: the gutter's command blocks are decorations, which
+    // xterm.js 6 still counts as proposed. It gates our calls only,
+    // nothing the stream can reach.
+    cursorBlink: false, scrollback: 5000, allowProposedApi: true,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace', fontSize: 14,
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
@@ -178,11 +182,14 @@ function main(): void {
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
+  const commands = new Commands(term, $('command-list'), $('command-count'));
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
     term, status, drop: () => { ws?.close(4000, 'dropped'); },
     blockWebSocket: (on: boolean) => { blockWS = on; },
+    commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
+    commandErrors: () => commands.errors,
   };
   (window as any).ptyhostViewer = hooks;
 
@@ -323,6 +330,12 @@ function main(): void {
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
+  $('command-prev').addEventListener('click', () => commands.jump(-1));
+  $('command-next').addEventListener('click', () => commands.jump(1));
+  $('commands-button').addEventListener('click', () => {
+    $('commands').hidden = !$('commands').hidden;
+    if (status.holding) advertise(); // the room for the terminal changed
+  });
   $('pen-button').addEventListener('click', () => {
     if (eng) send(status.holding ? eng.release() : eng.grab());
     term.focus();
@@ -371,7 +384,14 @@ function main(): void {
           break;
         }
         case 'marker':
-          notice('marker: ' + ev.text);
+          if (ev.mark) {
+            // The shell's command marks: the commands bar shows once the
+            // first command comes.
+            if (ev.mark === 'command') $('commands-bar').hidden = false;
+            commands.mark(ev);
+          } else {
+            notice('marker: ' + ev.text);
+          }
           break;
         case 'exit': {
           status.exit = ev.text ? `ended by ${ev.text} (status ${ev.code})` : `exited with status ${ev.code}`;
