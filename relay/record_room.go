@@ -19,7 +19,7 @@ type recKind uint8
 const (
 	recOutput recKind = iota // data: sanitized output
 	recResize                // cols, rows
-	recSize                  // cols, rows from a snapshot: the header's size, not an event
+	recPaint                 // screen: the first snapshot, painted as output before any other
 	recMarker                // text: the label
 	recInput                 // data: a stamped Input frame (who typed it is inside)
 	recExit                  // code
@@ -32,6 +32,7 @@ type recEvent struct {
 	data       []byte
 	text       string
 	cols, rows int
+	screen     *attachwire.Screen
 }
 
 // roomRecording is one recorded room life: the producer side, fed under
@@ -48,8 +49,10 @@ type roomRecording struct {
 	// Producer side, under room.mu.
 	queue  chan recEvent
 	closed bool
-	sized  bool         // a size was queued: later snapshots need no decoding
-	queued atomic.Int64 // bytes of data in queue
+	// painted: the first snapshot, or output, was queued; later
+	// snapshots are not decoded.
+	painted bool
+	queued  atomic.Int64 // bytes of data in queue
 
 	overflow atomic.Bool // the producer stopped the recording
 	done     chan struct{}
@@ -102,15 +105,15 @@ func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 			return
 		}
 		ev.kind, ev.data = recOutput, payload
+		r.painted = true // a later snapshot would repeat it
 	case attachwire.TypeResize:
 		rs, err := attachwire.DecodeResize(payload)
 		if err != nil {
 			return
 		}
 		ev.kind, ev.cols, ev.rows = recResize, int(rs.Cols), int(rs.Rows)
-		r.sized = true
 	case attachwire.TypeSnapshot:
-		if r.sized {
+		if r.painted {
 			return // sizes change by Resize frames; decoding is not free
 		}
 		s, err := attachwire.DecodeSnapshot(payload)
@@ -121,8 +124,8 @@ func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 		if err != nil {
 			return
 		}
-		ev.kind, ev.cols, ev.rows = recSize, scr.Cols, scr.Rows
-		r.sized = true
+		ev.kind, ev.screen = recPaint, &scr
+		r.painted = true
 	case attachwire.TypeMarker:
 		m, err := attachwire.DecodeMarker(payload)
 		if err != nil {

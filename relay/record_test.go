@@ -293,3 +293,34 @@ func TestRecordConfigErrors(t *testing.T) {
 func testRecordKey() ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
 }
+
+// TestRecordStartsWithTheScreen: the first snapshot, before any output,
+// is painted as the recording's first output at its size, so a recording
+// that starts mid-session plays from the screen viewers saw.
+func TestRecordStartsWithTheScreen(t *testing.T) {
+	cfg, pub := recordingConfig(t, true)
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	h.snapshot("hi there")
+	h.output("!")
+	h.snapshot("later") // not painted: the output is already recorded
+	h.exit(0)
+	b := closedRecording(t, cfg.Record.Dir)
+	if rep, _ := castchain.Verify(bytes.NewReader(b), castchain.VerifyOptions{Key: pub}); !rep.Intact() {
+		t.Fatal(rep.Problems)
+	}
+	r, err := cast.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hd := r.Header(); hd.Width != 8 || hd.Height != 1 {
+		t.Errorf("header %dx%d, want the snapshot's 8x1", hd.Width, hd.Height)
+	}
+	first, err := r.Next()
+	if err != nil || first.Code != cast.CodeOutput || !strings.Contains(first.Data, "hi there") {
+		t.Fatalf("first event %+v, %v; want the painted screen", first, err)
+	}
+	if bytes.Contains(b, []byte("later")) {
+		t.Errorf("a later snapshot was painted:\n%s", b)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/cast"
 	"github.com/ptyhost/ptyhost/internal/castchain"
+	"github.com/ptyhost/ptyhost/internal/repaint"
 )
 
 // run is the recording's writer goroutine (joined by recorders.close): it
@@ -114,9 +115,12 @@ func (w *recWriter) event(ev recEvent) {
 	if w.failed || w.ended {
 		return
 	}
-	if (ev.kind == recSize || ev.kind == recResize) && w.cw == nil {
+	if ev.kind == recResize && w.cw == nil {
 		w.cols, w.rows = ev.cols, ev.rows
 		return
+	}
+	if ev.kind == recPaint && w.cw == nil {
+		w.cols, w.rows = ev.screen.Cols, ev.screen.Rows
 	}
 	if !w.header() {
 		return
@@ -126,12 +130,14 @@ func (w *recWriter) event(ev recEvent) {
 	switch ev.kind {
 	case recOutput:
 		err = w.cw.Output(t, ev.data)
-	case recSize, recResize:
+	case recResize:
 		if ev.cols == w.cols && ev.rows == w.rows {
 			return
 		}
 		w.cols, w.rows = ev.cols, ev.rows
 		err = w.cw.Resize(t, ev.cols, ev.rows)
+	case recPaint:
+		err = w.paint(t, ev.screen)
 	case recMarker:
 		err = w.cw.Marker(t, ev.text)
 	case recInput:
@@ -145,6 +151,19 @@ func (w *recWriter) event(ev recEvent) {
 	if err != nil {
 		w.fail(err)
 	}
+}
+
+// paint starts the recording with the screen viewers were shown when it
+// began (a recording that starts on a redial starts mid-session): the
+// snapshot painted as output, at its size.
+func (w *recWriter) paint(t uint64, s *attachwire.Screen) error {
+	if s.Cols != w.cols || s.Rows != w.rows {
+		w.cols, w.rows = s.Cols, s.Rows
+		if err := w.cw.Resize(t, s.Cols, s.Rows); err != nil {
+			return err
+		}
+	}
+	return w.cw.Output(t, repaint.AppendScreen(nil, s, repaint.Options{}))
 }
 
 // input writes who typed (a comment, since v3's input event has no author)
