@@ -313,3 +313,31 @@ func TestCheckpointWaitsForLineEnd(t *testing.T) {
 		t.Fatal("empty checkpoint written")
 	}
 }
+
+func TestWriterRefusesAChainPrefixedLine(t *testing.T) {
+	for _, chunks := range [][]string{
+		{"{}\n" + castchain.Prefix + "cp seq=1\n"},
+		{"{}\n# ptyhost-ch", "ain v1 end\n"},
+	} {
+		var buf bytes.Buffer
+		cw := castchain.NewWriter(&buf, castchain.Options{})
+		var err error
+		for _, c := range chunks {
+			if _, err = cw.Write([]byte(c)); err != nil {
+				break
+			}
+		}
+		if err != castchain.ErrChainPrefix {
+			t.Errorf("%q: error %v, want ErrChainPrefix", chunks, err)
+		}
+		if strings.Contains(buf.String(), castchain.Prefix) {
+			t.Errorf("%q: the prefix went through: %q", chunks, buf.String())
+		}
+	}
+	// A line that only starts like it is fine.
+	var buf bytes.Buffer
+	cw := castchain.NewWriter(&buf, castchain.Options{})
+	if _, err := cw.Write([]byte("# ptyhost-chain v2 x\n# ptyhost\n")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -22,9 +22,8 @@
 //
 // A Writer sits under a cast.Writer as its io.Writer and never buffers:
 // bytes pass straight through, hashed on the way, and a checkpoint goes
-// in only between lines. Its caller never writes a line that starts with
-// Prefix itself: a verifier would take it for a chain line. (A cast
-// writer's event lines start with "[", and the comments the recorders
-// write with other words.) Verify reads a whole file and returns a Report.
+// in only between lines. A line written through it that starts with
+// Prefix is refused (ErrChainPrefix): a verifier would take it for a
+// chain line. Verify reads a whole file and returns a Report.
 // Neither is safe for concurrent use.
 package castchain

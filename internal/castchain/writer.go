@@ -28,6 +28,10 @@ type Options struct {
 // ErrClosed is returned by a Writer after Close.
 var ErrClosed = errors.New("castchain: writer closed")
 
+// ErrChainPrefix is returned (and sticks) when a line written through a
+// Writer starts with Prefix: a verifier would take it for a chain line.
+var ErrChainPrefix = errors.New("castchain: a chained line starts with the chain's prefix")
+
 // Writer chains the lines written through it to an underlying writer. It
 // is not safe for concurrent use.
 type Writer struct {
@@ -44,6 +48,7 @@ type Writer struct {
 	chain  hash.Hash // h(seq) || the current line so far
 	digest hash.Hash // the current line so far
 	inLine bool      // bytes of an unfinished line went through
+	head   int       // bytes of the line so far that match Prefix; -1: it does not
 	due    bool      // a checkpoint waits for the line to end
 	closed bool
 	err    error
@@ -90,7 +95,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 			w.chain.Reset()
 			w.chain.Write(w.state[:])
 			w.digest.Reset()
-			w.inLine = true
+			w.inLine, w.head = true, 0
+		}
+		if err := w.checkPrefix(part); err != nil {
+			return done, err
 		}
 		w.chain.Write(part)
 		w.digest.Write(part)
@@ -115,6 +123,25 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 	}
 	return done, nil
+}
+
+// checkPrefix refuses the line whose start spells Prefix, before its last
+// byte of it goes through.
+func (w *Writer) checkPrefix(part []byte) error {
+	if w.head < 0 {
+		return nil
+	}
+	n := min(len(part), len(Prefix)-w.head)
+	if string(part[:n]) != Prefix[w.head:w.head+n] {
+		w.head = -1
+		return nil
+	}
+	w.head += n
+	if w.head == len(Prefix) {
+		w.err = ErrChainPrefix
+		return w.err
+	}
+	return nil
 }
 
 func indexNL(p []byte) int {
