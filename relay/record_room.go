@@ -47,12 +47,11 @@ type roomRecording struct {
 	start time.Time
 
 	// Producer side, under room.mu.
-	queue  chan recEvent
+	queue  *recQueue
 	closed bool
 	// painted: the first snapshot, or output, was queued; later
 	// snapshots are not decoded.
 	painted bool
-	queued  atomic.Int64 // bytes of data in queue
 
 	overflow atomic.Bool // the producer stopped the recording
 	done     chan struct{}
@@ -84,15 +83,15 @@ func (rm *room) recordBoundLocked(wants bool) {
 		return
 	}
 	r := &roomRecording{rs: rs, key: rm.key, epoch: rm.epoch, path: path, start: now,
-		queue: make(chan recEvent, rs.cfg.QueueEvents+1), // +1: the end's reserved slot
-		done:  make(chan struct{})}
+		queue: newRecQueue(), done: make(chan struct{})}
 	rm.rec = r
 	go r.run()
 }
 
 // recordFrameLocked queues what a host frame taken into the ring records:
 // the sanitized output viewers are served, resizes, markers and the exit
-// (which ends the recording). A snapshot only tells its size.
+// (which ends the recording). The first snapshot, if no output came
+// before it, is painted; later ones are not recorded.
 func (rm *room) recordFrameLocked(typ attachwire.FrameType, payload []byte) {
 	r := rm.rec
 	if r == nil {
@@ -211,18 +210,15 @@ func (r *roomRecording) pushLocked(rm *room, ev recEvent) {
 	if r.closed {
 		return
 	}
-	n := int64(len(ev.data) + len(ev.text))
 	cfg := &r.rs.cfg
-	if len(r.queue) >= cfg.QueueEvents || r.queued.Load()+n > cfg.QueueBytes {
+	if !r.queue.push(ev, cfg.QueueEvents, cfg.QueueBytes) {
 		r.overflow.Store(true)
 		r.rs.failed.Inc()
 		rm.relay.log.Error("relay: recording fell behind and stopped; the room goes on",
 			"room", rm.key.session, "path", r.path)
-		r.closeLocked()
+		r.closeLocked(nil)
 		return
 	}
-	r.queued.Add(n)
-	r.queue <- ev
 }
 
 // finishLocked queues the end of the recording.
@@ -230,16 +226,15 @@ func (r *roomRecording) finishLocked() {
 	if r.closed {
 		return
 	}
-	r.queue <- recEvent{kind: recEnd, at: time.Now()} // the reserved slot
-	r.closeLocked()
+	r.closeLocked(&recEvent{kind: recEnd, at: time.Now()})
 }
 
-// closeLocked closes the queue and arms FinishWait: a writer stuck on a
+// closeLocked closes the queue, after end if given, and arms FinishWait: a writer stuck on a
 // stalled disk has that long before its file is closed under it.
-func (r *roomRecording) closeLocked() {
+func (r *roomRecording) closeLocked(end *recEvent) {
 	r.closed = true
 	r.stopWait = time.AfterFunc(r.rs.cfg.FinishWait, r.cutOff) // before the close the writer waits on
-	close(r.queue)
+	r.queue.close(end)
 }
 
 // cutOff closes the file under a writer that did not finish in time.

@@ -30,18 +30,22 @@ func (r *roomRecording) run() {
 	}
 	tick := time.NewTicker(r.rs.cfg.CheckpointEvery)
 	defer tick.Stop()
-	for open := true; open; {
-		select {
-		case ev, ok := <-r.queue:
-			if !ok {
-				open = false
-				break
-			}
-			r.queued.Add(-int64(len(ev.data) + len(ev.text)))
+	var batch []recEvent
+	for {
+		var closed bool
+		batch, closed = r.queue.take(batch)
+		for _, ev := range batch {
 			w.event(ev)
-			if len(r.queue) == 0 {
-				w.flush()
-			}
+		}
+		if len(batch) > 0 {
+			w.flush()
+		}
+		clear(batch) // drop the payloads now, not at the next take
+		if closed {
+			break
+		}
+		select {
+		case <-r.queue.wake:
 		case <-tick.C:
 			w.checkpoint()
 		}
