@@ -45,6 +45,14 @@
 // decoration on a marker at the line its output starts), an entry in the
 // commands list that jumps to it, and a copy of its output.
 //
+// With a relay that keeps the room's history (relay --history-dir), the
+// rewind button opens a timeline (web/src/rewind.ts): moving it asks the
+// relay for the screen at that seq (a key frame and the frames after it)
+// and draws it in a second terminal, on a second engine, so the live
+// leg's seqs never meet the history's; Live puts the live terminal back.
+// Search reads the whole history in ranges and lists where the text was
+// printed (the engine's Searcher, in WebAssembly); a result rewinds there.
+//
 // The bundle (index.html, app.js, app.css, engine.wasm, wasm_exec.js) is
 // committed in dist/, every file gzipped at the best compression, so that
 // `go build` and `go install` serve the page with no npm. `go generate

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/internal/autotls"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -39,6 +40,19 @@ Flags:
                            it to accept several during a key rotation
   --tls-cert FILE          serve wss:// with this certificate (with --tls-key)
   --tls-key FILE           the certificate's private key
+  --acme-domain NAME       serve wss:// with a certificate for NAME got and
+                           renewed by ACME (Let's Encrypt); repeatable or
+                           comma-separated. The CA checks the name on this
+                           listener's TLS port, so a public relay gives
+                           --listen :443 (the default stays loopback)
+  --acme-cache DIR         where the account key, certificates and keys are
+                           kept (default: ptyhost/acme in the user's cache
+                           directory)
+  --acme-email ADDR        contact the CA warns of expiring certificates
+  --acme-directory URL     the CA's ACME directory (default Let's Encrypt's:
+                           ` + autotls.LetsEncryptURL + `)
+  --acme-http ADDR         also answer HTTP-01 challenges on ADDR (:80), and
+                           redirect everything else there to https
   --allow-origin ORIGIN    a browser origin allowed besides the relay's own
                            (https://app.example.com); repeatable
   --ring-bytes N           frames kept per room for resumes (default 4194304)
@@ -142,6 +156,8 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.Var(&keys, "public-key", "")
 	fs.StringVar(&opts.TLSCertFile, "tls-cert", "", "")
 	fs.StringVar(&opts.TLSKeyFile, "tls-key", "", "")
+	var acme acmeFlags
+	acme.register(fs)
 	fs.Var(&origins, "allow-origin", "")
 	fs.Int64Var(&cfg.RingBytes, "ring-bytes", 0, "")
 	fs.StringVar(&cfg.HistoryDir, "history-dir", "", "")
@@ -185,6 +201,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	if (opts.TLSCertFile == "") != (opts.TLSKeyFile == "") {
 		return usagef("relay", "--tls-cert and --tls-key go together")
 	}
+	if err := acme.check(opts); err != nil {
+		return err
+	}
 	if err := checkRelayLimits(fs, cfg); err != nil {
 		return err
 	}
@@ -218,6 +237,13 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		host, _ := os.Hostname()
 		writeListening(stdout, addr, relay.DialURLs(addr, tls, host))
 	}
+	listenGiven := false
+	fs.Visit(func(f *flag.Flag) { listenGiven = listenGiven || f.Name == "listen" })
+	stopACME, err := acme.setup(ctx, &opts, cfg.Logger, stdout, listenGiven)
+	if err != nil {
+		return err
+	}
+	defer stopACME()
 	if err := relay.ListenAndServe(ctx, cfg, opts); err != nil {
 		return err
 	}

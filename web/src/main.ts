@@ -8,6 +8,7 @@
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
+import { Rewind } from './rewind';
 
 declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
 
@@ -168,7 +169,7 @@ function main(): void {
 
   let eng: Engine | null = null;
   let ws: WebSocket | null = null;
-  const term = new Terminal({
+  const termOptions = {
     // Proposed API: the gutter's command blocks are decorations, which
     // xterm.js 6 still counts as proposed. It gates our calls only,
     // nothing the stream can reach.
@@ -177,12 +178,15 @@ function main(): void {
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
-  });
+  };
+  const term = new Terminal(termOptions);
   const fit = new FitAddon();
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
   const commands = new Commands(term, $('command-list'), $('command-count'));
+  // notice is hoisted: the rewind reports through it.
+  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
@@ -190,6 +194,8 @@ function main(): void {
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
+    historyIndex: () => rewind.open(), rewindTo: (seq: number) => rewind.rewindTo(seq),
+    search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
   (window as any).ptyhostViewer = hooks;
 
@@ -330,6 +336,22 @@ function main(): void {
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
+  $('rewind-button').addEventListener('click', () => {
+    const tl = $('timeline');
+    tl.hidden = !tl.hidden;
+    if (tl.hidden) rewind.show(false);
+    else rewind.open().catch((e) => notice(String(e.message ?? e)));
+  });
+  $('scrub').addEventListener('input', () => {
+    const seq = Number(($('scrub') as HTMLInputElement).value);
+    rewind.rewindTo(seq).catch((e) => notice(String(e.message ?? e)));
+  });
+  $('live-button').addEventListener('click', () => rewind.show(false));
+  $('search').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    const q = ($('search') as HTMLInputElement).value;
+    if (q) rewind.search(q).catch((err) => notice(String(err.message ?? err)));
+  });
   $('command-prev').addEventListener('click', () => commands.jump(-1));
   $('command-next').addEventListener('click', () => commands.jump(1));
   $('commands-button').addEventListener('click', () => {
