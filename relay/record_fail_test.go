@@ -1,11 +1,14 @@
 package relay_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -86,5 +89,50 @@ func TestRecordQuietRoomCheckpoints(t *testing.T) {
 	// Still open: cut short, with nothing unproven.
 	if rep.Closed || rep.Unproven != 0 || len(rep.Problems) != 1 || rep.Problems[0].Kind != castchain.Truncated {
 		t.Fatalf("report %+v", rep)
+	}
+}
+
+// gatedFile is a recording file on a disk that stalls until the gate
+// opens.
+type gatedFile struct {
+	gate chan struct{}
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done chan struct{}
+}
+
+func (f *gatedFile) Write(p []byte) (int, error) {
+	<-f.gate
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.Write(p)
+}
+
+func (f *gatedFile) Close() error { close(f.done); return nil }
+
+// TestRecordOverflowIsNoted: a disk that stalls long enough overflows the
+// queue; once it recovers, the file ends with the recorder's note that it
+// stopped, and its chain still verifies.
+func TestRecordOverflowIsNoted(t *testing.T) {
+	cfg, pub := recordingConfig(t, true)
+	cfg.Record.QueueEvents = 8
+	s := relaytest.NewServer(t, cfg)
+	f := &gatedFile{gate: make(chan struct{}), done: make(chan struct{})}
+	relay.SetRecordOpener(s.Relay, func(string) (io.WriteCloser, error) { return f, nil })
+	h := dialHost(t, s, 1)
+	for i := range 40 {
+		h.output(fmt.Sprintf("line %d\r\n", i))
+	}
+	testkit.Eventually(t, "the overflow is counted", func() bool {
+		return metric(t, s, "ptyhost_relay_recordings_failed_total") == 1
+	})
+	close(f.gate)
+	<-f.done
+	f.mu.Lock()
+	b := f.buf.Bytes()
+	f.mu.Unlock()
+	rep, err := castchain.Verify(bytes.NewReader(b), castchain.VerifyOptions{Key: pub})
+	if err != nil || !rep.Intact() || !strings.HasPrefix(rep.Failed, "ptyhost-record failed: ") {
+		t.Fatalf("report %+v, %v\n%s", rep, err, b)
 	}
 }
