@@ -39,6 +39,20 @@
 // mouse or focus event of the person at the page is sent, and only while
 // the page holds the pen).
 //
+// Command marks (docs/protocol.md §4) are read by the engine's
+// WebAssembly and filed by web/src/commands.ts: each command a block in
+// the terminal's gutter coloured by its exit status (an xterm.js
+// decoration on a marker at the line its output starts), an entry in the
+// commands list that jumps to it, and a copy of its output.
+//
+// With a relay that keeps the room's history (relay --history-dir), the
+// rewind button opens a timeline (web/src/rewind.ts): moving it asks the
+// relay for the screen at that seq (a key frame and the frames after it)
+// and draws it in a second terminal, on a second engine, so the live
+// leg's seqs never meet the history's; Live puts the live terminal back.
+// Search reads the whole history in ranges and lists where the text was
+// printed (the engine's Searcher, in WebAssembly); a result rewinds there.
+//
 // A link that does not get in says why, in a sentence that stays
 // (src/refusal.ts holds them): the page itself tells a token it cannot
 // read, one that has expired, a host's token and a token for another
@@ -65,12 +79,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   576 B                     1,075 B
+//	index.html                   853 B                     2,004 B
 //	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             94,058 B                   359,225 B
-//	app.<hash>.css             2,274 B                     6,100 B
-//	engine.<hash>.wasm     1,142,826 B                 4,125,941 B
-//	dist/ in all           1,248,057 B (README included; budget 1.3 MiB)
+//	app.<hash>.js             96,634 B                   366,653 B
+//	app.<hash>.css             2,644 B                     7,457 B
+//	engine.<hash>.wasm     1,156,602 B                 4,179,533 B
+//	dist/ in all           1,265,056 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

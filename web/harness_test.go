@@ -62,6 +62,10 @@ type testRelay struct {
 	key  ed25519.PrivateKey
 	pub  ed25519.PublicKey
 
+	// historyDir, when set before the first serve, keeps the rooms'
+	// history (relay.Config.HistoryDir), key frames every 64 KiB.
+	historyDir string
+
 	mu    sync.Mutex
 	extra http.Handler // paths under /bench/, when set
 	rl    *relay.Relay
@@ -69,7 +73,11 @@ type testRelay struct {
 	done  chan struct{}
 }
 
-func startRelay(tb testing.TB) *testRelay {
+func startRelay(tb testing.TB) *testRelay { return startRelayWith(tb, "") }
+
+// startRelayWith starts a relay keeping the rooms' history under
+// historyDir ("" for none).
+func startRelayWith(tb testing.TB, historyDir string) *testRelay {
 	tb.Helper()
 	pub, key, err := token.GenerateKey()
 	if err != nil {
@@ -79,7 +87,7 @@ func startRelay(tb testing.TB) *testRelay {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub}
+	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub, historyDir: historyDir}
 	r.serve(ln)
 	tb.Cleanup(r.stop)
 	return r
@@ -88,7 +96,7 @@ func startRelay(tb testing.TB) *testRelay {
 func (r *testRelay) serve(ln net.Listener) {
 	r.tb.Helper()
 	rl, err := relay.New(relay.Config{PublicKeys: []ed25519.PublicKey{r.pub}, PenCooldown: time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler)})
+		Logger: slog.New(slog.DiscardHandler), HistoryDir: r.historyDir, KeyframeBytes: 64 << 10})
 	if err != nil {
 		r.tb.Fatal(err)
 	}
