@@ -81,10 +81,10 @@
 //	file                gzipped (committed, downloaded)   inflated
 //	index.html                   853 B                     2,004 B
 //	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             96,634 B                   366,653 B
+//	app.<hash>.js             96,646 B                   366,705 B
 //	app.<hash>.css             2,644 B                     7,457 B
-//	engine.<hash>.wasm     1,156,602 B                 4,179,533 B
-//	dist/ in all           1,265,056 B (README included; budget 1.3 MiB)
+//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
+//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

@@ -8,9 +8,9 @@
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
+import { Rewind } from './rewind';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
-import { Rewind } from './rewind';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean }
 interface Ev {
@@ -175,7 +175,7 @@ function main(boot: Boot): void {
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
-    historyIndex: () => rewind.open(), rewindTo: (seq: number) => rewind.rewindTo(seq),
+    historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
   (window as any).ptyhostViewer = hooks;
