@@ -79,12 +79,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   576 B                     1,075 B
+//	index.html                   853 B                     2,004 B
 //	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             94,058 B                   359,225 B
-//	app.<hash>.css             2,274 B                     6,100 B
-//	engine.<hash>.wasm     1,142,826 B                 4,125,941 B
-//	dist/ in all           1,248,057 B (README included; budget 1.3 MiB)
+//	app.<hash>.js             96,646 B                   366,705 B
+//	app.<hash>.css             2,644 B                     7,457 B
+//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
+//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

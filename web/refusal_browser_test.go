@@ -2,6 +2,10 @@ package web_test
 
 import (
 	"crypto/ed25519"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +18,9 @@ import (
 // TestBrowserRefusedLinkSaysWhy: a link the relay will not admit ends on
 // a sentence that says why (expired, damaged, a host's token, another
 // room, a token the relay refuses) and stays on it, the page stopped,
-// never dialling on to the degraded lane; a link already open in another
-// tab says so while the page keeps trying.
+// never dialling on to the degraded lane; so does a page whose origin the
+// relay refuses; a link already open in another tab says so while the
+// page keeps trying.
 func TestBrowserRefusedLinkSaysWhy(t *testing.T) {
 	bctx := startBrowser(t)
 	r := startRelay(t)
@@ -59,6 +64,40 @@ func TestBrowserRefusedLinkSaysWhy(t *testing.T) {
 			}
 		})
 	}
+
+	// A proxy that sends the relay its own Host but the page's Origin, as a
+	// proxy set up without the relay's AllowedOrigins does.
+	t.Run("origin refused", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := &url.URL{Scheme: "http", Host: r.addr}
+		tr := &http.Transport{}
+		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: &httputil.ReverseProxy{
+			Transport: tr, Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		}}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			srv.Serve(ln)
+		}()
+		defer func() {
+			srv.Close()
+			<-done
+			tr.CloseIdleConnections()
+		}()
+		tok := r.token(attachwire.RoleViewer, "refuse", "vera")
+		ctx := page(t, bctx, "http://"+ln.Addr().String()+"/v1/rooms/refuse/view#token="+tok)
+		var got string
+		testkit.EventuallyDescribe(t, "the page to say its origin is refused", func() bool {
+			got = eval[string](t, ctx, `document.getElementById('notice').textContent`)
+			return strings.Contains(got, "does not take viewers from this page's address")
+		}, func() string { return "notice: " + got })
+		if st := pageStatus(t, ctx); st.Room != "stopped" {
+			t.Errorf("room %q, want stopped", st.Room)
+		}
+	})
 
 	t.Run("open in another tab", func(t *testing.T) {
 		tok := r.token(attachwire.RoleViewer, "refuse", "vera")
