@@ -1,8 +1,10 @@
 package ptyhost
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/cast"
+	"github.com/ptyhost/ptyhost/internal/castchain"
 	"github.com/ptyhost/ptyhost/internal/outfile"
 )
 
@@ -44,6 +47,7 @@ var errRecordBehind = errors.New("the cast writer fell behind; recording stopped
 type recorder struct {
 	out *outfile.File
 	hdr cast.Header
+	key ed25519.PrivateKey // signs a chained recording; nil: plain
 	log *slog.Logger
 
 	// Producer side, under the session lock.
@@ -88,6 +92,7 @@ func openRecorder(spec Spec, env []string, start time.Time) (*recorder, error) {
 			Command:   strings.Join(spec.Command, " "),
 			Env:       map[string]string{"TERM": envValue(env, "TERM"), "SHELL": envValue(env, "SHELL")},
 		},
+		key:        spec.RecordKey,
 		log:        spec.Logger,
 		queue:      make(chan recEvent, recQueueFrames+1), // +1: room for the end
 		finishWait: recFinishWait,
@@ -140,9 +145,15 @@ func (r *recorder) run(wg *sync.WaitGroup) {
 	defer wg.Done()
 	defer close(r.done)
 	var w *cast.Writer
+	var chain *castchain.Writer
 	err := r.out.Begin()
 	if err == nil {
-		w, err = cast.NewWriter(r.out, r.hdr)
+		var dst io.Writer = r.out
+		if r.key != nil {
+			chain = castchain.NewWriter(r.out, castchain.Options{Key: r.key})
+			dst = chain
+		}
+		w, err = cast.NewWriter(dst, r.hdr)
 	}
 	r.fail(err)
 	for ev := range r.queue {
@@ -152,12 +163,20 @@ func (r *recorder) run(wg *sync.WaitGroup) {
 		}
 		if ev.end {
 			r.fail(w.Close(ev.f.RelTime))
+			if chain != nil && !r.failed() {
+				r.fail(chain.Close())
+			}
 			if !r.failed() {
 				r.fail(r.out.Sync())
 			}
 			continue
 		}
 		r.fail(writeEvent(w, ev.f))
+		if chain != nil && len(r.queue) == 0 && !r.failed() {
+			// Idle: hand the lines to the chain, whose time bound then
+			// checkpoints them, so a quiet session is not left unproven.
+			r.fail(w.Flush())
+		}
 	}
 	r.out.Close() // a second Close, after wait's, is harmless
 }

@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,12 @@ type Spec struct {
 	// included, and a cast is often shared.
 	RecordInput bool
 
+	// RecordKey, when set, makes the recording tamper-evident: a hash
+	// chain over its lines with checkpoint and closing comment lines
+	// signed by this key (internal/castchain; `ptyhost verify` checks it).
+	// It needs a v3 recording. Nil: a plain cast.
+	RecordKey ed25519.PrivateKey
+
 	// NoCommandMarks turns off command marks. By default the session
 	// recognises the marks a shell's integration writes around each
 	// command (OSC 133, and VS Code's OSC 633 with the command line; see
@@ -153,6 +160,12 @@ func (s Spec) normalize() (Spec, error) {
 	case 2, 3:
 	default:
 		return s, specError("record version %d is not 2 or 3", s.RecordVersion)
+	}
+	switch {
+	case s.RecordKey != nil && len(s.RecordKey) != ed25519.PrivateKeySize:
+		return s, specError("record key is %d bytes, not an Ed25519 private key", len(s.RecordKey))
+	case s.RecordKey != nil && s.RecordVersion != 3:
+		return s, specError("a signed recording needs asciicast v3 (v2 has no comment lines)")
 	}
 	for _, kv := range s.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {

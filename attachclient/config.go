@@ -81,6 +81,10 @@ type HostConfig struct {
 	// final screen (answering snapshot requests) before it closes the leg
 	// and RunHost returns nil. Zero: 60 s.
 	FinalScreenWindow time.Duration
+	// Record asks the relay to record the room (subscribe "record": true);
+	// a relay that records on request does, others ignore it. A host on
+	// the degraded lane cannot ask. False: the relay's own policy.
+	Record bool
 	// EpochStaleMaxRetries is how many epoch-stale refusals are retried
 	// within EpochStaleRetryWindow before RunHost returns ErrEpochStale;
 	// the count is cleared once a leg has stayed admitted for

@@ -73,7 +73,8 @@ func (h *host) runLeg(ctx context.Context, lane bool, tok string, claims hostCla
 		l.c.end(err)
 		return l.admitted, fmt.Errorf("attachclient: subscribe to the session: %w", err)
 	}
-	subscribe := attachwire.Subscribe{SessionID: claims.SessionID, AsRole: attachwire.RoleHost, Epoch: claims.Epoch}
+	subscribe := attachwire.Subscribe{SessionID: claims.SessionID, AsRole: attachwire.RoleHost, Epoch: claims.Epoch,
+		Record: h.cfg.Record}
 	if err := l.writeControl(lctx, subscribe); err != nil {
 		sub.Close()
 		l.c.end(err)

@@ -51,6 +51,10 @@ type Subscribe struct {
 	ResumeFrom  *uint64   `json:"resumeFrom"`
 	ResumeEpoch *uint64   `json:"resumeEpoch,omitempty"`
 	Viewport    *Viewport `json:"viewport,omitempty"`
+	// Record is a host's request that a relay recording rooms on request
+	// record this one (docs/relay.md, "Recording"); other roles' is
+	// ignored, and so is the member by a relay that does not record.
+	Record bool `json:"record,omitempty"`
 }
 
 // ResumeFrom ("resume_from") asks for frames after Seq.

@@ -247,6 +247,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
 	l.dedupAll = dedupAll
+	l.wantsRecord = sub.Record
 	defer l.cancel()
 	for {
 		rm := rl.roomFor(key)

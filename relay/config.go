@@ -157,6 +157,10 @@ type Config struct {
 	// exceed the NATS cluster's JetStream servers. Zero: 1.
 	NATSReplicas int
 
+	// Record turns on relay-side recording of rooms (docs/relay.md,
+	// "Recording"). Zero: nothing is recorded.
+	Record RecordConfig
+
 	// Viewer serves the browser viewer's page (web.PagePattern) and files
 	// (web.AssetPattern). Nil: web.Handler(), the page built into the
 	// binary by `go generate ./web`, or one saying how to build it.

@@ -143,6 +143,7 @@ func (rm *room) takeInput(l *leg) bool {
 	}
 	select {
 	case b := <-rm.inputs:
+		rm.recordInputLocked(b)
 		now := rm.relay.cfg.Now()
 		w.add(b, now)
 		w.evict(now, l.inNext)

@@ -62,6 +62,9 @@ type leg struct {
 	// inFresh the first id taken while it was bound (below it: replays).
 	dedupAll        bool
 	inNext, inFresh uint64
+	// wantsRecord is a host leg's subscribe asking for the room to be
+	// recorded (record_room.go).
+	wantsRecord bool
 	// lane, when not nil, is the SSE stream of a degraded-lane leg: conn
 	// is then nil, and write and finish go to the stream (see lane.go).
 	lane *sseStream

@@ -119,6 +119,7 @@ func (rm *room) grantLocked(l *leg) {
 	p.holder, p.holderUser, p.holderJTI = l, l.userID, l.jti
 	p.changed = rm.relay.cfg.Now().UnixNano()
 	rm.broadcastLocked(attachwire.PenGranted{UserID: l.userID, ConnID: l.jti, PenGeneration: p.gen})
+	rm.recordPenLocked(l.userID)
 	rm.pushHolderSizeLocked()
 }
 
@@ -129,6 +130,7 @@ func (rm *room) revokeLocked() {
 	rm.broadcastLocked(attachwire.PenRevoked{UserID: p.holderUser, ConnID: p.holderJTI, PenGeneration: p.gen})
 	p.holder, p.holderUser, p.holderJTI = nil, "", ""
 	p.changed = rm.relay.cfg.Now().UnixNano()
+	rm.recordPenLocked("")
 }
 
 // inputVerdict is what consumeInput decided about one Input frame.

@@ -32,6 +32,7 @@ type Relay struct {
 	mux      *http.ServeMux
 	lane     *laneState // the degraded lane's legs, tickets and tid store
 	cluster  *cluster   // nil: standalone
+	rec      *recorders // nil: no recording
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -79,6 +80,10 @@ func New(cfg Config) (*Relay, error) {
 		pending:  make(map[*timer]struct{}),
 	}
 	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	if rl.rec, err = newRecorders(rl, cfg.Record); err != nil {
+		rl.cancel()
+		return nil, err
+	}
 	if cfg.NATS != nil {
 		if rl.cluster, err = newCluster(rl); err != nil {
 			rl.cancel()
@@ -92,6 +97,7 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
 	rl.routeViewer()
 	rl.routeHistory()
+	rl.routeRecord()
 	if err := rl.routeLane(); err != nil {
 		return nil, err
 	}
@@ -178,6 +184,7 @@ func (rl *Relay) Close() error {
 	}
 	rl.stopTimers()
 	rl.timers.Wait()
+	rl.rec.close()
 	return nil
 }
 

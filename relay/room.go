@@ -60,6 +60,8 @@ type room struct {
 	goneTimer        *timer
 	endTimer         *timer
 	cl               *roomCluster // nil: standalone
+
+	rec *roomRecording // nil: not recording (record_room.go)
 }
 
 func newRoom(rl *Relay, key roomKey) *room {
@@ -145,6 +147,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
+	rm.recordBoundLocked(l.wantsRecord)
 	rm.bindInputsLocked(l)
 	rm.ring.setHostLost(time.Time{})
 	rm.goneTimer.stop()
@@ -379,6 +382,7 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 	rm.ring.append(f.Seq, typ, atSeq, wire)
 	rm.publishedLocked(outFrame, atSeq, wire)
 	rm.historyAddLocked(f.Seq, typ, atSeq, f.RelTime, wire)
+	rm.recordFrameLocked(typ, payload)
 	if typ == attachwire.TypeExit {
 		rm.exitSeq = f.Seq
 		rm.setStateLocked(attachwire.RoomEnded, false)
@@ -446,6 +450,7 @@ func (rm *room) addViewer(l *leg) error {
 		return errRoomFull
 	}
 	rm.viewers[l] = struct{}{}
+	rm.recordPresenceLocked("join", l)
 	l.send(rm.roomStateLocked())
 	members := make([]attachwire.Member, 0, len(rm.viewers))
 	for v := range rm.viewers {
@@ -471,6 +476,7 @@ func (rm *room) removeViewer(l *leg) {
 		return
 	}
 	delete(rm.viewers, l)
+	rm.recordPresenceLocked("leave", l)
 	var closeNow bool
 	if l.clusterID() != "" {
 		closeNow = rm.leaveMirrorLocked(l)
@@ -495,6 +501,7 @@ func (rm *room) close(code websocket.StatusCode, reason string) {
 	}
 	rm.closed = true
 	rm.stopHistoryLocked()
+	rm.recordClosedLocked()
 	rm.goneTimer.stop()
 	rm.endTimer.stop()
 	rm.pen.grace.stop()

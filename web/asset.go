@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -30,6 +32,7 @@ type asset struct {
 	gz    []byte
 	size  int64 // inflated
 	ctype string
+	tag   string // the ETag's opaque part: a hash of the stored stream, which changes with the content
 }
 
 // loadAsset reads name.gz from files and checks that it is one whole
@@ -51,16 +54,29 @@ func loadAsset(files fs.FS, name string) (*asset, error) {
 	if len(gz) < 4 || uint32(n) != binary.LittleEndian.Uint32(gz[len(gz)-4:]) {
 		return nil, errors.New("web: " + name + ".gz is not one gzip member")
 	}
-	return &asset{gz: gz, size: n, ctype: contentTypes[path.Ext(name)]}, nil
+	sum := sha256.Sum256(gz) // the stream holds the content's CRC and size
+	tag := hex.EncodeToString(sum[:12])
+	return &asset{gz: gz, size: n, ctype: contentTypes[path.Ext(name)], tag: tag}, nil
 }
 
-// serve writes the asset's body (none for HEAD) with its type and
-// encoding; other headers are the caller's.
+// serve writes the asset's body (none for HEAD) with its type, encoding
+// and ETag, or 304 when the request's If-None-Match holds the tag of
+// either encoding; other headers are the caller's.
 func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	hdr.Set("Content-Type", a.ctype)
 	hdr.Set("Vary", "Accept-Encoding")
-	if acceptsGzip(r) {
+	gz := acceptsGzip(r)
+	if gz {
+		hdr.Set("ETag", `"`+a.tag+`-gz"`)
+	} else {
+		hdr.Set("ETag", `"`+a.tag+`"`)
+	}
+	if noneMatch(r.Header.Get("If-None-Match"), a.tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hdr.Set("Content-Type", a.ctype)
+	if gz {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Set("Content-Length", strconv.Itoa(len(a.gz)))
 		if r.Method != http.MethodHead {
@@ -77,6 +93,22 @@ func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
 		return // checked by loadAsset
 	}
 	io.Copy(w, zr)
+}
+
+// noneMatch reports whether an If-None-Match header names the asset's
+// tag in either encoding (RFC 9110's weak comparison, so a W/ a proxy
+// added does not matter), or is "*".
+func noneMatch(header, tag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == `"`+tag+`"` || t == `"`+tag+`-gz"` {
+			return true
+		}
+	}
+	return false
 }
 
 // acceptsGzip reports whether the request's Accept-Encoding takes gzip

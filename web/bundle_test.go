@@ -1,8 +1,11 @@
 package web
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"net/http"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -69,9 +72,26 @@ func TestCommittedBundle(t *testing.T) {
 	if len(refs) < 2 {
 		t.Fatalf("the page names %d bundle files:\n%s", len(refs), page)
 	}
+	engine := regexp.MustCompile(`data-engine="([^"]+)"`).FindStringSubmatch(page)
+	if engine == nil {
+		t.Fatalf("the page names no engine:\n%s", page)
+	}
+	names := []string{engine[1]}
 	for _, m := range refs {
-		if resp := get(t, h, "GET", AssetPrefix+m[1], map[string]string{"Accept-Encoding": "gzip"}); resp.StatusCode != http.StatusOK {
-			t.Errorf("the page's %s: %d", m[1], resp.StatusCode)
+		names = append(names, m[1])
+	}
+	for _, name := range names {
+		resp := get(t, h, "GET", AssetPrefix+name, nil)
+		b := body(t, resp)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the page's %s: %d", name, resp.StatusCode)
+			continue
+		}
+		// Kept for good by browsers, so named for what it holds.
+		sum := sha256.Sum256([]byte(b))
+		ext := path.Ext(name)
+		if !strings.HasSuffix(name, "."+hex.EncodeToString(sum[:8])+ext) {
+			t.Errorf("%s is not named for its content (sha256 %x…)", name, sum[:8])
 		}
 	}
 }

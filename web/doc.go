@@ -53,22 +53,57 @@
 // Search reads the whole history in ranges and lists where the text was
 // printed (the engine's Searcher, in WebAssembly); a result rewinds there.
 //
-// The bundle (index.html, app.js, app.css, engine.wasm, wasm_exec.js) is
-// committed in dist/, every file gzipped at the best compression, so that
-// `go build` and `go install` serve the page with no npm. `go generate
-// ./web` rebuilds it (npm ci of the lockfile's xterm.js and esbuild,
-// esbuild, the wasm build and wasm_exec.js under the Go release pinned in
-// web/internal/build), byte for byte the same from the same sources; CI
-// rebuilds it and fails if the result differs from what is committed.
-// Handler sends a file's gzip stream as stored to a client that takes
-// gzip and inflates it for one that does not. A tree whose dist was
-// emptied builds a Handler that serves a page saying how to rebuild it.
+// A link that does not get in says why, in a sentence that stays
+// (src/refusal.ts holds them): the page itself tells a token it cannot
+// read, one that has expired, a host's token and a token for another
+// room, and dials none of them; after a WebSocket dial that does not open
+// it asks the relay, whose ticket endpoint (…/sse-ticket) verifies the
+// token as the upgrade does and, unlike a refused upgrade, lets a page
+// read its answer: a token the relay refuses (forged, altered, for
+// another relay), a link used up. A link already open in another tab
+// says so while the page keeps trying. The page then stops: no redial,
+// no degraded lane.
+//
+// The page starts in two scripts. The boot script (wasm_exec.js, the Go
+// runtime's side in the page, and src/boot.ts), first in the page's
+// head, starts the engine's WebAssembly (fetched and compiled while it
+// streams in, then run) and the WebSocket dial at once, while xterm.js
+// and the page's script (app.js) load and set up the terminal; the page
+// takes the socket over, replaying what it did meanwhile, and subscribes
+// once the engine runs. A snapshot is written to xterm.js as soon as the
+// engine has decoded it. window.ptyhostViewer.marks holds the start-up
+// timeline the tests and BenchmarkFirstPaint read.
+//
+// The bundle is committed in dist/, every file gzipped at the best
+// compression, so that `go build` and `go install` serve the page with
+// no npm:
+//
+//	file                gzipped (committed, downloaded)   inflated
+//	index.html                   853 B                     2,004 B
+//	boot.<hash>.js             3,777 B                    10,495 B
+//	app.<hash>.js             96,646 B                   366,705 B
+//	app.<hash>.css             2,644 B                     7,457 B
+//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
+//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
+//
+// Every file but the page is named for its content (the first 64 bits of
+// its SHA-256) and served with Cache-Control "public, max-age=31536000,
+// immutable"; the page names them, and is served "no-cache" with an ETag
+// that answers If-None-Match with 304, so a returning browser moves about
+// 300 bytes and a new bundle reaches it at once. Handler sends a file's
+// gzip stream as stored to a client that takes gzip and inflates it for
+// one that does not. `go generate ./web` rebuilds the bundle (npm ci of
+// the lockfile's xterm.js and esbuild, esbuild, the wasm build and
+// wasm_exec.js under the Go release pinned in web/internal/build), byte
+// for byte the same from the same sources; CI rebuilds it and fails if
+// the result differs from what is committed. It also builds
+// testdata/xtermonly, the benchmark's page that loads only xterm.js. A
+// tree whose dist was emptied builds a Handler that serves a page saying
+// how to rebuild it.
 //
 // Handler answers only PagePattern and AssetPattern requests (404 for
 // anything else); it is safe for concurrent use and holds no state beyond
-// the embedded files. The bundle weighs 1.24 MB in the binary, as
-// committed: most of it the engine's 4.1 MB of WebAssembly, 1.14 MB
-// gzipped, which is also what a browser downloads.
+// the embedded files.
 package web
 
 //go:generate go run ./internal/build

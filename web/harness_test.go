@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -65,10 +66,11 @@ type testRelay struct {
 	// history (relay.Config.HistoryDir), key frames every 64 KiB.
 	historyDir string
 
-	mu   sync.Mutex
-	rl   *relay.Relay
-	srv  *http.Server
-	done chan struct{}
+	mu    sync.Mutex
+	extra http.Handler // paths under /bench/, when set
+	rl    *relay.Relay
+	srv   *http.Server
+	done  chan struct{}
 }
 
 func startRelay(tb testing.TB) *testRelay { return startRelayWith(tb, "") }
@@ -98,7 +100,17 @@ func (r *testRelay) serve(ln net.Listener) {
 	if err != nil {
 		r.tb.Fatal(err)
 	}
-	srv := &http.Server{Handler: rl, ReadHeaderTimeout: 10 * time.Second}
+	route := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		extra := r.extra
+		r.mu.Unlock()
+		if extra != nil && strings.HasPrefix(req.URL.Path, "/bench/") {
+			extra.ServeHTTP(w, req)
+			return
+		}
+		rl.ServeHTTP(w, req)
+	})
+	srv := &http.Server{Handler: route, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -145,6 +157,13 @@ func (r *testRelay) restart() {
 
 func (r *testRelay) token(role attachwire.Role, room, user string) string {
 	r.tb.Helper()
+	return r.tokenWith(role, room, user, nil)
+}
+
+// tokenWith is token with its claims changed by edit, or signed with
+// another key when edit returns one.
+func (r *testRelay) tokenWith(role attachwire.Role, room, user string, edit func(*token.Claims) ed25519.PrivateKey) string {
+	r.tb.Helper()
 	jti, err := token.NewJTI()
 	if err != nil {
 		r.tb.Fatal(err)
@@ -156,7 +175,13 @@ func (r *testRelay) token(role attachwire.Role, room, user string) string {
 		ep := uint64(testEpoch)
 		c.Epoch, c.UserID = &ep, ""
 	}
-	raw, err := token.Mint(r.key, c)
+	key := r.key
+	if edit != nil {
+		if k := edit(&c); k != nil {
+			key = k
+		}
+	}
+	raw, err := token.Mint(key, c)
 	if err != nil {
 		r.tb.Fatal(err)
 	}

@@ -51,16 +51,24 @@ const hostileStream = "\x1b]52;c;cHduZWQ=\x07" + // OSC 52: "pwned" to the clipb
 	"\x1b]8;;javascript:alert(1)\x1b\\link\x1b]8;;\x1b\\" +
 	"\u009b6n\u009dl52;c;cHduZWQ=\u009c"
 
-// helperShell prints a banner and a prompt, then answers every line read
+// shellBanner is what the shell helper prints first: a banner, three
+// colored lines and its prompt.
+func shellBanner() string {
+	var b strings.Builder
+	b.WriteString("\x1b[1;32mptyhost\x1b[0m browser viewer test \x1b[7m reverse \x1b[0m caf\u00e9\r\n")
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&b, "line %d \x1b[3%dmcolor %d\x1b[0m\r\n", i, i, i)
+	}
+	b.WriteString("ready> ")
+	return b.String()
+}
+
+// helperShell prints shellBanner, then answers every line read
 // from its terminal (which echoes, as a cooked terminal does) with "got:"
 // and the line. The hostile variant prints hostileStream and "hostile
 // done" for each line instead. The line "exit N" ends it with status N.
 func helperShell(hostile bool) int {
-	fmt.Print("\x1b[1;32mptyhost\x1b[0m browser viewer test \x1b[7m reverse \x1b[0m caf\u00e9\r\n")
-	for i := 1; i <= 3; i++ {
-		fmt.Printf("line %d \x1b[3%dmcolor %d\x1b[0m\r\n", i, i, i)
-	}
-	fmt.Print("ready> ")
+	fmt.Print(shellBanner())
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")

@@ -53,6 +53,7 @@ type pageIndex struct {
 
 type pageFound struct {
 	Seq  int64  `json:"seq"`
+	End  int64  `json:"end"`
 	Line string `json:"line"`
 }
 
@@ -82,10 +83,13 @@ func TestBrowserRewindAndSearch(t *testing.T) {
 	if found[0].Line != "NEEDLE printed once" {
 		t.Errorf("found %+v", found[0])
 	}
-	ms := eval[float64](t, ctx, fmt.Sprintf(`ptyhostViewer.rewindTo(%d)`, found[0].Seq))
+	// The needle's frame printed hundreds of lines after it: the rewind
+	// stops where the match ends, so the line is on the screen.
+	ms := eval[float64](t, ctx, fmt.Sprintf(`ptyhostViewer.rewindTo(%d, %d)`, found[0].Seq, found[0].End))
 	past := eval[string](t, ctx, `ptyhostViewer.replayScreen()`)
 	if !strings.Contains(past, "NEEDLE printed once") {
-		t.Fatalf("rewound to seq %d, the screen shows:\n%s", found[0].Seq, past)
+		ix := eval[map[string]any](t, ctx, `ptyhostViewer.historyIndex()`)
+		t.Fatalf("rewound to seq %d (key frames %v), the screen shows:\n%s", found[0].Seq, ix["keyframes"], past)
 	}
 	t.Logf("rewind drawn in %.0f ms", ms)
 	if hidden := eval[bool](t, ctx, `document.getElementById('term').hidden && !document.getElementById('replay').hidden`); !hidden {

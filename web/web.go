@@ -85,7 +85,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		hdr := w.Header()
-		hdr.Set("Cache-Control", "no-cache")
+		hdr.Set("Cache-Control", assetCaching)
 		hdr.Set("X-Content-Type-Options", "nosniff")
 		a.serve(w, r)
 	case strings.HasPrefix(p, "/v1/rooms/") && strings.HasSuffix(p, "/view"):
@@ -104,10 +104,20 @@ const pagePolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; " 
 	"style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+// assetCaching lets a browser keep a file of the bundle for good: its
+// name is its content's hash, so new content comes under a new name.
+const assetCaching = "public, max-age=31536000, immutable"
+
+// The page is kept but revalidated on every visit (its ETag answers 304
+// while the bundle is the same), so a new bundle's names reach a
+// returning browser at once. It holds no secret: the token stays in the
+// fragment.
+const pageCaching = "no-cache"
+
 func (h *handler) servePage(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
-	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Cache-Control", pageCaching)
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Content-Security-Policy", pagePolicy)

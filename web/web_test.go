@@ -114,6 +114,39 @@ func TestHandlerServesBundle(t *testing.T) {
 	if b := body(t, resp); resp.Header.Get("Content-Encoding") != "gzip" || gunzip(t, b) != "<!doctype html>page" {
 		t.Errorf("page to a gzip client: %q %q", resp.Header.Get("Content-Encoding"), b)
 	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-cache" {
+		t.Errorf("page Cache-Control %q, want no-cache (kept, revalidated)", cc)
+	}
+	etag := resp.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `-gz"`) {
+		t.Fatalf("page ETag %q", etag)
+	}
+	plainTag := strings.TrimSuffix(etag, `-gz"`) + `"`
+	for _, tc := range []struct {
+		inm  string
+		want int
+	}{
+		{etag, http.StatusNotModified},
+		{"W/" + etag, http.StatusNotModified},
+		{`"other", ` + plainTag, http.StatusNotModified},
+		{"*", http.StatusNotModified},
+		{`"other"`, http.StatusOK},
+		{strings.Trim(etag, `"`), http.StatusOK},
+		{`"`, http.StatusOK},
+	} {
+		resp := get(t, h, "GET", "/v1/rooms/r1/view", map[string]string{"Accept-Encoding": "gzip", "If-None-Match": tc.inm})
+		b := body(t, resp)
+		if resp.StatusCode != tc.want {
+			t.Errorf("page with If-None-Match %q: %d, want %d", tc.inm, resp.StatusCode, tc.want)
+		}
+		if resp.StatusCode == http.StatusNotModified && (b != "" || resp.Header.Get("ETag") != etag ||
+			resp.Header.Get("Content-Security-Policy") == "") {
+			t.Errorf("304 with body %q, ETag %q, CSP %q", b, resp.Header.Get("ETag"), resp.Header.Get("Content-Security-Policy"))
+		}
+	}
+	if resp := get(t, h, "GET", "/v1/rooms/r1/view", nil); resp.Header.Get("ETag") != plainTag {
+		t.Errorf("page ETag without gzip %q, want %q", resp.Header.Get("ETag"), plainTag)
+	}
 	for _, tc := range []struct {
 		path, accept, wantType, wantBody, wantEnc string
 	}{
@@ -137,6 +170,9 @@ func TestHandlerServesBundle(t *testing.T) {
 		}
 		if resp.Header.Get("Vary") != "Accept-Encoding" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: Vary %q, nosniff %q", tc.path, resp.Header.Get("Vary"), resp.Header.Get("X-Content-Type-Options"))
+		}
+		if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
+			t.Errorf("%s: Cache-Control %q, want immutable for a year", tc.path, cc)
 		}
 	}
 	head := get(t, h, "HEAD", "/v1/viewer/engine.wasm", nil)

@@ -58,6 +58,7 @@ var commands = map[string]command{
 	"play":    {playCmd, withLimits(playHelp)},
 	"version": {versionCmd, versionHelp},
 	"keygen":  {keygenCmd, keygenHelp},
+	"verify":  {verifyCmd, verifyHelp},
 	"token":   {tokenCmd, tokenHelp},
 	"relay":   {relayCmd, relayHelp},
 	"attach":  {attachCmd, attachHelp},

@@ -128,7 +128,10 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		RecordSpecial: true,
 		Backend:       o.backend.b,
 	}
-	o.record.spec(&spec)
+	if err := o.record.spec("exec", &spec); err != nil {
+		frames.abort()
+		return err
+	}
 	sess, err := ptyhost.Spawn(spec)
 	if err != nil {
 		frames.abort()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/token"
 )
 
 // newFlagSet returns the set of flags of cmd. Only its registry and
@@ -252,17 +253,35 @@ type recordFlags struct {
 	path    string
 	version recordVersionFlag
 	input   bool
+	key     string
 }
 
 func (r *recordFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.path, "record", "", "")
 	fs.Var(&r.version, "record-format", "")
 	fs.BoolVar(&r.input, "record-input", false, "")
+	fs.StringVar(&r.key, "record-key", "", "")
 }
 
-// spec fills the recording fields of a Spec.
-func (r *recordFlags) spec(s *ptyhost.Spec) {
+// spec fills the recording fields of a Spec, reading --record-key's PEM
+// file (`ptyhost keygen`'s private key).
+func (r *recordFlags) spec(cmd string, s *ptyhost.Spec) error {
 	s.RecordPath, s.RecordVersion, s.RecordInput = r.path, r.version.v, r.input
+	if r.key == "" {
+		return nil
+	}
+	if r.path == "" {
+		return usagef(cmd, "--record-key signs a recording: it needs --record FILE")
+	}
+	if r.version.v == 2 {
+		return usagef(cmd, "--record-key needs --record-format v3: v2 has no comment lines for the chain")
+	}
+	key, err := token.ReadPrivateKeyFile(r.key)
+	if err != nil {
+		return usagef(cmd, "--record-key: %v", err)
+	}
+	s.RecordKey = key
+	return nil
 }
 
 // recordVersionFlag is --record-format: v3 (0, the library's default) or

@@ -27,6 +27,7 @@ Commands:
   exec     run CMD headless, optionally type into it, print its final screen
   play     replay an asciicast (v2 or v3), or print its final screen
   keygen   write an Ed25519 key pair for attach tokens
+  verify   check a signed recording: intact, or where it was changed
   token    mint an attach token for a relay
   relay    run the reference relay hosts and viewers meet at
   attach   watch or drive a session shared through a relay
@@ -68,6 +69,9 @@ Flags:
                      resizes, command marks and the exit status
   --record-format F  v3 (default; asciinema 3) or v2 (asciinema 2.x)
   --record-input     also record what is typed (off: input holds passwords)
+  --record-key FILE  sign the recording (a hash chain with signed checkpoint
+                     comment lines; 'ptyhost verify' checks it) with this
+                     private key, as 'ptyhost keygen' writes it; v3 only
   --scrollback N     lines of history the host keeps (default 200, at
                      most {maxscrollback}; 0 keeps none)
   --ring BYTES       bytes of frames the host buffers (default 8 MiB, at
@@ -116,6 +120,8 @@ Flags:
   --record FILE        write an asciicast of the session to FILE
   --record-format F    v3 (default; asciinema 3) or v2 (asciinema 2.x)
   --record-input       also record what is typed (off: input holds passwords)
+  --record-key FILE    sign the recording with this private key (a hash
+                       chain 'ptyhost verify' checks; v3 only)
   --backend NAME       the host's headless terminal: default (engine),
                        engine (ptyhost's own) or xvt (charmbracelet/x/vt,
                        much slower; only in builds with -tags ptyhost_xvt)

@@ -82,6 +82,16 @@ Flags:
   --host-gone-after D      host absence before a room reports host-gone
                            (default 5m)
   --ended-for D            how long a room stays ended after Exit (default 10m)
+  --record-dir DIR         record rooms whose host asks (share --relay-record)
+                           as signed asciicast v3 files in DIR; see
+                           docs/relay.md, "Recording"
+  --record-all             record every room, whatever its host asks
+  --record-key FILE        sign recordings with this private key (ptyhost
+                           keygen); its public half is served at
+                           /v1/recording-key for 'ptyhost verify --key'
+  --record-max-age D       remove recordings older than D (default: keep)
+  --record-max-bytes N     remove the oldest recordings while DIR holds more
+                           than N bytes of them (default: no bound)
   --nats URL|embedded      join a cluster of relay nodes through NATS
                            (nats://HOST:PORT), or run its server in this
                            process (embedded); see docs/relay.md, "Cluster"
@@ -174,6 +184,8 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.StringVar(&nf.cluster, "nats-cluster", "", "")
 	fs.Var(&nf.routes, "nats-route", "")
 	fs.IntVar(&cfg.NATSReplicas, "nats-replicas", 0, "")
+	var rec relayRecordFlags
+	rec.register(fs)
 	if err := parseFlags("relay", fs, args); err != nil {
 		return err
 	}
@@ -193,6 +205,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		return err
 	}
 	if err := checkRelayLimits(fs, cfg); err != nil {
+		return err
+	}
+	if err := rec.apply(&cfg); err != nil {
 		return err
 	}
 	for _, k := range keys {

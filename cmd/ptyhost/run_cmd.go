@@ -109,7 +109,9 @@ func spawnAttached(cmd string, o runOptions, stdin io.Reader, stdout io.Writer, 
 		Backend:       o.backend.b,
 		Epoch:         epoch,
 	}
-	o.record.spec(&spec)
+	if err := o.record.spec(cmd, &spec); err != nil {
+		return nil, err
+	}
 	if o.scrollbackSet {
 		spec.Scrollback = o.scrollback
 		if o.scrollback == 0 {

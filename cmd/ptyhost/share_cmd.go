@@ -54,6 +54,8 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
   --final-screen DURATION
                      how long the final screen stays served after CMD
                      exits (default 60s)
+  --relay-record     ask the relay to record the room (one run with
+                     --record-dir records rooms that ask)
 `
 
 type shareOptions struct {
@@ -74,6 +76,7 @@ func parseShare(args []string) (shareOptions, error) {
 	o.cfg.LinkTTL = share.DefaultLinkTTL
 	fs.Var(durationFlag{&o.cfg.LinkTTL}, "ttl", "")
 	fs.Var(durationFlag{&o.cfg.FinalScreenWindow}, "final-screen", "")
+	fs.BoolVar(&o.cfg.RelayRecord, "relay-record", false, "")
 	if err := parseRunCommand("share", fs, args, &o.run); err != nil {
 		return o, err
 	}

@@ -275,3 +275,49 @@ func port(t *testing.T, addr string) int {
 	}
 	return n
 }
+
+// TestCertificateRenews: autotls renews a certificate by itself before it
+// expires, and the relay serves the new one to the next handshake. Pebble
+// issues certificates valid for 10 s here, which autocert renews once a
+// third of their life is left (about 6 s after issue).
+func TestCertificateRenews(t *testing.T) {
+	addr := testkit.FreeAddr(t)
+	pb, err := pebbletest.Start(pebbletest.Options{TLSPort: port(t, addr), HTTPPort: 1, Validity: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.Close()
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s logged:\n%s", pb, pb.Log())
+		}
+	}()
+	r := startACMERelay(t, pb, addr, t.TempDir())
+	first := r.watch(t, pb.Roots(), "r1")[0][0]
+	var last *x509.Certificate
+	testkit.EventuallyDescribe(t, "a renewed certificate", func() bool {
+		last = r.handshake(t, pb.Roots())
+		return last != nil && last.SerialNumber.Cmp(first.SerialNumber) != 0 && pb.Orders() >= 2
+	}, func() string {
+		return "orders " + strconv.Itoa(pb.Orders())
+	})
+	if !last.NotAfter.After(first.NotAfter) {
+		t.Fatalf("the renewed certificate expires %v, the first %v", last.NotAfter, first.NotAfter)
+	}
+	r.watch(t, pb.Roots(), "r2")
+}
+
+// handshake returns the certificate the relay shows for testDomain, or nil
+// if the handshake or its verification against roots fails.
+func (r *acmeRelay) handshake(t *testing.T, roots *x509.CertPool) *x509.Certificate {
+	t.Helper()
+	d := &tls.Dialer{Config: &tls.Config{ServerName: testDomain, RootCAs: roots}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := d.DialContext(ctx, "tcp", r.addr)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	return c.(*tls.Conn).ConnectionState().PeerCertificates[0]
+}

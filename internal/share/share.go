@@ -78,6 +78,9 @@ type Config struct {
 	// FinalScreenWindow is how long after the session's exit Carry keeps
 	// serving its final screen. Zero: attachclient's default (60 s).
 	FinalScreenWindow time.Duration
+	// RelayRecord asks the relay to record the room (docs/relay.md,
+	// "Recording"). False: the relay's own policy.
+	RelayRecord bool
 }
 
 // Links is what Start hands out for viewers. It holds tokens: print it
@@ -307,6 +310,7 @@ func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger
 		Session:           sess,
 		Logger:            logger,
 		FinalScreenWindow: s.cfg.FinalScreenWindow,
+		Record:            s.cfg.RelayRecord,
 	})
 }
 

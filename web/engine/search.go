@@ -15,6 +15,23 @@ import (
 // sequence cut by the end of p is dropped. It is what Search looks in,
 // not a screen: text a program moved the cursor over stays in.
 func PlainText(dst []byte, p []byte) []byte {
+	dst, _ = plainText(dst, nil, p)
+	return dst
+}
+
+// plainText is PlainText that also appends to ends, for each byte it
+// appends to dst, the offset in p just past the input that made it, when
+// ends is not nil.
+func plainText(dst []byte, ends []int, p []byte) ([]byte, []int) {
+	track := ends != nil
+	emit := func(b []byte, end int) {
+		dst = append(dst, b...)
+		if track {
+			for range b {
+				ends = append(ends, end)
+			}
+		}
+	}
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {
@@ -22,28 +39,28 @@ func PlainText(dst []byte, p []byte) []byte {
 			i = skipEscape(p, i+1)
 			continue
 		case c == '\n':
-			dst = append(dst, '\n')
+			emit([]byte{'\n'}, i+1)
 		case c == '\r':
 			if i+1 < len(p) && p[i+1] == '\n' {
 				break
 			}
-			dst = append(dst, '\n')
+			emit([]byte{'\n'}, i+1)
 		case c == '\t':
-			dst = append(dst, ' ')
+			emit([]byte{' '}, i+1)
 		case c < 0x20 || c == 0x7f:
 		case c < utf8.RuneSelf:
-			dst = append(dst, c)
+			emit(p[i:i+1], i+1)
 		default:
 			r, n := utf8.DecodeRune(p[i:])
 			if r != utf8.RuneError && !unicode.IsControl(r) {
-				dst = append(dst, p[i:i+n]...)
+				emit(p[i:i+n], i+n)
 			}
 			i += n
 			continue
 		}
 		i++
 	}
-	return dst
+	return dst, ends
 }
 
 // skipEscape returns the index after the sequence whose ESC was at i-1.
@@ -79,9 +96,13 @@ func skipEscape(p []byte, i int) int {
 }
 
 // Match is where Search found the text: the seq of the Output frame the
-// match ends in, and the line around it.
+// match ends in, the offset in that frame's payload just past the line
+// that holds it (so a viewer can show the screen as that line was
+// printed, not at the end of a frame that printed much more), and the
+// line around it.
 type Match struct {
 	Seq  uint64
+	End  int
 	Line string
 }
 
@@ -92,6 +113,7 @@ type Searcher struct {
 	query []byte
 	tail  []byte // the end of the text so far: as long as a match that spans frames needs
 	buf   []byte
+	ends  []int
 }
 
 // MaxMatchLine bounds the line Match carries, in bytes.
@@ -109,8 +131,18 @@ func (s *Searcher) Feed(f attachwire.Frame, dst []Match) []Match {
 		return dst
 	}
 	keep := len(s.tail)
-	s.buf = PlainText(append(s.buf[:0], s.tail...), f.Payload)
+	if s.ends == nil {
+		s.ends = make([]int, 0, 256) // non-nil: plainText tracks offsets
+	}
+	s.ends = s.ends[:0]
+	for range keep {
+		s.ends = append(s.ends, 0) // the tail: before this frame
+	}
+	s.buf, s.ends = plainText(append(s.buf[:0], s.tail...), s.ends, f.Payload)
 	lower := bytes.ToLower(s.buf)
+	if len(lower) != len(s.buf) {
+		lower = s.buf // a case change altered lengths: match as written
+	}
 	// A match must end in this frame's text, past what came before it.
 	for from := 0; ; {
 		j := bytes.Index(lower[from:], s.query)
@@ -118,8 +150,14 @@ func (s *Searcher) Feed(f attachwire.Frame, dst []Match) []Match {
 			break
 		}
 		at := from + j
-		if at+len(s.query) > keep {
-			dst = append(dst, Match{Seq: f.Seq, Line: lineAround(s.buf, at)})
+		if end := at + len(s.query); end > keep {
+			// The screen to show is the match's whole line printed: up to
+			// the line's end in this frame, if it ends here.
+			raw := s.ends[end-1]
+			if nl := bytes.IndexByte(f.Payload[raw:], '\n'); nl >= 0 {
+				raw += nl + 1
+			}
+			dst = append(dst, Match{Seq: f.Seq, End: raw, Line: lineAround(s.buf, at)})
 		}
 		from = at + 1
 	}

@@ -39,9 +39,9 @@ func TestSearcherFindsAcrossFrames(t *testing.T) {
 	// The first match spans frames 2 and 3: its line is what the searcher
 	// kept of frame 2 (as much as a match needs) and frame 3's text.
 	want := []Match{
-		{Seq: 3, Line: "e needle is here"},
-		{Seq: 3, Line: "NEEDLE twice: needle"},
-		{Seq: 3, Line: "NEEDLE twice: needle"},
+		{Seq: 3, End: 18, Line: "e needle is here"},
+		{Seq: 3, End: 24, Line: "NEEDLE twice: needle"},
+		{Seq: 3, End: 38, Line: "NEEDLE twice: needle"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("matches %+v, want %+v", got, want)
@@ -59,7 +59,7 @@ func FuzzSearch(f *testing.F) {
 		m = s.Feed(attachwire.NewOutputFrame(1, 0, a), m)
 		m = s.Feed(attachwire.NewOutputFrame(2, 0, b), m)
 		for _, x := range m {
-			if x.Seq != 1 && x.Seq != 2 || len(x.Line) > MaxMatchLine {
+			if x.Seq != 1 && x.Seq != 2 || len(x.Line) > MaxMatchLine || x.End < 1 || x.End > max(len(a), len(b)) {
 				t.Fatalf("match %+v", x)
 			}
 		}

@@ -9,8 +9,8 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
-
-declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
+import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
+import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean }
 interface Ev {
@@ -47,7 +47,6 @@ declare function ptyhostStatus(s: {
   penUser: string; penConn: string; members: Member[];
 }, width: number): { line: string; persistent: boolean; parts: StatusPart[] } | string;
 
-const SUBPROTOCOL = 'interactive-attach-v1';
 // The most a Retry-After may hold the page back (the redial backoff's own
 // bounds are the Go peers', in ptyhostBackoff).
 const RETRY_AFTER_MAX = 30000;
@@ -81,6 +80,9 @@ interface Status {
   connected: boolean; connects: number; snapshots: number; room: string; holding: boolean; holder: string; holderConn: string;
   members: Member[]; exit: string; error: string; inputsSent: number; inputsRefused: number; repliesDropped: number;
   latencies: number[]; carrier: string; laneConnects: number; held: number;
+  // refusal is the sentence that says why the link does not get in, once
+  // the page knows; it stays.
+  refusal: string;
 }
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
@@ -94,33 +96,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function retryAfterMs(h: string | null, dflt: number): number {
   const ms = h === null ? -1 : ptyhostRetryAfter(h);
   return ms < 0 ? dflt : Math.min(ms, RETRY_AFTER_MAX);
-}
-
-function b64url(s: string): string {
-  const bytes = new TextEncoder().encode(s);
-  let bin = '';
-  bytes.forEach((b) => { bin += String.fromCharCode(b); });
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-// claims reads the token's payload for display and routing only (the role
-// decides whether a pen button is shown; the jti names this connection);
-// the relay verifies the signature.
-function claims(tok: string): { role?: string; jti?: string; userId?: string; exp?: number } {
-  try {
-    const part = tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    const bin = atob(part + '='.repeat((4 - (part.length % 4)) % 4));
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
-  } catch {
-    return {};
-  }
-}
-
-async function loadEngine(base: string): Promise<void> {
-  const go = new Go();
-  const resp = fetch(base + 'engine.wasm');
-  const { instance } = await WebAssembly.instantiateStreaming(resp, go.importObject);
-  void go.run(instance);
 }
 
 // swallowQueries registers parser handlers that consume every query form
@@ -142,16 +117,22 @@ function swallowQueries(term: Terminal): void {
   }
 }
 
-function main(): void {
-  const params = new URLSearchParams(location.hash.slice(1));
+function main(boot: Boot): void {
+  const marks = boot.marks;
+  mark(marks, 'app');
+  const params = fragment();
   const tok = params.get('token') ?? '';
-  const path = location.pathname.replace(/\/view$/, '');
-  const sessionId = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
-  const c = claims(tok);
+  const path = roomPath();
+  const sessionId = roomOf(path);
+  // The token's claims, read for display and routing only (the role
+  // decides whether a pen button is shown; the jti names this
+  // connection): the relay verifies the signature.
+  const c = claims(tok) ?? {};
   const driver = c.role === 'driver';
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
+    refusal: '',
   };
   // The test switch: #nows=1 makes every WebSocket dial fail, as behind a
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
@@ -190,17 +171,25 @@ function main(): void {
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
-    term, status, drop: () => { ws?.close(4000, 'dropped'); },
+    term, status, marks, drop: () => { ws?.close(4000, 'dropped'); },
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
-    historyIndex: () => rewind.open(), rewindTo: (seq: number) => rewind.rewindTo(seq),
+    historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
   (window as any).ptyhostViewer = hooks;
 
   if (!tok) {
     notice('no token: open this page with #token=<attach token> at the end of its address');
+    setRoom('stopped');
+    return;
+  }
+  const local = localRefusal(tok, sessionId, Date.now());
+  if (local) {
+    boot.ws?.close(1000, 'link refused'); // the boot script does not dial such a link
+    status.refusal = local;
+    notice(local);
     setRoom('stopped');
     return;
   }
@@ -211,7 +200,10 @@ function main(): void {
   let penSeen = false;
   let probe: { ch: number; t0: number; parsed: boolean } | null = null;
 
-  function notice(s: string): void { $('notice').textContent = s; }
+  // notice shows a line of news; once a refusal is known it alone stays.
+  function notice(s: string): void {
+    if (!status.refusal || s === status.refusal) $('notice').textContent = s;
+  }
   // setCarrier records the carrier a leg came up on and shows whether the
   // page rides the degraded lane: room_state says how the host is
   // connected, not how this page is.
@@ -373,7 +365,9 @@ function main(): void {
       switch (ev.kind) {
         case 'write': {
           const data = ev.data as Uint8Array;
-          if (probe && !probe.parsed && data.includes(probe.ch)) {
+          if ('snapshot' in marks && !('drawn' in marks)) {
+            term.write(data, () => mark(marks, 'drawn'));
+          } else if (probe && !probe.parsed && data.includes(probe.ch)) {
             const p = probe;
             term.write(data, () => { p.parsed = true; });
           } else {
@@ -382,7 +376,10 @@ function main(): void {
           break;
         }
         case 'size':
-          if (ev.text === 'snapshot') status.snapshots++;
+          if (ev.text === 'snapshot') {
+            status.snapshots++;
+            mark(marks, 'snapshot');
+          }
           if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
           break;
         case 'send':
@@ -422,16 +419,23 @@ function main(): void {
           el.hidden = false;
           break;
         }
-        case 'error':
+        case 'error': {
           status.error = ev.text!;
-          notice(`relay: ${ev.text}: ${ev.message}`);
+          const why = errorRefusal(ev.text!, ev.message ?? '', tok, sessionId, Date.now());
+          if (why && ev.final) {
+            refuse(why);
+          } else if (why) {
+            hint = why;
+            notice(why);
+          } else {
+            notice(`relay: ${ev.text}: ${ev.message}`);
+          }
           if (ev.final) stopped = true;
           break;
+        }
       }
     }
   }
-
-  const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
 
   // The lane's state: the EventSource (laneOpen once the relay bound it),
   // whether a POST is in flight, the controls held for the next carrier,
@@ -449,6 +453,9 @@ function main(): void {
   let reauthed = false;
   let probeTimer = 0;
   let heard = 0, pinged = 0; // when the relay was last heard, and pinged
+  // hint is what the relay last said about this link that a new dial may
+  // mend (it is open in another tab), shown until a leg is admitted.
+  let hint = '';
 
   // retry schedules the next dial after a lost or failed leg, no sooner
   // than atLeast ms (a Retry-After).
@@ -458,20 +465,56 @@ function main(): void {
       if (status.room !== 'ended') setRoom('stopped');
       return;
     }
+    // A token that expired during the session gets no new leg.
+    if (typeof c.exp === 'number' && c.exp * 1000 <= Date.now()) {
+      refuse(expired(c.exp));
+      return;
+    }
     if (status.room !== 'ended') setRoom('offline');
     const wait = ptyhostBackoff(attempts++, atLeast);
-    // The relay refuses an expired token before the upgrade, which a
-    // page sees only as a failed connection: say what is likely.
-    const expired = c.exp !== undefined && c.exp * 1000 < Date.now();
-    notice((expired ? 'the link\'s token has expired: ask for a new link; ' : '') +
-      `disconnected (${why}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    const when = `${(wait / 1000).toFixed(1)} s`;
+    notice(hint ? `${hint} Trying again in ${when}.` : `disconnected (${why}); reconnecting in ${when}`);
     setTimeout(connect, wait);
+  }
+
+  // refuse stops the page for good with the sentence that says why the
+  // link does not get in.
+  function refuse(why: string): void {
+    status.refusal = why;
+    stopped = true;
+    status.connected = false;
+    $('notice').textContent = why;
+    const sock = ws;
+    ws = null;
+    sock?.close(1000, 'link refused');
+    const es = lane;
+    lane = null;
+    laneOpen = false;
+    es?.close();
+    clearInterval(probeTimer);
+    setRoom('stopped');
+  }
+
+  // askWhy asks the relay why a WebSocket dial did not open: the lane's
+  // ticket endpoint verifies the token as the upgrade does and, unlike
+  // the upgrade, lets the page read its answer. A ticket it grants is
+  // simply not used.
+  async function askWhy(): Promise<void> {
+    try {
+      const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
+      if (r.status !== 401 && r.status !== 403) return;
+      const why = ticketRefusal(r.status, await r.text(), tok, sessionId, Date.now());
+      if (why && !stopped) refuse(why);
+    } catch {
+      // Unreachable: the dials go on, and say so.
+    }
   }
 
   // wsFailed counts a WebSocket dial that never opened; the third in a
   // row moves the page to the lane at once.
   function wsFailed(why: string): void {
-    if (++wsFails >= FALLBACK_AFTER) {
+    if (++wsFails === 1) void askWhy();
+    if (wsFails >= FALLBACK_AFTER) {
       wsFails = 0;
       onLane = true;
       notice('WebSocket does not get through: using the SSE lane');
@@ -509,7 +552,8 @@ function main(): void {
       const r = await fetch(laneBase + '/sse-ticket', { method: 'POST', headers: { Authorization: 'Bearer ' + tok } });
       if (r.status === 401 || r.status === 403) {
         // The token itself is refused: no new dial mends that.
-        stopped = true;
+        const why = ticketRefusal(r.status, await r.text(), tok, sessionId, Date.now());
+        refuse(why || `the relay refuses this link's token (HTTP ${r.status}): ask for a new link`);
         laneDown(`ticket refused: HTTP ${r.status}`, false);
         return;
       }
@@ -532,6 +576,7 @@ function main(): void {
     es.onopen = () => {
       if (lane !== es) return;
       laneOpen = true;
+      hint = '';
       heard = Date.now();
       laneFails = 0;
       status.connected = true;
@@ -671,7 +716,7 @@ function main(): void {
   // controls follow on the new leg.
   function probeUpgrade(): void {
     if (blockWS || !lane) return;
-    const p = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
+    const p = new WebSocket(wsURL(), [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
     p.onopen = () => {
       p.close(1000, 'upgrade probe');
       if (p.protocol !== SUBPROTOCOL || !lane) return;
@@ -720,11 +765,15 @@ function main(): void {
     }
   }
 
+  // booted is the boot script's dial, which the first connect takes over.
+  let booted: Boot | null = boot;
   function connect(): void {
+    if (stopped) return;
     if (onLane) { void connectLane(); return; }
     if (blockWS) { wsFailed('WebSocket blocked by the test switch'); return; }
-    const sock = new WebSocket(wsURL, [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
-    sock.binaryType = 'arraybuffer';
+    const early = booted?.ws ? booted : null;
+    booted = null;
+    const sock = early ? early.ws! : dial(tok);
     ws = sock;
     wsAdmitted = false;
     let opened = false;
@@ -734,6 +783,7 @@ function main(): void {
         return;
       }
       opened = true;
+      mark(marks, 'open');
       heard = Date.now();
       wsFails = 0;
       setCarrier('websocket');
@@ -744,6 +794,7 @@ function main(): void {
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
       for (const m of msgs) sock.send(m);
+      mark(marks, 'subscribe');
     };
     sock.onmessage = (e) => {
       if (typeof e.data === 'string') { sock.close(1003, 'binary frames only'); return; }
@@ -754,6 +805,7 @@ function main(): void {
       handle(evs);
       if (!wsAdmitted && ws === sock && sock.readyState === WebSocket.OPEN && !evs.some((ev) => ev.kind === 'error')) {
         wsAdmitted = true;
+        hint = '';
         for (const m of takeHeld()) sock.send(m);
       }
     };
@@ -766,10 +818,16 @@ function main(): void {
       if (!opened && !stopped) { wsFailed(why); return; }
       retry(why);
     };
+    // What the boot dial did before the page took it, in order, as if
+    // it happened now: the handlers above decide as for any dial.
+    for (const e of early?.events ?? []) {
+      if (e.type === 'open') sock.onopen!(e);
+      else if (e.type === 'message') sock.onmessage!(e as MessageEvent);
+      else if (e.type === 'close') sock.onclose!(e as CloseEvent);
+    }
   }
 
-  const base = new URL('../../viewer/', location.href).href;
-  loadEngine(base).then(() => {
+  boot.engine.then(() => {
     const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
     if (typeof made === 'string') throw new Error(made);
     eng = made;
@@ -785,4 +843,10 @@ function main(): void {
   });
 }
 
-main();
+// The boot script (boot.ts) ran first; without it the page cannot start.
+const started = (window as any).ptyhostBoot as Boot | undefined;
+if (started) {
+  main(started);
+} else {
+  $('notice').textContent = 'cannot start the viewer: its boot script did not run';
+}

@@ -11,9 +11,9 @@ interface Ev { kind: string; data?: Uint8Array; cols?: number; rows?: number }
 interface ReplayEngine { apply(msg: Uint8Array): Ev[] | string }
 interface Point { seq: number; t: number }
 interface Index { first: number; head: number; keyframes: Point[]; points: Point[]; marks: (Point & { label: string })[]; stopped?: string }
-interface Found { seq: number; line: string }
+interface Found { seq: number; end: number; line: string }
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): ReplayEngine | string;
-declare function ptyhostFrames(file: Uint8Array): Uint8Array[] | string;
+declare function ptyhostFrames(file: Uint8Array, seq?: number, end?: number): Uint8Array[] | string;
 declare function ptyhostSearcher(query: string): { feed(file: Uint8Array): Found[] | string };
 
 // The most results a search lists.
@@ -57,24 +57,25 @@ export class Rewind {
     return best ? best.t : 0;
   }
 
-  // rewindTo shows the screen at seq and resolves to the milliseconds from
-  // the request to the screen drawn.
-  rewindTo(seq: number): Promise<number> {
+  // rewindTo shows the screen at seq (with end, as the Output frame seq
+  // had printed its first end bytes: where a search match ends) and
+  // resolves to the milliseconds from the request to the screen drawn.
+  rewindTo(seq: number, end = -1): Promise<number> {
     // Before the first key frame nothing can be rebuilt: the earliest
     // screen kept is the nearest.
     const first = this.index?.keyframes[0]?.seq;
-    if (first !== undefined && seq < first) seq = first;
+    if (first !== undefined && seq < first) { seq = first; end = -1; }
     this.wanted = seq;
-    const run = this.busy.then(() => this.draw(seq));
+    const run = this.busy.then(() => this.draw(seq, end));
     this.busy = run.then(() => undefined, () => undefined);
     return run;
   }
 
-  private async draw(seq: number): Promise<number> {
+  private async draw(seq: number, end: number): Promise<number> {
     if (seq !== this.wanted) return 0; // a later move of the timeline supersedes it
     const t0 = performance.now();
     const file = new Uint8Array(await (await this.get('/history/frames?at=' + seq)).arrayBuffer());
-    const frames = ptyhostFrames(file);
+    const frames = end >= 0 ? ptyhostFrames(file, seq, end) : ptyhostFrames(file);
     if (typeof frames === 'string') throw new Error(frames);
     const eng = ptyhostEngine({ sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0 });
     if (typeof eng === 'string') throw new Error(eng);
@@ -137,7 +138,7 @@ export class Rewind {
       const li = document.createElement('li');
       li.textContent = m.line;
       li.title = `seq ${m.seq}: show the session there`;
-      li.addEventListener('click', () => { void this.rewindTo(m.seq).catch((e) => this.notice(String(e))); });
+      li.addEventListener('click', () => { void this.rewindTo(m.seq, m.end).catch((e) => this.notice(String(e))); });
       list.append(li);
     }
     this.notice(found.length ? `${found.length} found` : `"${query}" is nowhere in the session`);

@@ -16,18 +16,29 @@ import (
 // frames files; these globals read them for the page, which writes no
 // wire format of its own:
 //
-//   - ptyhostFrames(bytes) returns the file's frames as messages (what an
-//     engine's apply takes), or an error string;
+//   - ptyhostFrames(bytes[, seq, end]) returns the file's frames as
+//     messages (what an engine's apply takes), or an error string; with
+//     seq and end, the Output frame seq is cut to its first end bytes, so
+//     that the screen shows the moment a search match was printed;
 //   - ptyhostSearcher(query) returns {feed(bytes)}, which looks for query
 //     (case-insensitive) in the Output of a file's frames, fed in order
-//     across calls, and returns the new matches as [{seq, line}].
+//     across calls, and returns the new matches as [{seq, end, line}].
 func init() {
 	js.Global().Set("ptyhostFrames", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 1 {
-			return js.ValueOf("ptyhostFrames: want the bytes of a frames file")
+		if len(args) != 1 && len(args) != 3 {
+			return js.ValueOf("ptyhostFrames: want the bytes of a frames file, and maybe a seq and an end")
+		}
+		cutSeq, cutEnd := uint64(0), 0
+		if len(args) == 3 {
+			cutSeq, cutEnd = uint64(argInt(args, 1)), argInt(args, 2)
 		}
 		var fs []attachwire.Frame
-		err := eachFrame(bytesFromJS(args[0]), func(f attachwire.Frame) { fs = append(fs, f) })
+		err := eachFrame(bytesFromJS(args[0]), func(f attachwire.Frame) {
+			if f.Seq == cutSeq && f.Type == attachwire.TypeOutput && cutEnd >= 0 && cutEnd < len(f.Payload) {
+				f.Payload = f.Payload[:cutEnd]
+			}
+			fs = append(fs, f)
+		})
 		if err != nil {
 			return js.ValueOf(err.Error())
 		}
@@ -49,6 +60,7 @@ func init() {
 			for _, m := range ms {
 				o := js.Global().Get("Object").New()
 				o.Set("seq", float64(m.Seq))
+				o.Set("end", m.End)
 				o.Set("line", m.Line)
 				arr.Call("push", o)
 			}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/letsencrypt/pebble/v2/ca"
 	"github.com/letsencrypt/pebble/v2/db"
@@ -28,6 +29,9 @@ type Options struct {
 	// HTTPPort is where HTTP-01 challenges are fetched (80 for a real
 	// CA).
 	HTTPPort int
+	// Validity is how long the certificates it issues are valid (whole
+	// seconds). Zero: Pebble's default, 90 days.
+	Validity time.Duration
 }
 
 // Server is a Pebble ACME CA on loopback. Its methods are safe for
@@ -67,7 +71,7 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{dns: dns}
 	logger := log.New(logWriter{s}, "pebble ", log.Lmicroseconds)
 	store := db.NewMemoryStore()
-	authority := ca.New(logger, store, "", "ecdsa", 0, 1, map[string]ca.Profile{"default": {Description: "the default profile"}})
+	authority := ca.New(logger, store, "", "ecdsa", 0, 1, map[string]ca.Profile{"default": {Description: "the default profile", ValidityPeriod: uint64(opts.Validity / time.Second)}})
 	validator := va.New(logger, opts.HTTPPort, opts.TLSPort, false, dns.Addr(), store)
 	front := wfe.New(logger, store, validator, authority, []string{"pebble.letsencrypt.org"}, false, false, 0, 0)
 	handler := front.Handler()

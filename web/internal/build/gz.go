@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // compress returns b as one gzip member at the best compression, with an
@@ -53,4 +56,28 @@ func clean(dir string) error {
 		}
 	}
 	return nil
+}
+
+// hashedName is name with the first 64 bits of its content's SHA-256
+// before the extension: app.js → app.0123456789abcdef.js.
+func hashedName(name string, content []byte) string {
+	sum := sha256.Sum256(content)
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:8]) + ext
+}
+
+// refer renames the page's reference to name (src="../../viewer/name",
+// href=… or data-engine="name"); a page that does not name it is an
+// error, as the file would never load.
+func refer(page []byte, name, hashed string) ([]byte, error) {
+	n := 0
+	for _, form := range []string{`"../../viewer/%s"`, `data-engine="%s"`} {
+		old, repl := fmt.Sprintf(form, name), fmt.Sprintf(form, hashed)
+		n += bytes.Count(page, []byte(old))
+		page = bytes.ReplaceAll(page, []byte(old), []byte(repl))
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("build: src/index.html names %s %d times, want once", name, n)
+	}
+	return page, nil
 }

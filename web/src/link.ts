@@ -1,0 +1,52 @@
+// What the boot script and the page both read from the page's address:
+// the room's WebSocket URL, the attach token from the fragment, and the
+// subprotocols a dial offers (the version, and the token as a bearer.
+// subprotocol, since a browser cannot set an Authorization header on a
+// WebSocket).
+export const SUBPROTOCOL = 'interactive-attach-v1';
+
+export function b64url(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = '';
+  bytes.forEach((b) => { bin += String.fromCharCode(b); });
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+// roomPath is the page's path without its /view: the room's attach path.
+export function roomPath(): string {
+  return location.pathname.replace(/\/view$/, '');
+}
+
+export function wsURL(): string {
+  return (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + roomPath();
+}
+
+export function fragment(): URLSearchParams {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+export function dial(tok: string): WebSocket {
+  const sock = new WebSocket(wsURL(), [SUBPROTOCOL, 'bearer.' + b64url(tok)]);
+  sock.binaryType = 'arraybuffer';
+  return sock;
+}
+
+// Boot is what the boot script started, for the page to take over: the
+// engine (downloaded, compiled and running once it resolves) and the
+// first WebSocket dial with the events it fired before the page took it.
+// marks is the page's start-up timeline in ms since navigation (boot,
+// dial, open, compiled when the module is, engine when the Go program
+// runs, app when the page's script starts, subscribe, snapshot when the
+// first snapshot is decoded and drawn when xterm.js has parsed it), read
+// by the tests and the first-paint benchmark.
+export interface Boot {
+  engine: Promise<void>;
+  ws: WebSocket | null;
+  events: Event[];
+  marks: Record<string, number>;
+}
+
+// mark records the first time a step of the start-up happened.
+export function mark(marks: Record<string, number>, step: string): void {
+  if (!(step in marks)) marks[step] = Math.round(performance.now() * 10) / 10;
+}
