@@ -23,12 +23,29 @@ func (rl *Relay) routeHistory() {
 	rl.mux.HandleFunc("GET /v1/rooms/{room}/history/frames", rl.serveHistoryFrames)
 }
 
+// historyReadsPerDial is how many history requests a client address may
+// make for each dial it may make (Config.DialsPerSecond).
+const historyReadsPerDial = 10
+
 // historyFor runs a history request's checks, as the degraded lane's
-// viewer routes do (draining, the dial rate, the Origin; a driver or
-// viewer token in the Authorization header for this room), and returns
-// the room's history, or answers and returns nil.
+// viewer routes do (draining, a rate, the Origin; a driver or viewer
+// token in the Authorization header for this room), and returns the
+// room's history, or answers and returns nil. The rate is its own,
+// historyReadsPerDial times the dial rate: a timeline being scrubbed or
+// a search reading the whole history asks many times a second.
 func (rl *Relay) historyFor(w http.ResponseWriter, r *http.Request) *history {
-	if !rl.viewerGate(w, r) {
+	if rl.draining.Load() {
+		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
+		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
+		return nil
+	}
+	if !rl.reads.allow(clientAddr(r)) {
+		w.Header().Set("Retry-After", "1")
+		rl.refuse(w, http.StatusTooManyRequests, "rate", "too many history requests")
+		return nil
+	}
+	if !rl.originAllowed(r) {
+		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
 		return nil
 	}
 	c, ok := rl.headerClaims(w, r)

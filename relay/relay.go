@@ -29,6 +29,10 @@ type Relay struct {
 	verifier *token.Verifier
 	metrics  *metrics
 	limiter  *dialLimiter
+	// reads limits the history's requests per client address: a page
+	// scrubbing its timeline or searching asks many times a second, far
+	// past a dial's rate (historyReadsPerDial times it).
+	reads *dialLimiter
 	mux      *http.ServeMux
 	lane     *laneState // the degraded lane's legs, tickets and tid store
 	cluster  *cluster   // nil: standalone
@@ -75,6 +79,7 @@ func New(cfg Config) (*Relay, error) {
 		verifier: v,
 		metrics:  m,
 		limiter:  newDialLimiter(cfg.DialsPerSecond, cfg.Now),
+		reads:    newDialLimiter(cfg.DialsPerSecond*historyReadsPerDial, cfg.Now),
 		rooms:    make(map[roomKey]*room),
 		jtis:     make(map[string]*jtiRecord),
 		pending:  make(map[*timer]struct{}),
