@@ -32,11 +32,11 @@ type Relay struct {
 	// reads limits the history's requests per client address: a page
 	// scrubbing its timeline or searching asks many times a second, far
 	// past a dial's rate (historyReadsPerDial times it).
-	reads *dialLimiter
-	mux      *http.ServeMux
-	lane     *laneState // the degraded lane's legs, tickets and tid store
-	cluster  *cluster   // nil: standalone
-	rec      *recorders // nil: no recording
+	reads   *dialLimiter
+	mux     *http.ServeMux
+	lane    *laneState // the degraded lane's legs, tickets and tid store
+	cluster *cluster   // nil: standalone
+	rec     *recorders // nil: no recording
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
