@@ -411,6 +411,7 @@ func (rl *Relay) runLane(r *http.Request, ll *laneLeg, writer func(), left func(
 // newLaneLeg returns a leg writing to w's SSE stream.
 func (rl *Relay) newLaneLeg(w http.ResponseWriter, c token.Claims, role attachwire.Role, log *slog.Logger) *laneLeg {
 	l := newLeg(rl, nil, role, c.UserID, c.JTI, log)
+	l.setClaims(c)
 	l.lane = newSSEStream(w, rl.cfg.WriteTimeout)
 	return &laneLeg{leg: l, claims: c, answers: make(map[string]batchAnswer)}
 }
