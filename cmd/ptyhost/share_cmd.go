@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/attachui"
 	"github.com/ptyhost/ptyhost/internal/share"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -31,6 +33,22 @@ scrolled into this terminal's scrollback. Each link holds its own token,
 which the relay admits for one connection at a time (a dropped one may
 come back); anyone holding a link can use it until it expires: give drive
 links only to people who may type.
+
+While sharing, share's status line (over this terminal's bottom row, for a
+few seconds) says who joins or leaves and who takes the pen, by name:
+a name a guest typed is marked "(guest)". The prefix key (Ctrl-] unless
+--prefix), then:
+  w       who is here: names, roles, who drives
+  k       remove one participant (a number picks): its link's token is
+          refused from then on
+  x       revoke a link: nobody more joins with it, its holder is closed
+  p       take the pen back
+  o       read-only on or off: while on, nobody else may type
+  s       stop sharing; the program goes on here
+  ?       these keys
+  Ctrl-]  (the prefix again) send the prefix itself
+When the pen comes back (released, taken, or its holder gone), the
+session takes this terminal's size again at once.
 
 When CMD exits, viewers keep seeing its final screen for the
 --final-screen window, which share says, and Ctrl-C ends at once. share
@@ -54,18 +72,22 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
   --final-screen DURATION
                      how long the final screen stays served after CMD
                      exits (default 60s)
+  --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
+                     (default ^])
 `
 
 type shareOptions struct {
 	run     runOptions
 	keyFile string
+	prefix  byte
 	cfg     share.Config
 }
 
 func parseShare(args []string) (shareOptions, error) {
-	var o shareOptions
+	o := shareOptions{prefix: attachui.DefaultPrefix}
 	fs := newFlagSet("share")
 	addRunFlags(fs, &o.run)
+	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
 	fs.StringVar(&o.cfg.RelayURL, "relay", "", "")
 	fs.StringVar(&o.keyFile, "key", "", "")
 	fs.Var(intFlag{&o.cfg.Port}, "port", "")
@@ -103,6 +125,9 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		}
 	}
 	o.cfg.Epoch = uint64(time.Now().UnixMilli()) // a later share of the room supersedes this one
+	var ui *shareUI                              // set before Carry starts, so before the hooks are called
+	o.cfg.OnRoom = func(c attachwire.Control) { ui.console.Room(c) }
+	o.cfg.OnLink = func(up bool) { ui.console.Link(up) }
 	sh, err := share.Start(o.cfg)
 	switch {
 	case errors.Is(err, share.ErrConfig):
@@ -119,6 +144,8 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	writeLinks(stdout, sh.Links, attachProgram(), rows)
 
 	carryCtx, stopCarry := context.WithCancel(ctx)
+	ui = newShareUI(a, sh, o.prefix, stopCarry)
+	defer ui.close()
 	carried := make(chan error, 1)
 	go func() { carried <- sh.Carry(carryCtx, a.sess.Agent(), nil) }()
 	defer stopCarry()
