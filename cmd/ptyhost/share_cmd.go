@@ -125,7 +125,8 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		}
 	}
 	o.cfg.Epoch = uint64(time.Now().UnixMilli()) // a later share of the room supersedes this one
-	var ui *shareUI                              // set before Carry starts, so before the hooks are called
+	// ui is set before Carry starts, so before the hooks are called.
+	var ui *shareUI
 	o.cfg.OnRoom = func(c attachwire.Control) { ui.console.Room(c) }
 	o.cfg.OnLink = func(up bool) { ui.console.Link(up) }
 	sh, err := share.Start(o.cfg)
