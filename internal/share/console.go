@@ -144,6 +144,10 @@ func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
 		d.Message("not sharing any more: the program goes on here")
 		return
 	}
+	if c.cfg.Controls == nil && (cmd == attachui.ShareKick || cmd == attachui.ShareTakePen || cmd == attachui.ShareReadOnly) {
+		d.Message("the host's controls are not available")
+		return
+	}
 	switch cmd {
 	case attachui.SharePeople:
 		c.openLocked(menuPeople, "who is here (any key closes)", c.peopleLines(), nil)
@@ -264,10 +268,6 @@ func (c *Console) peopleLines() []string {
 // send runs a control in the background (the keys are read meanwhile)
 // and says so if it failed.
 func (c *Console) send(what string, f func(context.Context) error) {
-	if c.cfg.Controls == nil {
-		c.cfg.Display.Message(what + ": not available")
-		return
-	}
 	c.bg.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 		defer cancel()

@@ -134,7 +134,7 @@ func (p *People) Status() status.State {
 	return status.State{
 		Link: status.Connected, Room: attachwire.RoomLive,
 		PenKnown: true, PenMine: p.penConn == "", PenConn: p.penConn, PenUser: p.penUser,
-		ReadOnly: p.readOnly, Members: slices.Clone(p.members),
+		ReadOnly: p.readOnly, Members: slices.Clone(p.members), Sharer: true,
 	}
 }
 

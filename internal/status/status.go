@@ -43,6 +43,10 @@ type State struct {
 	PenConn  string
 	// ReadOnly reports that the host made the session read-only.
 	ReadOnly bool
+	// Sharer marks the line of the terminal that shares the session
+	// (`ptyhost share`): its lost connection is the relay being
+	// unreachable, since the program goes on here regardless.
+	Sharer bool
 	// Members is the room's presence list as last reported.
 	Members []attachwire.Member
 	// Message is a passing message (what the person just caused, or what
@@ -184,6 +188,9 @@ func roomText(s State) (long, short string) {
 	case Connecting:
 		return "connecting…", "connecting…"
 	case Reconnecting:
+		if s.Sharer {
+			return "relay unreachable: reconnecting…", "reconnecting…"
+		}
 		return "connection to the relay lost: reconnecting…", "reconnecting…"
 	case Stopped:
 		if s.Room == attachwire.RoomEnded {
