@@ -12,6 +12,11 @@ import (
 // every dial with the same token.
 const msgKicked = "removed by the host"
 
+// kickHorizon is how long a kicked jti whose token's expiry is unknown is
+// refused when the relay sets no MaxTokenTTL: a week, the longest a link
+// that `ptyhost share` mints may live.
+const kickHorizon = 7 * 24 * time.Hour
+
 // kickKey names a token a host removed: the jti within its room, so a
 // host reaches no other room's tokens.
 type kickKey struct {
@@ -100,8 +105,15 @@ func (rm *room) kick(h *leg, k attachwire.Kick) {
 		}
 	}
 	rm.mu.Unlock()
-	exp := rm.relay.cfg.Now().Add(rm.relay.cfg.MaxTokenTTL)
-	if target != nil && target.exp != 0 {
+	// The token's expiry is known for a leg here; a jti no leg holds, or
+	// a lane leg's ticket (which expires before its token), is refused
+	// for as long as a token may live.
+	horizon := rm.relay.cfg.MaxTokenTTL
+	if horizon <= 0 {
+		horizon = kickHorizon
+	}
+	exp := rm.relay.cfg.Now().Add(horizon)
+	if target != nil && target.exp != 0 && time.Unix(target.exp, 0).After(exp) {
 		exp = time.Unix(target.exp, 0)
 	}
 	rm.relay.refuseKicked(rm.key, k.ConnID, exp)

@@ -2,7 +2,9 @@ package relay_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -119,12 +121,16 @@ func TestKickClosesAndRefusesTheJTI(t *testing.T) {
 	}
 }
 
-// A kick of a token no leg holds refuses it when it comes: a host revokes
-// a link it minted that way.
+// A kick of a token no leg holds refuses it when it comes, however late
+// (within a token's life): a host revokes a link it minted that way.
 func TestKickOfAnAbsentTokenRefusesIt(t *testing.T) {
-	s := relaytest.NewServer(t, quiet())
+	cfg := quiet()
+	clock := newFakeClock()
+	cfg.Now = clock.Now
+	s := relaytest.NewServer(t, cfg)
 	h := dialHost(t, s, 1)
-	tok := s.Token(t, token.Claims{RoomID: room, Role: attachwire.RoleViewer, UserID: "viewer", JTI: "link-1"})
+	tok := s.Token(t, token.Claims{RoomID: room, Role: attachwire.RoleViewer, UserID: "viewer", JTI: "link-1",
+		ExpiresAt: time.Now().Add(24 * time.Hour).Unix()})
 	if err := h.c.SendControl(ctxT(t), attachwire.Kick{ConnID: "link-1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +140,7 @@ func TestKickOfAnAbsentTokenRefusesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	relaytest.ExpectControl[attachwire.PenState](t, h.c)
+	clock.Advance(time.Hour)
 	c, _, err := relaytest.Dial(ctxT(t), s.RoomURL(room), tok, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -274,5 +281,27 @@ func TestClusterKickAcrossNodes(t *testing.T) {
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatal("redial never refused")
+	}
+}
+
+// A browser on the lane, admitted by a ticket, shows in presence with its
+// token's name and guest mark.
+func TestLaneTicketCarriesTheName(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	r := postLane(t, s, "/sse-ticket", guestToken(t, s, attachwire.RoleViewer, "guest-l", "Lin"), struct{}{})
+	var tr struct {
+		Ticket string `json:"ticket"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &tr) != nil {
+		t.Fatalf("sse-ticket: %d %s", r.Status, r.Body)
+	}
+	v, _, err := relaytest.DialSSE(ctxT(t), relaytest.LaneURL(s.RoomURL(room), "/sse?ticket="+tr.Ticket), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if m := hostPresence(t, h, attachwire.PresenceJoin).Members[0]; m.Name != "Lin" || !m.Guest || m.UserID != "guest-l" {
+		t.Fatalf("host got %+v, want Lin as a guest", m)
 	}
 }
