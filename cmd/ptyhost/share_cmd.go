@@ -34,6 +34,12 @@ which the relay admits for one connection at a time (a dropped one may
 come back); anyone holding a link can use it until it expires: give drive
 links only to people who may type.
 
+With --relay, share first checks that the relay answers and admits the
+key: if it cannot be reached, or is not a relay, share says so in one line
+and exits 69; if it refuses the key, 77; the program does not start. A
+relay lost later shows "relay unreachable: reconnecting" on the status
+line while share redials.
+
 While sharing, share's status line (over this terminal's bottom row, for a
 few seconds) says who joins or leaves and who takes the pen, by name:
 a name a guest typed is marked "(guest)". The prefix key (Ctrl-] unless
@@ -137,6 +143,16 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		return err
 	}
 	defer sh.Close()
+	// Before the program starts: a relay that is down, is no relay, or
+	// refuses the key is said in one line, and the program never runs.
+	switch err := sh.Probe(ctx); {
+	case errors.Is(err, share.ErrRefused):
+		return &exitStatus{code: exitRefused, msg: err.Error()}
+	case errors.Is(err, share.ErrUnreachable):
+		return &exitStatus{code: exitUnreachable, msg: err.Error()}
+	case err != nil:
+		return err
+	}
 	a, err := spawnAttached("share", o.run, stdin, stdout, o.cfg.Epoch)
 	if err != nil {
 		return err
