@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
 // TestShareMenuUnderTmux: the sharer sees joins and the pen on share's
 // status line; a driver's size counts while it holds the pen and the
 // sharer's again as soon as it releases it or is removed; the prefix menu
-// lists who is here and removes the driver, whose leg the relay closes.
+// lists who is here and removes the driver, whose leg the relay closes,
+// and stops sharing while the program goes on.
 func TestShareMenuUnderTmux(t *testing.T) {
 	tm := newTmux(t)
 	tm.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "/bin/sh")
@@ -22,7 +24,7 @@ func TestShareMenuUnderTmux(t *testing.T) {
 	l := readLinks(t, tm, "main")
 	room := l.attachURL[strings.LastIndex(l.attachURL, "/")+1:]
 
-	watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false)
+	v := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false)
 	tm.waitFor("viewer joined (watching)")
 
 	dm := attachLineRE.FindStringSubmatch(l.driveLine)
@@ -105,10 +107,23 @@ func TestShareMenuUnderTmux(t *testing.T) {
 		t.Error("the key that closed the panel reached the program")
 	}
 
-	tm.typeLine("exit 0")
-	tm.waitFor("Ctrl-C ends sharing now")
-	tm.run("send-keys", "-t", "main", "C-c")
-	tm.waitFor("rc=0")
+	// Stop sharing: the viewer's leg ends with the embedded relay, the
+	// program goes on here, and its exit ends share at once (no
+	// final-screen window is served any more).
+	tm.run("send-keys", "-t", "main", "C-]", "s")
+	tm.waitFor("sharing stopped")
+	testkit.Eventually(t, "the viewer's leg to end", func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.err != nil
+	})
+	tm.typeLine("still-here")
+	tm.waitFor("got: still-here")
+	tm.typeLine("exit 4")
+	tm.waitFor("rc=4")
+	if strings.Contains(tm.capture(), "Ctrl-C ends sharing now") {
+		t.Error("share served a final screen after sharing stopped")
+	}
 }
 
 // sendCtx bounds one send of a test's leg.

@@ -106,13 +106,14 @@ func (c *Console) Link(up bool) {
 func (c *Console) showState() {
 	st := c.people.Status()
 	c.mu.Lock()
+	stopped := c.stopped
 	if c.link != status.Connected {
 		st.Link = c.link
 	}
-	if c.stopped {
-		st.Link = status.Stopped
-	}
 	c.mu.Unlock()
+	if stopped {
+		return // the program goes on: no lasting line over its bottom row
+	}
 	c.cfg.Display.SetState(st)
 }
 
