@@ -114,6 +114,20 @@ type HostConfig struct {
 	// went silent without closing (a black hole) costs the viewers one
 	// timeout, not the minutes TCP takes to give up. Zero: 10 s and 25 s.
 	PingInterval, SilenceTimeout time.Duration
+	// Room, when not nil, receives what the relay tells the host of the
+	// room's people, in the order it arrives: presence (the list at each
+	// bind, then joins and leaves) and the pen's controls (pen_state at
+	// each bind, then pen_granted and pen_revoked). It is called on a
+	// leg's reader goroutine and must not block.
+	Room func(attachwire.Control)
+	// Link, when not nil, is told when a leg is admitted (true) and when
+	// an attempt failed or a leg ended before RunHost redials (false), so
+	// a sharer can say the relay is unreachable meanwhile. Called from
+	// RunHost's goroutines, one call at a time; must not block.
+	Link func(up bool)
+	// Controls, when not nil, is bound to each leg while it is up, so
+	// that its methods reach the relay.
+	Controls *HostControls
 }
 
 // withDefaults validates c and returns it with every zero field set.

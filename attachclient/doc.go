@@ -75,6 +75,14 @@
 // sends the host back to WebSocket dials: a relay without the lane never
 // strands it.
 //
+// # The room's people
+//
+// The relay tells the host who is here and who holds the pen (presence
+// and the pen's controls); HostConfig.Room receives them and
+// HostConfig.Link hears when a leg is up or lost, for a sharer's status
+// line. A HostControls set as HostConfig.Controls sends the host's own
+// controls (kick, pen_take, read_only) on whichever leg is up.
+//
 // # After Exit
 //
 // After Exit the leg stays up (reconnecting if need be) until the

@@ -107,6 +107,9 @@ func (l *leg) control(ctx context.Context, c attachwire.Control) error {
 	case attachwire.Kill:
 		l.seen()
 		l.h.kill(l.h.runCtx, c)
+	case attachwire.Presence, attachwire.PenGranted, attachwire.PenRevoked, attachwire.PenState:
+		l.seen()
+		l.h.roomControl(c)
 	default:
 		l.seen()
 	}
@@ -159,5 +162,6 @@ func (l *leg) snapshot(ctx context.Context, keyframe bool) error {
 func (l *leg) seen() {
 	if l.admitted.IsZero() {
 		l.admitted = time.Now()
+		l.h.linkChanged(true)
 	}
 }

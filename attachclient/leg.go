@@ -80,6 +80,8 @@ func (h *host) runLeg(ctx context.Context, lane bool, tok string, claims hostCla
 		l.c.end(err)
 		return l.admitted, err
 	}
+	h.cfg.Controls.bind(l)
+	defer h.cfg.Controls.unbind(l)
 	if lane {
 		h.log.Info("attachclient: host leg on the degraded lane", "from", after)
 	} else {

@@ -106,6 +106,9 @@ func (h *host) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if !errors.Is(err, errUpgraded) {
+			h.linkChanged(false)
+		}
 		h.carrier(admitted, err)
 		if !admitted.IsZero() {
 			h.streamed = true

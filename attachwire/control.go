@@ -130,12 +130,19 @@ const (
 	PresenceList  PresenceOp = "list"
 )
 
-// Member is one connection in a presence control.
+// Member is one connection in a presence control. Name is the display
+// name its token carries (the token's "name" claim; empty: none, show
+// UserID) and Guest reports a token redeemed from an invite (it has an
+// "inv" claim): the name is the guest's own choice, not an identity the
+// relay vouches for. Both are omitted when zero, so a peer that predates
+// them reads the member as before.
 type Member struct {
 	UserID  string `json:"userId"`
 	ConnID  string `json:"connId"`
 	Role    Role   `json:"role"`
 	Driving bool   `json:"driving"`
+	Name    string `json:"name,omitempty"`
+	Guest   bool   `json:"guest,omitempty"`
 }
 
 // Presence ("presence") reports members joining, leaving, or the full list.
@@ -165,11 +172,48 @@ type PenRevoked struct {
 }
 
 // PenState ("pen_state") reports the pen holder; the holder fields are
-// empty (and omitted) when nobody holds it.
+// empty (and omitted) when nobody holds it. ReadOnly reports that the
+// host made the session read-only (ReadOnly control): no driver may take
+// the pen until it is turned off.
 type PenState struct {
 	HolderUserID  string `json:"holderUserId,omitempty"`
 	HolderConnID  string `json:"holderConnId,omitempty"`
 	PenGeneration uint64 `json:"penGeneration"`
+	ReadOnly      bool   `json:"readOnly,omitempty"`
+}
+
+// The host's own controls (host → relay, docs/protocol.md §6, "Host
+// controls"): the sharer's say over who is in the room. A driver or
+// viewer leg sending one commits a framing error (IsHostControl).
+
+// Kick ("kick") asks the relay to close the participant whose connection
+// is ConnID (its token's jti) with error auth, and to refuse that token
+// until it expires. Reason, when not empty, is shown to nobody but the
+// relay's log.
+type Kick struct {
+	ConnID string `json:"connId"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// PenTake ("pen_take") takes the pen back to the host: any holder loses
+// it, and the session's size is the host's own again.
+type PenTake struct{}
+
+// ReadOnly ("read_only") turns the session's read-only mode on or off.
+// While on, no driver may take the pen (grab is refused pen-denied) and a
+// holder loses it when it is turned on.
+type ReadOnly struct {
+	On bool `json:"on"`
+}
+
+// IsHostControl reports whether c is one of the controls only a host leg
+// may send (Kick, PenTake, ReadOnly).
+func IsHostControl(c Control) bool {
+	switch c.(type) {
+	case Kick, PenTake, ReadOnly, *Kick, *PenTake, *ReadOnly:
+		return true
+	}
+	return false
 }
 
 // RoomStatus is the state a room_state control reports.
@@ -292,6 +336,15 @@ func (RoomState) ControlType() string { return "room_state" }
 // ControlType returns "error".
 func (ErrorControl) ControlType() string { return "error" }
 
+// ControlType returns "kick".
+func (Kick) ControlType() string { return "kick" }
+
+// ControlType returns "pen_take".
+func (PenTake) ControlType() string { return "pen_take" }
+
+// ControlType returns "read_only".
+func (ReadOnly) ControlType() string { return "read_only" }
+
 func (Subscribe) control()       {}
 func (ResumeFrom) control()      {}
 func (SnapshotRequest) control() {}
@@ -307,6 +360,9 @@ func (RoomState) control()       {}
 func (ErrorControl) control()    {}
 func (Ping) control()            {}
 func (Pong) control()            {}
+func (Kick) control()            {}
+func (PenTake) control()         {}
+func (ReadOnly) control()        {}
 
 // MaxPresenceMembers is the most members a presence control may list.
 // A relay's default room holds 1,000 viewers (docs/relay.md); at about 100
@@ -357,6 +413,9 @@ var (
 		entry[ErrorControl](),
 		entry[Ping](),
 		entry[Pong](),
+		entry[Kick](),
+		entry[PenTake](),
+		entry[ReadOnly](),
 	}
 	controls = index(controlTable)
 )

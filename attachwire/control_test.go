@@ -38,12 +38,20 @@ func TestControlGolden(t *testing.T) {
 		{"pong", Pong{}, `{"type":"pong"}`},
 		{"presence", Presence{Op: PresenceList, Members: []Member{{UserID: "u", ConnID: "c", Role: RoleDriver, Driving: true}}},
 			`{"type":"presence","op":"list","members":[{"userId":"u","connId":"c","role":"driver","driving":true}]}`},
+		{"presence named", Presence{Op: PresenceJoin, Members: []Member{{UserID: "guest-ab12cd34", ConnID: "c", Role: RoleViewer, Name: "Ada", Guest: true}}},
+			`{"type":"presence","op":"join","members":[{"userId":"guest-ab12cd34","connId":"c","role":"viewer","driving":false,"name":"Ada","guest":true}]}`},
 		{"presence empty", Presence{Op: PresenceList, Members: []Member{}}, `{"type":"presence","op":"list","members":[]}`},
 		{"input_ack", InputAck{AckInputSeq: 12}, `{"type":"input_ack","ackInputSeq":12}`},
 		{"pen_granted", PenGranted{UserID: "u", ConnID: "c", PenGeneration: 2}, `{"type":"pen_granted","userId":"u","connId":"c","penGeneration":2}`},
 		{"pen_revoked", PenRevoked{UserID: "u", ConnID: "c", PenGeneration: 3}, `{"type":"pen_revoked","userId":"u","connId":"c","penGeneration":3}`},
 		{"pen_state free", PenState{PenGeneration: 4}, `{"type":"pen_state","penGeneration":4}`},
 		{"pen_state held", PenState{HolderUserID: "u", HolderConnID: "c", PenGeneration: 4}, `{"type":"pen_state","holderUserId":"u","holderConnId":"c","penGeneration":4}`},
+		{"pen_state read-only", PenState{PenGeneration: 5, ReadOnly: true}, `{"type":"pen_state","penGeneration":5,"readOnly":true}`},
+		{"kick", Kick{ConnID: "c", Reason: "spam"}, `{"type":"kick","connId":"c","reason":"spam"}`},
+		{"kick no reason", Kick{ConnID: "c"}, `{"type":"kick","connId":"c"}`},
+		{"pen_take", PenTake{}, `{"type":"pen_take"}`},
+		{"read_only on", ReadOnly{On: true}, `{"type":"read_only","on":true}`},
+		{"read_only off", ReadOnly{}, `{"type":"read_only","on":false}`},
 		{"room_state", RoomState{State: RoomHostReconnecting, SinceSeq: u64(100)}, `{"type":"room_state","state":"host-reconnecting","sinceSeq":100}`},
 		{"error", ErrorControl{Code: CodeRingMiss, Message: "gone", Retryable: true}, `{"type":"error","code":"ring-miss","message":"gone","retryable":true}`},
 	}
@@ -92,6 +100,12 @@ func TestParseControl(t *testing.T) {
 		{"resumeFrom zero", `{"type":"subscribe","resumeFrom":0}`, Subscribe{ResumeFrom: u64(0)}},
 		{"presence members null", `{"type":"presence","op":"join","members":null}`, Presence{Op: PresenceJoin}},
 		{"unknown enum value kept", `{"type":"room_state","state":"on-fire"}`, RoomState{State: "on-fire"}},
+		{"member without name", `{"type":"presence","op":"list","members":[{"userId":"u","connId":"c","role":"viewer","driving":false}]}`,
+			Presence{Op: PresenceList, Members: []Member{{UserID: "u", ConnID: "c", Role: RoleViewer}}}},
+		{"member name null", `{"type":"presence","op":"list","members":[{"userId":"u","name":null,"guest":null}]}`,
+			Presence{Op: PresenceList, Members: []Member{{UserID: "u"}}}},
+		{"read_only absent on", `{"type":"read_only"}`, ReadOnly{}},
+		{"kick unknown member", `{"type":"kick","connId":"c","why":1}`, Kick{ConnID: "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +135,16 @@ func TestParseControlErrors(t *testing.T) {
 		{"wrong member type", `{"type":"input_ack","ackInputSeq":"7"}`, false},
 		{"negative seq", `{"type":"resume_from","seq":-1}`, false},
 		{"trailing garbage", `{"type":"grab"} x`, false},
+		{"member name not string", `{"type":"presence","op":"join","members":[{"userId":"u","name":7}]}`, false},
+		{"member guest not bool", `{"type":"presence","op":"join","members":[{"userId":"u","guest":"yes"}]}`, false},
+		{"member name twice", `{"type":"presence","op":"join","members":[{"name":"a","name":"b"}]}`, false},
+		{"member name case", `{"type":"presence","op":"join","members":[{"name":"a","Name":"b"}]}`, false},
+		{"read_only on not bool", `{"type":"read_only","on":1}`, false},
+		{"read_only on string", `{"type":"read_only","on":"true"}`, false},
+		{"pen_state readOnly not bool", `{"type":"pen_state","penGeneration":1,"readOnly":0}`, false},
+		{"kick connId not string", `{"type":"kick","connId":7}`, false},
+		{"kick connId twice", `{"type":"kick","connId":"a","connId":"b"}`, false},
+		{"kick connId case", `{"type":"kick","connId":"a","ConnId":"b"}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,4 +500,18 @@ func presenceDoc(n int) []byte {
 	}
 	b.WriteString(`]}`)
 	return []byte(b.String())
+}
+
+// TestIsHostControl: exactly kick, pen_take and read_only are the host's.
+func TestIsHostControl(t *testing.T) {
+	for _, e := range controlTable {
+		c := reflect.New(e.typ).Elem().Interface().(Control)
+		want := e.name == "kick" || e.name == "pen_take" || e.name == "read_only"
+		if got := IsHostControl(c); got != want {
+			t.Errorf("IsHostControl(%s) = %v, want %v", e.name, got, want)
+		}
+	}
+	if IsHostControl(nil) {
+		t.Error("IsHostControl(nil) = true")
+	}
 }

@@ -246,6 +246,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	}
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
+	l.setClaims(c)
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record
 	defer l.cancel()
@@ -281,6 +282,9 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 		case errors.Is(err, ErrClusterUnavailable):
 			log.Info("relay: host refused, cluster unavailable", "err", err)
 			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "relay node cannot register the room", true, websocket.StatusTryAgainLater))
+			return
+		case errors.Is(err, errKicked):
+			rl.reject(conn, log, legRefusal(attachwire.CodeAuth, msgKicked, false, websocket.StatusPolicyViolation))
 			return
 		case errors.Is(err, errRoomFull):
 			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater))
@@ -444,6 +448,9 @@ func (rl *Relay) takeJTI(c token.Claims) *admission {
 	}
 	id := identityOf(c)
 	rec := rl.jtis[c.JTI]
+	if rl.kickedLocked(roomKey{org: c.OrgID, session: c.SessionID}, c.JTI, now) {
+		return legRefusal(attachwire.CodeAuth, msgKicked, false, websocket.StatusPolicyViolation)
+	}
 	switch {
 	case rec == nil:
 		rl.jtis[c.JTI] = &jtiRecord{ident: id, exp: time.Unix(c.ExpiresAt, 0), live: true}

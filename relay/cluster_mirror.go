@@ -278,7 +278,8 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 
 // joinOwner registers one of this node's legs with the owner's room.
 func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
-	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti}
+	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti,
+		Name: l.name, Guest: l.guest, Exp: uint64(max(l.exp, 0))}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
@@ -347,6 +348,9 @@ func (rm *room) join(l *leg) error {
 	case joinFull:
 		rm.dropMirrorLeg(l)
 		return errRoomFull
+	case joinKicked:
+		rm.dropMirrorLeg(l)
+		return errKicked
 	default:
 		// The owner is gone or closing: wait here as for a host; a node
 		// that takes the room over is followed (watchOwners) and the leg

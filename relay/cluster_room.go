@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"sync"
 	"time"
 
@@ -340,6 +341,9 @@ func (rm *room) serveIn(m *nats.Msg) {
 // here; what the room sends it later goes to that node's legs subject.
 func (rm *room) joinRemote(op clusterOp) joinReply {
 	c := rm.cl.c
+	if rm.relay.isKicked(rm.key, op.JTI) {
+		return joinReply{Status: joinKicked}
+	}
 	if old := c.remote(op.Node, op.Leg); old != nil {
 		// The same leg registering again: its node lost track of this
 		// room's answer. The new member replaces the old.
@@ -349,6 +353,7 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	l := newLeg(rm.relay, nil, op.Role, op.User, op.JTI, rm.relay.log.With("org", rm.key.org, "room", rm.key.session,
 		"role", string(op.Role), "user", op.User, "node", op.Node))
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
+	l.name, l.guest, l.exp = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64))
 	l.room = rm
 	if op.Cols != 0 && op.Rows != 0 {
 		l.viewport = &attachwire.Viewport{Cols: op.Cols, Rows: op.Rows}

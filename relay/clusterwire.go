@@ -25,7 +25,7 @@ var errClusterWire = errors.New("relay: malformed cluster message")
 type opKind byte
 
 const (
-	opJoin     opKind = iota + 1 // register a leg: role, user, jti, viewport, ack
+	opJoin     opKind = iota + 1 // register a leg: role, user, jti, viewport, ack, name, guest, expiry
 	opLeave                      // the leg is gone
 	opInput                      // an Input frame from the leg (request/reply)
 	opResize                     // the leg's viewport
@@ -48,12 +48,16 @@ type clusterOp struct {
 	Cols   uint32          // join, resize
 	Rows   uint32          // join, resize
 	Ack    uint64          // join: the last inputSeq the leg's owner acknowledged
+	Name   string          // join: the token's display name
+	Guest  bool            // join: the token came from an invite
+	Exp    uint64          // join: the token's expiry, unix seconds
 	Reason string          // snapshot
 	Wire   []byte          // input: the Input frame
 }
 
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
-// fields (join: role, user, jti, cols, rows, ack; resize: cols, rows;
+// fields (join: role, user, jti, cols, rows, ack, name, guest (0 or 1),
+// exp; resize: cols, rows;
 // snapshot: reason; input: the frame, to the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
@@ -67,6 +71,13 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Cols))
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 		dst = binary.AppendUvarint(dst, op.Ack)
+		dst = appendWireString(dst, op.Name)
+		guest := uint64(0)
+		if op.Guest {
+			guest = 1
+		}
+		dst = binary.AppendUvarint(dst, guest)
+		dst = binary.AppendUvarint(dst, op.Exp)
 	case opResize:
 		dst = binary.AppendUvarint(dst, uint64(op.Cols))
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
@@ -92,6 +103,15 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.JTI = r.string()
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 		op.Ack = r.uvarint()
+		op.Name = r.string()
+		switch r.uvarint() {
+		case 0:
+		case 1:
+			op.Guest = true
+		default:
+			r.bad = true
+		}
+		op.Exp = r.uvarint()
 	case opResize:
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 	case opSnapshot:
@@ -112,6 +132,7 @@ const (
 	joinOK          joinStatus = iota + 1 // admitted
 	joinFull                              // the room is at MaxViewersPerRoom
 	joinClosed                            // the room is closing
+	joinKicked                            // the room's host removed this token
 	joinUnreachable                       // (never sent) no answer, or none that decodes
 )
 
@@ -138,7 +159,7 @@ func appendJoinReply(dst []byte, r joinReply) []byte {
 func decodeJoinReply(b []byte) (joinReply, error) {
 	r := wireReader{rest: b}
 	rep := joinReply{Status: joinStatus(r.byte())}
-	if rep.Status < joinOK || rep.Status > joinClosed {
+	if rep.Status < joinOK || rep.Status > joinKicked {
 		r.bad = true
 	}
 	for !r.bad && len(r.rest) > 0 {

@@ -22,6 +22,7 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 	}
 	ops = []clusterOp{
 		{Op: opJoin, Node: "b", Leg: "l1", Role: attachwire.RoleDriver, User: "ann", JTI: "j1", Cols: 80, Rows: 24, Ack: 5},
+		{Op: opJoin, Node: "b", Leg: "l2", Role: attachwire.RoleViewer, User: "guest-1", JTI: "j2", Name: "Ada", Guest: true, Exp: 1 << 33},
 		{Op: opLeave, Node: "b", Leg: "l1"},
 		{Op: opInput, Node: "b", Leg: "l1", Wire: in},
 		{Op: opResize, Node: "b", Leg: "l1", Cols: 132, Rows: 50},
@@ -30,7 +31,7 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 		{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)},
 		{Op: opFetch, Node: "b"},
 	}
-	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}}
+	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}, {Status: joinKicked}}
 	legs = []legMsg{
 		{Leg: "l1", Wire: ctl},
 		{Leg: "l1", End: true, Code: 1008, Why: "epoch-stale", Wire: ctl},
@@ -67,7 +68,9 @@ func TestClusterWire(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"resize", appendClusterOp(nil, ops[3]), "040162026c31" + "8401" + "32"},
+		{"join", appendClusterOp(nil, clusterOp{Op: opJoin, Node: "b", Leg: "l", Role: "viewer", User: "u", JTI: "j", Name: "A", Guest: true, Exp: 2}),
+			"010162016c" + "06766965776572" + "0175" + "016a" + "00" + "00" + "00" + "0141" + "01" + "02"},
+		{"resize", appendClusterOp(nil, ops[4]), "040162026c31" + "8401" + "32"},
 		{"input", appendClusterOp(nil, clusterOp{Op: opInput, Node: "b", Leg: "l1", Wire: []byte{9}}), "030162026c31" + "09"},
 		{"join reply", appendJoinReply(nil, joinReply{Status: joinOK, Wires: [][]byte{{7, 0}}}), "01" + "020700"},
 		{"leg end", appendLegMsg(nil, legMsg{Leg: "l", End: true, Code: 1000, Why: "x"}), "02016c" + "e807" + "0178"},
@@ -85,12 +88,13 @@ func TestClusterWire(t *testing.T) {
 		{byte(opGrab), 0, 0, 1},      // bytes left over
 		{byte(opResize), 0, 0, 0x80}, // a truncated uvarint
 		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0}, // cols over 32 bits
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0},         // guest neither 0 nor 1
 	} {
 		if _, err := decodeClusterOp(bad); err == nil {
 			t.Errorf("op % x decoded", bad)
 		}
 	}
-	for _, bad := range [][]byte{nil, {0}, {4}, {byte(joinOK), 0}, {byte(joinOK), 3, 1}} {
+	for _, bad := range [][]byte{nil, {0}, {5}, {byte(joinOK), 0}, {byte(joinOK), 3, 1}} {
 		if _, err := decodeJoinReply(bad); err == nil {
 			t.Errorf("join reply % x decoded", bad)
 		}

@@ -84,10 +84,11 @@ func (l *leg) readHost() {
 }
 
 // readControl decodes a control from any leg and dispatches what the leg
-// may send: resume_from, grab, release and ping from driver and viewer legs;
-// everything else known (a repeated subscribe, error, a misrouted control)
-// is ignored, and so is an unknown type. It reports false when the leg is
-// closed for a framing error.
+// may send: resume_from, grab, release and ping from driver and viewer legs,
+// kick, pen_take and read_only from the host; everything else known (a
+// repeated subscribe, error, a misrouted control) is ignored, and so is an
+// unknown type. A host control from a driver or viewer is a framing
+// error. It reports false when the leg is closed for a framing error.
 func (l *leg) readControl(f attachwire.Frame) bool {
 	c, err := attachwire.DecodeControl(f.Payload)
 	if err != nil {
@@ -98,10 +99,17 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		return true
 	}
 	if l.role == attachwire.RoleHost {
-		if e, ok := c.(attachwire.ErrorControl); ok {
-			l.log.Info("relay: host reported an error", "code", e.Code)
+		switch c := c.(type) {
+		case attachwire.ErrorControl:
+			l.log.Info("relay: host reported an error", "code", c.Code)
+		default:
+			l.room.hostControl(l, c)
 		}
 		return true
+	}
+	if attachwire.IsHostControl(c) {
+		l.framing(c.ControlType() + " is a host control")
+		return false
 	}
 	switch c := c.(type) {
 	case attachwire.Ping:

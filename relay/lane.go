@@ -411,6 +411,7 @@ func (rl *Relay) runLane(r *http.Request, ll *laneLeg, writer func(), left func(
 // newLaneLeg returns a leg writing to w's SSE stream.
 func (rl *Relay) newLaneLeg(w http.ResponseWriter, c token.Claims, role attachwire.Role, log *slog.Logger) *laneLeg {
 	l := newLeg(rl, nil, role, c.UserID, c.JTI, log)
+	l.setClaims(c)
 	l.lane = newSSEStream(w, rl.cfg.WriteTimeout)
 	return &laneLeg{leg: l, claims: c, answers: make(map[string]batchAnswer)}
 }
@@ -455,7 +456,7 @@ func (rl *Relay) serveTicket(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := token.MintSSETicket(rl.lane.ticketKey, token.Ticket{SessionID: c.SessionID, RoomID: c.RoomID,
 		UserID: c.UserID, Role: c.Role, OrgID: c.OrgID, IssuedAt: now.Unix(), ExpiresAt: exp,
-		Audience: token.TicketAudience, JTI: c.JTI, TID: tid})
+		Audience: token.TicketAudience, JTI: c.JTI, TID: tid, Name: c.Name, Invite: c.Invite})
 	if err != nil {
 		http.Error(w, "cannot mint a ticket", http.StatusInternalServerError)
 		return

@@ -201,6 +201,8 @@ func (rl *Relay) serveHostOutput(w http.ResponseWriter, r *http.Request) {
 			}
 		case attachwire.ErrorControl:
 			l.log.Info("relay: host reported an error", "code", ctl.Code)
+		case attachwire.Kick, attachwire.PenTake, attachwire.ReadOnly:
+			rm.hostControl(l, ctl)
 		default:
 			if err != nil && isFraming(err) {
 				rl.refuse(w, http.StatusBadRequest, "framing", attachwire.CapMessage(err.Error()))

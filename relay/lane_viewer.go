@@ -38,6 +38,10 @@ func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
 	rl.admitLane(w, r, c, log, laneBinding{
 		bind: (*room).addViewer,
 		refused: func(err error) bool {
+			if errors.Is(err, errKicked) {
+				rl.refuse(w, http.StatusUnauthorized, string(attachwire.CodeAuth), msgKicked)
+				return true
+			}
 			if !errors.Is(err, errRoomFull) {
 				return false
 			}

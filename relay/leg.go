@@ -31,6 +31,12 @@ type leg struct {
 	userID string
 	jti    string
 	log    *slog.Logger
+	// name and guest are the token's display name and whether it came
+	// from an invite, for presence; exp is the token's expiry (unix
+	// seconds), how long a kick refuses its jti.
+	name  string
+	guest bool
+	exp   int64
 
 	ctx    context.Context // cancelled when the leg is torn down
 	cancel context.CancelFunc
@@ -309,7 +315,7 @@ func (l *leg) tick(t *time.Ticker) bool {
 
 // member returns the leg as a presence member.
 func (l *leg) member(driving bool) attachwire.Member {
-	return attachwire.Member{UserID: l.userID, ConnID: l.jti, Role: l.role, Driving: driving}
+	return attachwire.Member{UserID: l.userID, ConnID: l.jti, Role: l.role, Driving: driving, Name: l.name, Guest: l.guest}
 }
 
 // readFrame reads and decodes the next message. A text message or bytes

@@ -30,10 +30,12 @@ type pen struct {
 	gen        uint64
 	changed    int64 // unix nanoseconds of the last change
 	grace      *timer
+	readOnly   bool // the host's read_only: no driver may take the pen
 }
 
 func (rm *room) penStateLocked() attachwire.PenState {
-	return attachwire.PenState{HolderUserID: rm.pen.holderUser, HolderConnID: rm.pen.holderJTI, PenGeneration: rm.pen.gen}
+	return attachwire.PenState{HolderUserID: rm.pen.holderUser, HolderConnID: rm.pen.holderJTI, PenGeneration: rm.pen.gen,
+		ReadOnly: rm.pen.readOnly}
 }
 
 // penJoinLocked runs when l joins: it is told the pen's state, and a
@@ -47,7 +49,7 @@ func (rm *room) penJoinLocked(l *leg) {
 			p.grace = nil
 			p.holder = l
 			rm.pushHolderSizeLocked()
-		case p.holderJTI == "":
+		case p.holderJTI == "" && !p.readOnly:
 			l.send(rm.penStateLocked())
 			rm.grantLocked(l)
 			return
@@ -88,6 +90,8 @@ func (rm *room) grab(l *leg) {
 		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "viewer legs cannot take the pen"})
 	case p.holder == l:
 		l.send(rm.penStateLocked())
+	case p.readOnly:
+		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "the host made the session read-only"})
 	case rm.relay.cfg.Now().UnixNano()-p.changed < int64(rm.relay.cfg.PenCooldown):
 		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "pen changed too recently", Retryable: true})
 	default:
@@ -123,9 +127,13 @@ func (rm *room) grantLocked(l *leg) {
 	rm.pushHolderSizeLocked()
 }
 
-// revokeLocked frees the pen.
+// revokeLocked frees the pen, also from a holder in its grace; a size of
+// the holder's not yet sent to the host is dropped with it.
 func (rm *room) revokeLocked() {
 	p := &rm.pen
+	p.grace.stop()
+	p.grace = nil
+	rm.resize = nil
 	p.gen++
 	rm.broadcastLocked(attachwire.PenRevoked{UserID: p.holderUser, ConnID: p.holderJTI, PenGeneration: p.gen})
 	p.holder, p.holderUser, p.holderJTI = nil, "", ""

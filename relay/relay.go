@@ -54,6 +54,7 @@ type Relay struct {
 	mu     sync.Mutex
 	rooms  map[roomKey]*room
 	jtis   map[string]*jtiRecord
+	kicked map[kickKey]time.Time // jtis a host removed, until their tokens expire
 	closed bool
 }
 

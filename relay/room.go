@@ -108,6 +108,9 @@ var errRoomClosed = errors.New("relay: room closed")
 // errDraining refuses a leg joining while the relay announces a restart.
 var errDraining = errors.New("relay: draining")
 
+// errKicked refuses a leg whose token the room's host removed.
+var errKicked = errors.New("relay: " + msgKicked)
+
 // errRoomFull refuses a viewer past MaxViewersPerRoom.
 var errRoomFull = errors.New("relay: room is full")
 
@@ -164,6 +167,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	rm.ownedLocked() // a cluster's: after room_state, before the holder's size
 	rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	rm.pushHolderSizeLocked()
+	rm.sendPeopleLocked(l)
 	return nil
 }
 
@@ -252,7 +256,9 @@ func (rm *room) roomStateLocked() attachwire.RoomState {
 	return rs
 }
 
-// broadcastLocked queues c for every viewer, encoded once.
+// broadcastLocked queues c for every viewer, encoded once, and for the
+// host leg when c is about the room's people (presence, the pen), which
+// the host shows its sharer.
 func (rm *room) broadcastLocked(c attachwire.Control) {
 	b, err := controlWire(c)
 	if err != nil {
@@ -262,6 +268,18 @@ func (rm *room) broadcastLocked(c attachwire.Control) {
 	for v := range rm.viewers {
 		v.sendWire(b)
 	}
+	if rm.host != nil && forHost(c) {
+		rm.host.sendWire(b)
+	}
+}
+
+// forHost reports whether a broadcast control goes to the host leg too.
+func forHost(c attachwire.Control) bool {
+	switch c.(type) {
+	case attachwire.Presence, attachwire.PenGranted, attachwire.PenRevoked, attachwire.PenState:
+		return true
+	}
+	return false
 }
 
 // requestSnapshotLocked asks the bound host for a snapshot; with no host
@@ -449,6 +467,9 @@ func (rm *room) addViewer(l *leg) error {
 	if len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom {
 		return errRoomFull
 	}
+	if l.remote == nil && rm.relay.isKicked(rm.key, l.jti) {
+		return errKicked
+	}
 	rm.viewers[l] = struct{}{}
 	rm.recordPresenceLocked("join", l)
 	l.send(rm.roomStateLocked())
@@ -462,6 +483,9 @@ func (rm *room) addViewer(l *leg) error {
 		if v != l {
 			v.sendWire(join)
 		}
+	}
+	if rm.host != nil {
+		rm.host.sendWire(join)
 	}
 	rm.penJoinLocked(l)
 	return nil

@@ -49,6 +49,10 @@ type Ticket struct {
 	JTI string `json:"jti"`
 	// TID is the ticket's single-use id (see NewJTI for a fresh one).
 	TID string `json:"tid"`
+	// Name and Invite are the attach token's name and inv claims, so a
+	// leg admitted by the ticket shows in presence as the token's would.
+	Name   string `json:"name,omitempty"`
+	Invite string `json:"inv,omitempty"`
 }
 
 // Claims returns the attach-token view of t, for the admission checks a
@@ -56,12 +60,13 @@ type Ticket struct {
 // TicketAudience: the result is not a token and is never minted.
 func (t Ticket) Claims() Claims {
 	return Claims{SessionID: t.SessionID, RoomID: t.RoomID, UserID: t.UserID, Role: t.Role, OrgID: t.OrgID,
-		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI}
+		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI, Name: t.Name, Invite: t.Invite}
 }
 
 // Validate checks the ticket's shape: every id present and sane, roomId ==
-// sessionId, aud == TicketAudience, role driver or viewer, a tid, and
-// 0 < exp − iat ≤ MaxTicketTTL. Every refusal wraps ErrClaims.
+// sessionId, aud == TicketAudience, role driver or viewer, a tid,
+// 0 < exp − iat ≤ MaxTicketTTL, and name and inv as an attach token's.
+// Every refusal wraps ErrClaims.
 func (t Ticket) Validate() error {
 	for _, id := range []struct{ name, v string }{
 		{"sessionId", t.SessionID}, {"roomId", t.RoomID}, {"orgId", t.OrgID}, {"jti", t.JTI},
@@ -85,7 +90,7 @@ func (t Ticket) Validate() error {
 	case time.Duration(t.ExpiresAt-t.IssuedAt)*time.Second > MaxTicketTTL:
 		return claimsErr("ticket lives longer than 60 s")
 	}
-	return nil
+	return checkOptional(t.Claims())
 }
 
 // MintSSETicket signs t as an EdDSA compact JWS after Validate.
@@ -152,6 +157,7 @@ var _ jwt.Claims = (*wireTicket)(nil)
 var ticketKinds = map[string]bool{
 	"sessionId": true, "roomId": true, "userId": true, "role": true, "orgId": true,
 	"aud": true, "jti": true, "tid": true, "iat": false, "exp": false,
+	"name": true, "inv": true,
 }
 
 // UnmarshalJSON decodes strictly: only the ticket's members (an epoch or

@@ -57,6 +57,16 @@ func TestSSETicketRoundTrip(t *testing.T) {
 	}
 	// A ticket is not an attach token.
 	refused(t, v, raw, "unknown member")
+
+	named := ticket()
+	named.Name, named.Invite = "Ada", "inv-1"
+	raw, err = MintSSETicket(priv, named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := v.VerifySSETicket(raw); err != nil || got != named || got.Claims().Name != "Ada" || got.Claims().Invite != "inv-1" {
+		t.Fatalf("named ticket: %+v, %v", got, err)
+	}
 }
 
 func TestSSETicketRefusals(t *testing.T) {
@@ -83,6 +93,13 @@ func TestSSETicketRefusals(t *testing.T) {
 	epochd := ticketMap(tk)
 	epochd["epoch"] = 1
 	ticketRefused(t, v, signRaw(t, jwt.SigningMethodEdDSA, priv, epochd), "unknown member")
+
+	longName := ticketMap(tk)
+	longName["name"] = strings.Repeat("n", MaxNameBytes+1)
+	ticketRefused(t, v, signRaw(t, jwt.SigningMethodEdDSA, priv, longName), "name longer than 64 bytes")
+	numName := ticketMap(tk)
+	numName["name"] = 7
+	ticketRefused(t, v, signRaw(t, jwt.SigningMethodEdDSA, priv, numName), "name")
 
 	expired := ticketMap(tk)
 	expired["iat"], expired["exp"] = testNow.Unix()-50, testNow.Unix()-10

@@ -290,7 +290,8 @@ func (c *Client) apply(f attachwire.Frame) error {
 		case engine.Presence:
 			c.members = c.members[:0]
 			for _, m := range ev.Members {
-				c.members = append(c.members, attachwire.Member{UserID: m.UserID, ConnID: m.ConnID, Role: attachwire.Role(m.Role), Driving: m.Driving})
+				c.members = append(c.members, attachwire.Member{UserID: m.UserID, ConnID: m.ConnID, Role: attachwire.Role(m.Role),
+					Driving: m.Driving, Name: m.Name, Guest: m.Guest})
 			}
 			out = append(out, Event{Kind: EventPresence, Members: slices.Clone(c.members)})
 		case engine.Room:

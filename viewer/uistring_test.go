@@ -18,7 +18,7 @@ func TestUIStringsFromTheRelay(t *testing.T) {
 	var got []Event
 	c.cfg.OnEvent = func(ev Event) { got = append(got, ev) }
 	for _, ctl := range []attachwire.Control{
-		attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{{UserID: evil, ConnID: "c1"}}},
+		attachwire.Presence{Op: attachwire.PresenceList, Members: []attachwire.Member{{UserID: evil, ConnID: "c1", Name: evil, Guest: true}}},
 		attachwire.PenState{HolderUserID: evil, HolderConnID: "c1", PenGeneration: 1},
 	} {
 		f, err := attachwire.ControlFrame(ctl)
@@ -35,7 +35,10 @@ func TestUIStringsFromTheRelay(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("non-retryable error control: %v", err)
 	}
-	for _, s := range []string{c.Presence()[0].UserID, c.Pen().HolderUserID, re.Message, got[0].Members[0].UserID, got[1].Pen.HolderUserID} {
+	if m := c.Presence()[0]; m.Name == "" || !m.Guest {
+		t.Errorf("presence member %+v lost its name or guest mark", m)
+	}
+	for _, s := range []string{c.Presence()[0].UserID, c.Presence()[0].Name, c.Pen().HolderUserID, re.Message, got[0].Members[0].UserID, got[1].Pen.HolderUserID} {
 		if strings.ContainsAny(s, "\x1b\x07\u202e\u009b") {
 			t.Errorf("UI string %q holds a control character", s)
 		}

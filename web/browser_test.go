@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/internal/testkit"
+	"github.com/ptyhost/ptyhost/token"
 )
 
 // waitScreen waits until the page's screen contains want.
@@ -74,17 +76,30 @@ func TestBrowserSnapshotAndLiveOutput(t *testing.T) {
 			t.Errorf("status bar %q lacks %q", bar, w)
 		}
 	}
+
+	// A guest joins with the name it gave: the bar names it, marked.
+	guest := r.tokenWith(attachwire.RoleViewer, "snap", "guest-a1", func(c *token.Claims) ed25519.PrivateKey {
+		c.Name, c.Invite = "Ada", "inv-1"
+		return nil
+	})
+	page(t, bctx, r.pageURL("snap", guest))
+	testkit.EventuallyDescribe(t, "the guest's name in the bar", func() bool {
+		return strings.Contains(eval[string](t, ctx, `document.getElementById('bar').innerText`), "Ada (guest)")
+	}, func() string { return eval[string](t, ctx, `document.getElementById('bar').innerText`) })
 	saveScreenshot(t, ctx, "ptyhost-browser-viewer.png")
 
 	// The page's words are package status's, through the wasm module: the
 	// same state gives the same line, hostile names and narrow widths
 	// included.
 	ss := status.State{Link: status.Connected, Room: attachwire.RoomLive, ConnID: "c1", PenKnown: true, PenUser: "mal\u202eory", PenConn: "c2",
-		Members: []attachwire.Member{{UserID: "ann", ConnID: "c1"}, {UserID: "mal\u202eory", ConnID: "c2"}, {UserID: "x · pen: you", ConnID: "c3"}}}
+		Members: []attachwire.Member{{UserID: "ann", ConnID: "c1"}, {UserID: "mal\u202eory", ConnID: "c2"}, {UserID: "x · pen: you", ConnID: "c3"},
+			{UserID: "g1", ConnID: "c4aa", Name: "Ada", Guest: true}, {UserID: "g2", ConnID: "c5bb", Name: "Ada", Guest: true}}}
 	for _, width := range []int{0, 60, 30, 12} {
 		js := fmt.Sprintf(`ptyhostStatus({connId: 'c1', link: 'connected', lane: false, room: 'live', penKnown: true, penMine: false,
 			penUser: 'mal\u202eory', penConn: 'c2', members: [{userId: 'ann', connId: 'c1', role: 'viewer', driving: false},
-			{userId: 'mal\u202eory', connId: 'c2', role: 'driver', driving: false}, {userId: 'x · pen: you', connId: 'c3', role: 'viewer', driving: false}]}, %d).line`, width)
+			{userId: 'mal\u202eory', connId: 'c2', role: 'driver', driving: false}, {userId: 'x · pen: you', connId: 'c3', role: 'viewer', driving: false},
+			{userId: 'g1', connId: 'c4aa', role: 'viewer', driving: false, name: 'Ada', guest: true},
+			{userId: 'g2', connId: 'c5bb', role: 'viewer', driving: false, name: 'Ada', guest: true}]}, %d).line`, width)
 		if got, want := eval[string](t, ctx, js), status.Line(ss, width); got != want {
 			t.Errorf("width %d: the page's status line %q, Go's %q", width, got, want)
 		}

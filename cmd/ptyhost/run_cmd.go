@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/attachui"
 )
 
 type runOptions struct {
@@ -139,6 +140,13 @@ type attachment struct {
 	raw      *rawTerm
 	restored sync.Once
 	exit     attachwire.Exit
+
+	// share's, nil for run: the display painting the session with a
+	// status line over it, the filter taking the prefix menu out of the
+	// keys, and a wake that sets the session to this terminal's size.
+	disp      *attachui.Display
+	keys      func(p []byte) []byte
+	resizeNow chan struct{}
 }
 
 func (a *attachment) run(ctx context.Context) (err error) {
@@ -156,6 +164,11 @@ func (a *attachment) run(ctx context.Context) (err error) {
 	defer att.Close()
 
 	pump, err := startInputPump(a.fd, func(p []byte) error {
+		if a.keys != nil {
+			if p = a.keys(p); len(p) == 0 {
+				return nil
+			}
+		}
 		_, err := att.WriteInput(p)
 		return err
 	}, a.guard)
@@ -195,6 +208,12 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 		case err != nil:
 			return fmt.Errorf("%s: %w", a.cmd, err)
 		}
+		if a.disp != nil {
+			if err := a.display(f); err != nil {
+				return err
+			}
+			continue
+		}
 		var paint []byte
 		switch f.Type {
 		case attachwire.TypeOutput:
@@ -223,6 +242,30 @@ func (a *attachment) stream(ctx context.Context, att driverAttach) error {
 	}
 }
 
+// display paints f through share's display, which keeps the status line
+// over the screen.
+func (a *attachment) display(f attachwire.Frame) error {
+	switch f.Type {
+	case attachwire.TypeOutput:
+		a.disp.Output(f.Seq, f.Payload)
+	case attachwire.TypeSnapshot:
+		snap, err := attachwire.DecodeSnapshot(f.Payload)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.cmd, err)
+		}
+		scr, err := snap.DecodeScreen()
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.cmd, err)
+		}
+		a.disp.Snapshot(&scr, snap.AtSeq)
+	case attachwire.TypeExit:
+		if ex, err := attachwire.DecodeExit(f.Payload); err == nil {
+			a.exit = ex
+		}
+	}
+	return a.disp.Err()
+}
+
 // followResizes applies this terminal's size to the session on SIGWINCH,
 // unless --size fixed it. It checks once at the start too, for a resize
 // that happened before the handler was in place. The returned function
@@ -239,24 +282,27 @@ func (a *attachment) followResizes(att driverAttach) func() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer a.guard()
-		cols, rows := a.sess.Size()
 		for {
 			select {
 			case <-ch:
-				c, r, pw, ph, err := termSize(a.fd)
-				if err != nil {
-					continue
-				}
-				c, r = min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows)
-				if c == cols && r == rows {
-					continue
-				}
-				if _, err := att.Resize(c, r, min(pw, ptyhost.MaxPixels), min(ph, ptyhost.MaxPixels)); err == nil {
-					cols, rows = c, r
-				}
+			case <-a.resizeNow: // nil for run: never
 			case <-done:
 				return
 			}
+			c, r, pw, ph, err := termSize(a.fd)
+			if err != nil {
+				continue
+			}
+			if a.disp != nil {
+				a.disp.SetSize(c, r)
+			}
+			// Compared with the session's size, not the last one set
+			// here: a remote driver may have changed it since.
+			c, r = min(c, ptyhost.MaxCols), min(r, ptyhost.MaxRows)
+			if cols, rows := a.sess.Size(); c == cols && r == rows {
+				continue
+			}
+			att.Resize(c, r, min(pw, ptyhost.MaxPixels), min(ph, ptyhost.MaxPixels))
 		}
 	})
 	return func() {
@@ -270,6 +316,9 @@ func (a *attachment) followResizes(att driverAttach) func() {
 // nobody read (late answers to queries), and leaves raw mode. Once.
 func (a *attachment) restore() {
 	a.restored.Do(func() {
+		if a.disp != nil {
+			a.disp.Close()
+		}
 		io.WriteString(a.out, restoreTrailer)
 		flushInput(a.fd)
 		a.raw.Restore()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/attachui"
 	"github.com/ptyhost/ptyhost/internal/share"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -31,6 +33,28 @@ scrolled into this terminal's scrollback. Each link holds its own token,
 which the relay admits for one connection at a time (a dropped one may
 come back); anyone holding a link can use it until it expires: give drive
 links only to people who may type.
+
+With --relay, share first checks that the relay answers and admits the
+key: if it cannot be reached, or is not a relay, share says so in one line
+and exits 69; if it refuses the key, 77; the program does not start. A
+relay lost later shows "relay unreachable: reconnecting" on the status
+line while share redials.
+
+While sharing, share's status line (over this terminal's bottom row, for a
+few seconds) says who joins or leaves and who takes the pen, by name:
+a name a guest typed is marked "(guest)". The prefix key (Ctrl-] unless
+--prefix), then:
+  w       who is here: names, roles, who drives
+  k       remove one participant (a number picks): its link's token is
+          refused from then on
+  x       revoke a link: nobody more joins with it, its holder is closed
+  p       take the pen back
+  o       read-only on or off: while on, nobody else may type
+  s       stop sharing; the program goes on here
+  ?       these keys
+  Ctrl-]  (the prefix again) send the prefix itself
+When the pen comes back (released, taken, or its holder gone), the
+session takes this terminal's size again at once.
 
 When CMD exits, viewers keep seeing its final screen for the
 --final-screen window, which share says, and Ctrl-C ends at once. share
@@ -56,18 +80,22 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
                      exits (default 60s)
   --relay-record     ask the relay to record the room (one run with
                      --record-dir records rooms that ask)
+  --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
+                     (default ^])
 `
 
 type shareOptions struct {
 	run     runOptions
 	keyFile string
+	prefix  byte
 	cfg     share.Config
 }
 
 func parseShare(args []string) (shareOptions, error) {
-	var o shareOptions
+	o := shareOptions{prefix: attachui.DefaultPrefix}
 	fs := newFlagSet("share")
 	addRunFlags(fs, &o.run)
+	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
 	fs.StringVar(&o.cfg.RelayURL, "relay", "", "")
 	fs.StringVar(&o.keyFile, "key", "", "")
 	fs.Var(intFlag{&o.cfg.Port}, "port", "")
@@ -106,6 +134,10 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		}
 	}
 	o.cfg.Epoch = uint64(time.Now().UnixMilli()) // a later share of the room supersedes this one
+	// ui is set before Carry starts, so before the hooks are called.
+	var ui *shareUI
+	o.cfg.OnRoom = func(c attachwire.Control) { ui.console.Room(c) }
+	o.cfg.OnLink = func(up bool) { ui.console.Link(up) }
 	sh, err := share.Start(o.cfg)
 	switch {
 	case errors.Is(err, share.ErrConfig):
@@ -114,6 +146,16 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		return err
 	}
 	defer sh.Close()
+	// Before the program starts: a relay that is down, is no relay, or
+	// refuses the key is said in one line, and the program never runs.
+	switch err := sh.Probe(ctx); {
+	case errors.Is(err, share.ErrRefused):
+		return &exitStatus{code: exitRefused, msg: err.Error()}
+	case errors.Is(err, share.ErrUnreachable):
+		return &exitStatus{code: exitUnreachable, msg: err.Error()}
+	case err != nil:
+		return err
+	}
 	a, err := spawnAttached("share", o.run, stdin, stdout, o.cfg.Epoch)
 	if err != nil {
 		return err
@@ -122,6 +164,8 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	writeLinks(stdout, sh.Links, attachProgram(), rows)
 
 	carryCtx, stopCarry := context.WithCancel(ctx)
+	ui = newShareUI(a, sh, o.prefix, stopCarry)
+	defer ui.close()
 	carried := make(chan error, 1)
 	go func() { carried <- sh.Carry(carryCtx, a.sess.Agent(), nil) }()
 	defer stopCarry()

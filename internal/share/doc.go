@@ -23,6 +23,23 @@
 // host's tokens live HostTokenTTL (5 min), enough for one dial, since
 // RunHost asks for a new one each time.
 //
+// # The sharer's say
+//
+// Carry passes the relay's presence and pen controls to Config.OnRoom and
+// the leg's state to Config.OnLink. A Console (fed by both) keeps People,
+// what the sharer knows of the room, puts joins, leaves and the pen on
+// the status line of an attachui.Display, and reads the prefix menu out
+// of the sharer's keys: who is here, kick, revoke a link, take the pen
+// back, read-only, stop sharing. The host's controls go out through
+// Share.Controls; Share.Revoker ends links. The links Start mints are
+// revoked by a kick of their token's jti, which the relay then refuses
+// until the token expires; a share through a relay's issuer sets a
+// Revoker of its own that revokes invites.
+//
+// When the pen comes back to the sharer (released, taken back, revoked by
+// read-only, or its holder gone), the Console asks for the sharer's
+// terminal size at once: the relay only ever sends a remote holder's.
+//
 // # Concurrency
 //
 // A Share is safe for concurrent use; Close stops the embedded relay (if

@@ -81,6 +81,11 @@ type Config struct {
 	// RelayRecord asks the relay to record the room (docs/relay.md,
 	// "Recording"). False: the relay's own policy.
 	RelayRecord bool
+	// OnRoom and OnLink are Carry's hooks on the room's people and on
+	// its leg to the relay (attachclient.HostConfig's Room and Link).
+	// Nil: none.
+	OnRoom func(attachwire.Control)
+	OnLink func(up bool)
 }
 
 // Links is what Start hands out for viewers. It holds tokens: print it
@@ -117,6 +122,9 @@ type Share struct {
 	cfg       Config
 	attachURL string // what the host dials
 
+	controls *attachclient.HostControls // the host's kick, pen_take and read_only
+	revoker  Revoker
+
 	stopRelay context.CancelFunc // nil without an embedded relay
 	relayDone chan error
 	closeOnce sync.Once
@@ -129,7 +137,7 @@ func Start(cfg Config) (*Share, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Share{cfg: cfg}
+	s := &Share{cfg: cfg, controls: &attachclient.HostControls{}}
 	if base == nil {
 		if base, err = s.startRelay(); err != nil {
 			return nil, err
@@ -250,29 +258,48 @@ func (s *Share) mintLinks(base *url.URL) error {
 		Expires:   now.Add(s.cfg.LinkTTL),
 		Embedded:  s.stopRelay != nil,
 	}
+	rv := &tokenRevoker{jtis: map[string]string{}, hc: s.controls, done: map[string]bool{}}
 	for _, t := range []struct {
-		dst  *string
-		role attachwire.Role
-		user string
+		dst   *string
+		role  attachwire.Role
+		user  string
+		id    string
+		label string
 	}{
-		{&l.ViewerToken, attachwire.RoleViewer, ViewerUser},
-		{&l.DriverToken, attachwire.RoleDriver, DriverUser},
-		{&l.PageViewerToken, attachwire.RoleViewer, PageViewerUser},
-		{&l.PageDriverToken, attachwire.RoleDriver, PageDriverUser},
+		{&l.ViewerToken, attachwire.RoleViewer, ViewerUser, "watch", "watch in a terminal"},
+		{&l.DriverToken, attachwire.RoleDriver, DriverUser, "drive", "drive in a terminal"},
+		{&l.PageViewerToken, attachwire.RoleViewer, PageViewerUser, "page-watch", "watch in a browser"},
+		{&l.PageDriverToken, attachwire.RoleDriver, PageDriverUser, "page-drive", "drive in a browser"},
 	} {
-		tok, err := s.mint(t.role, t.user, now, s.cfg.LinkTTL)
+		tok, jti, err := s.mintID(t.role, t.user, now, s.cfg.LinkTTL)
 		if err != nil {
 			return err
 		}
 		*t.dst = tok
+		rv.links = append(rv.links, RevocableLink{ID: t.id, Label: t.label, Role: t.role})
+		rv.jtis[t.id] = jti
 	}
 	s.Links = l
+	s.revoker = rv
 	return nil
 }
+
+// Controls returns the host's controls (kick, take the pen, read-only),
+// which reach the relay while Carry has a leg up.
+func (s *Share) Controls() *attachclient.HostControls { return s.controls }
+
+// Revoker returns what revokes the links Start handed out.
+func (s *Share) Revoker() Revoker { return s.revoker }
 
 // mint signs a token for the room: a host token (carrying the epoch) when
 // role is host, else one for user.
 func (s *Share) mint(role attachwire.Role, user string, now time.Time, ttl time.Duration) (string, error) {
+	tok, _, err := s.mintID(role, user, now, ttl)
+	return tok, err
+}
+
+// mintID is mint that also returns the token's jti.
+func (s *Share) mintID(role attachwire.Role, user string, now time.Time, ttl time.Duration) (string, string, error) {
 	c := token.Claims{
 		SessionID: s.cfg.Room, RoomID: s.cfg.Room, UserID: user, Role: role, OrgID: s.cfg.Org,
 		IssuedAt: now.Unix(), ExpiresAt: now.Add(ttl).Unix(), Audience: token.Audience,
@@ -283,17 +310,17 @@ func (s *Share) mint(role attachwire.Role, user string, now time.Time, ttl time.
 	}
 	jti, err := token.NewJTI()
 	if err != nil {
-		return "", fmt.Errorf("share: %w", err)
+		return "", "", fmt.Errorf("share: %w", err)
 	}
 	c.JTI = jti
 	if err := c.Validate(); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrConfig, err)
+		return "", "", fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	tok, err := token.Mint(s.cfg.Key, c)
 	if err != nil {
-		return "", fmt.Errorf("share: %w", err)
+		return "", "", fmt.Errorf("share: %w", err)
 	}
-	return tok, nil
+	return tok, jti, nil
 }
 
 // Carry runs the host leg for sess until the session has exited and the
@@ -311,6 +338,9 @@ func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger
 		Logger:            logger,
 		FinalScreenWindow: s.cfg.FinalScreenWindow,
 		Record:            s.cfg.RelayRecord,
+		Room:              s.cfg.OnRoom,
+		Link:              s.cfg.OnLink,
+		Controls:          s.controls,
 	})
 }
 

@@ -25,8 +25,11 @@ import (
 const helperEnv = "SHARE_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) != "" {
+	if v := os.Getenv(helperEnv); v != "" {
 		fmt.Println("shared line")
+		if v == "long" {
+			time.Sleep(time.Minute) // stopped by the test
+		}
 		time.Sleep(200 * time.Millisecond) // a viewer may join before the exit
 		os.Exit(2)
 	}

@@ -41,6 +41,12 @@ type State struct {
 	PenMine  bool
 	PenUser  string
 	PenConn  string
+	// ReadOnly reports that the host made the session read-only.
+	ReadOnly bool
+	// Sharer marks the line of the terminal that shares the session
+	// (`ptyhost share`): its lost connection is the relay being
+	// unreachable, since the program goes on here regardless.
+	Sharer bool
 	// Members is the room's presence list as last reported.
 	Members []attachwire.Member
 	// Message is a passing message (what the person just caused, or what
@@ -182,6 +188,9 @@ func roomText(s State) (long, short string) {
 	case Connecting:
 		return "connecting…", "connecting…"
 	case Reconnecting:
+		if s.Sharer {
+			return "relay unreachable: reconnecting…", "reconnecting…"
+		}
 		return "connection to the relay lost: reconnecting…", "reconnecting…"
 	case Stopped:
 		if s.Room == attachwire.RoomEnded {
@@ -227,18 +236,31 @@ func roomClass(s State) string {
 }
 
 func penPart(s State) part {
+	p := penPartHeld(s)
+	if s.ReadOnly {
+		p.forms = append([]string{p.forms[0] + " (read-only)"}, p.forms...)
+	}
+	return p
+}
+
+func penPartHeld(s State) part {
 	switch {
 	case s.PenMine:
 		return part{kind: KindPen, class: "you", forms: []string{"pen: you", ""}}
 	case s.PenKnown && s.PenConn == "" && s.PenUser == "":
 		return part{kind: KindPen, forms: []string{"pen: free", ""}}
 	case s.PenKnown:
+		for _, m := range s.Members {
+			if m.ConnID != "" && m.ConnID == s.PenConn {
+				return part{kind: KindPen, forms: []string{"pen: " + Label(m, s.Members), ""}}
+			}
+		}
 		return part{kind: KindPen, forms: []string{"pen: " + Name(s.PenUser, MaxName), ""}}
 	}
 	// No pen message yet: the presence list's flags are all there is.
 	for _, m := range s.Members {
 		if m.Driving {
-			return part{kind: KindPen, forms: []string{"pen: " + Name(m.UserID, MaxName), ""}}
+			return part{kind: KindPen, forms: []string{"pen: " + Label(m, s.Members), ""}}
 		}
 	}
 	return part{kind: KindPen, forms: []string{"pen: free", ""}}
@@ -249,7 +271,7 @@ func penPart(s State) part {
 func presenceForms(s State) []string {
 	names := make([]string, len(s.Members))
 	for i, m := range s.Members {
-		n := Name(m.UserID, MaxName)
+		n := Label(m, s.Members)
 		if s.ConnID != "" && m.ConnID == s.ConnID {
 			n = "you"
 		}
@@ -278,6 +300,59 @@ func driving(s State, m attachwire.Member) bool {
 		return m.ConnID != "" && m.ConnID == s.PenConn
 	}
 	return m.Driving
+}
+
+// GuestMark follows a guest's name: the name is what the guest typed, not
+// an identity the relay vouches for.
+const GuestMark = " (guest)"
+
+// suffixRunes is how much of a connId tells apart members shown alike.
+const suffixRunes = 4
+
+// Label is how m is shown among members: its name (else its userId),
+// made safe by Name, with GuestMark for a guest; when another of members
+// would show the same, " #" and the first characters of its connId are
+// added, as many as tell them apart (at least suffixRunes), so two
+// people who typed the same name are two entries.
+func Label(m attachwire.Member, members []attachwire.Member) string {
+	base := baseLabel(m)
+	var twins []string
+	for _, o := range members {
+		if o.ConnID != m.ConnID && baseLabel(o) == base {
+			twins = append(twins, o.ConnID)
+		}
+	}
+	if len(twins) == 0 {
+		return base
+	}
+	id := []rune(Name(m.ConnID, 0))
+	n := min(suffixRunes, len(id))
+	for ; n < len(id); n++ {
+		clash := false
+		for _, t := range twins {
+			if strings.HasPrefix(Name(t, 0), string(id[:n])) {
+				clash = true
+				break
+			}
+		}
+		if !clash {
+			break
+		}
+	}
+	return base + " #" + string(id[:n])
+}
+
+// baseLabel is m's name or userId, with the guest mark.
+func baseLabel(m attachwire.Member) string {
+	n := m.Name
+	if n == "" {
+		n = m.UserID
+	}
+	n = Name(n, MaxName)
+	if m.Guest {
+		n += GuestMark
+	}
+	return n
 }
 
 // Name makes s, which another party chose, safe to show in the line:

@@ -139,3 +139,32 @@ func TestPersistent(t *testing.T) {
 		}
 	}
 }
+
+// Members show their names (else user ids) marked as guests' where they
+// are, and two that would show alike get the shortest distinct prefix of
+// their connIds, at least four characters.
+func TestLabel(t *testing.T) {
+	ms := []attachwire.Member{
+		{UserID: "guest-1", ConnID: "3f2a9c", Name: "Ada", Guest: true},
+		{UserID: "guest-2", ConnID: "9c01aa", Name: "Ada", Guest: true},
+		{UserID: "ada", ConnID: "7777"},
+		{UserID: "bob", ConnID: "b1"},
+		{UserID: "guest-3", ConnID: "abcdef1", Name: "Cy", Guest: true},
+		{UserID: "guest-4", ConnID: "abcdef2", Name: "Cy", Guest: true},
+		{UserID: "x", ConnID: "c9", Name: "Ann · admin"},
+	}
+	for i, want := range []string{"Ada (guest) #3f2a", "Ada (guest) #9c01", "ada", "bob", "Cy (guest) #abcdef1", "Cy (guest) #abcdef2", "Ann . admin"} {
+		if got := Label(ms[i], ms); got != want {
+			t.Errorf("Label(%+v) = %q, want %q", ms[i], got, want)
+		}
+	}
+	s := State{Link: Connected, Room: attachwire.RoomLive, PenKnown: true, PenConn: "9c01aa", PenUser: "guest-2", ReadOnly: false,
+		Members: ms[:3]}
+	if got, want := Line(s, 0), "live · pen: Ada (guest) #9c01 · 3 here: Ada (guest) #3f2a, Ada (guest) #9c01 (driving), ada"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	s.PenConn, s.PenUser, s.ReadOnly = "", "", true
+	if got, want := Line(s, 0), "live · pen: free (read-only) · 3 here: Ada (guest) #3f2a, Ada (guest) #9c01, ada"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+}

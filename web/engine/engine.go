@@ -113,12 +113,16 @@ const (
 	Error
 )
 
-// Member is one person in the room, as the page shows them.
+// Member is one person in the room, as the page shows them: Name is the
+// display name the token carries (empty: none) and Guest marks a name a
+// guest typed.
 type Member struct {
 	UserID  string
 	ConnID  string
 	Role    string
 	Driving bool
+	Name    string
+	Guest   bool
 }
 
 // Event is one thing the Engine asks the caller to do or show. Which
@@ -574,6 +578,8 @@ func (e *Engine) presence(p attachwire.Presence) {
 				ConnID:  sanitize.UIString(m.ConnID, maxNameRunes),
 				Role:    sanitize.UIString(string(m.Role), maxNameRunes),
 				Driving: m.Driving,
+				Name:    sanitize.UIString(m.Name, maxNameRunes),
+				Guest:   m.Guest,
 			})
 		}
 	}

@@ -541,15 +541,18 @@ func TestPresenceAndUIStrings(t *testing.T) {
 		{UserID: "ann", ConnID: "1", Role: attachwire.RoleDriver, Driving: true},
 		{UserID: "b\x1b]52;c;eA==\x07ob", ConnID: "2", Role: attachwire.RoleViewer},
 	}}))
-	apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceJoin, Members: []attachwire.Member{{UserID: "cy", ConnID: "3"}}}))
+	apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceJoin, Members: []attachwire.Member{{UserID: "cy", ConnID: "3", Name: "C\x1b[2Jy", Guest: true}}}))
 	evs := apply(t, e, controlMsg(t, attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{{UserID: "ann", ConnID: "1"}}}))
 	if len(evs) != 1 || evs[0].Kind != Presence || len(evs[0].Members) != 2 {
 		t.Fatalf("presence = %+v, want bob and cy", evs)
 	}
 	for _, m := range evs[0].Members {
-		if strings.ContainsAny(m.UserID, "\x1b\x07") {
-			t.Errorf("presence name %q keeps control characters", m.UserID)
+		if strings.ContainsAny(m.UserID, "\x1b\x07") || strings.ContainsAny(m.Name, "\x1b\x07") {
+			t.Errorf("presence name %q (%q) keeps control characters", m.UserID, m.Name)
 		}
+	}
+	if cy := evs[0].Members[1]; cy.Name == "" || !cy.Guest || cy.UserID != "cy" {
+		t.Errorf("a guest's join = %+v, want its name and guest mark", cy)
 	}
 	evs = apply(t, e, controlMsg(t, attachwire.ErrorControl{Code: attachwire.CodeAuth, Message: "bad\x1b[6n token"}))
 	if len(evs) != 1 || evs[0].Kind != Error || strings.Contains(evs[0].Message, "\x1b") || evs[0].Text != "auth" {

@@ -12,7 +12,7 @@ import { Rewind } from './rewind';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
-interface Member { userId: string; connId: string; role: string; driving: boolean }
+interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];

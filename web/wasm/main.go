@@ -176,6 +176,8 @@ func eventToJS(ev engine.Event) js.Value {
 			mo.Set("connId", m.ConnID)
 			mo.Set("role", m.Role)
 			mo.Set("driving", m.Driving)
+			mo.Set("name", m.Name)
+			mo.Set("guest", m.Guest)
 			arr.Call("push", mo)
 		}
 		o.Set("members", arr)
@@ -255,6 +257,7 @@ func statusFromJS(v js.Value) status.State {
 			st.Members = append(st.Members, attachwire.Member{
 				UserID: stringOf(m, "userId"), ConnID: stringOf(m, "connId"),
 				Role: attachwire.Role(stringOf(m, "role")), Driving: m.Get("driving").Truthy(),
+				Name: stringOf(m, "name"), Guest: m.Get("guest").Truthy(),
 			})
 		}
 	}
