@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,9 +17,33 @@ import (
 )
 
 // Users are the people who may log in: SSH public keys and the name each
-// stands for. A Users is read-only once loaded; reload by loading anew.
+// stands for. Replace swaps in a newly loaded list (a reload) for every
+// holder of the *Users at once; it is safe for concurrent use.
 type Users struct {
-	byFP map[string]User
+	table atomic.Pointer[map[string]User] // fingerprint → user
+}
+
+// newUsers returns Users holding byFP.
+func newUsers(byFP map[string]User) *Users {
+	u := &Users{}
+	u.table.Store(&byFP)
+	return u
+}
+
+func (u *Users) byFP() map[string]User {
+	if u == nil {
+		return nil
+	}
+	if t := u.table.Load(); t != nil {
+		return *t
+	}
+	return nil
+}
+
+// Replace makes u list what from lists.
+func (u *Users) Replace(from *Users) {
+	t := from.byFP()
+	u.table.Store(&t)
 }
 
 // User is one listed key.
@@ -34,30 +59,24 @@ type User struct {
 
 // Lookup returns the user a key belongs to.
 func (u *Users) Lookup(key ssh.PublicKey) (User, bool) {
-	if u == nil {
-		return User{}, false
-	}
-	usr, ok := u.byFP[ssh.FingerprintSHA256(key)]
+	usr, ok := u.byFP()[ssh.FingerprintSHA256(key)]
 	return usr, ok
 }
 
 // byFingerprint returns the user whose key has fingerprint fp.
 func (u *Users) byFingerprint(fp string) (User, bool) {
-	if u == nil {
-		return User{}, false
-	}
-	usr, ok := u.byFP[fp]
+	usr, ok := u.byFP()[fp]
 	return usr, ok
 }
 
 // Len returns how many keys are listed.
-func (u *Users) Len() int { return len(u.byFP) }
+func (u *Users) Len() int { return len(u.byFP()) }
 
 // Names returns the user names, sorted, each once.
 func (u *Users) Names() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, usr := range u.byFP {
+	for _, usr := range u.byFP() {
 		if !seen[usr.Name] {
 			seen[usr.Name] = true
 			out = append(out, usr.Name)
@@ -88,7 +107,7 @@ func LoadUsers(authorized, usersFile string) (*Users, error) {
 			return nil, fmt.Errorf("issuer: %s: %w", usersFile, err)
 		}
 	}
-	u := &Users{byFP: map[string]User{}}
+	byFP := map[string]User{}
 	fi, err := os.Stat(authorized)
 	if err != nil {
 		return nil, fmt.Errorf("issuer: authorized keys: %w", err)
@@ -98,10 +117,10 @@ func LoadUsers(authorized, usersFile string) (*Users, error) {
 		if err != nil {
 			return nil, fmt.Errorf("issuer: authorized keys: %w", err)
 		}
-		if err := u.add(b, "", names); err != nil {
+		if err := addKeys(byFP, b, "", names); err != nil {
 			return nil, fmt.Errorf("issuer: %s: %w", authorized, err)
 		}
-		return u, nil
+		return newUsers(byFP), nil
 	}
 	ents, err := os.ReadDir(authorized)
 	if err != nil {
@@ -118,27 +137,27 @@ func LoadUsers(authorized, usersFile string) (*Users, error) {
 		if err != nil {
 			return nil, fmt.Errorf("issuer: authorized keys: %w", err)
 		}
-		if err := u.add(b, e.Name(), names); err != nil {
+		if err := addKeys(byFP, b, e.Name(), names); err != nil {
 			return nil, fmt.Errorf("issuer: %s: %w", filepath.Join(authorized, e.Name()), err)
 		}
 	}
-	return u, nil
+	return newUsers(byFP), nil
 }
 
 // ParseAuthorizedKeys reads an authorized_keys file's content into Users:
 // each key's name is its comment, or names[fingerprint] when given. It is
 // LoadUsers for one file's bytes.
 func ParseAuthorizedKeys(b []byte, names map[string]string) (*Users, error) {
-	u := &Users{byFP: map[string]User{}}
-	if err := u.add(b, "", names); err != nil {
+	byFP := map[string]User{}
+	if err := addKeys(byFP, b, "", names); err != nil {
 		return nil, err
 	}
-	return u, nil
+	return newUsers(byFP), nil
 }
 
-// add parses one authorized_keys file; fileUser, if not empty, names
-// every key in it.
-func (u *Users) add(b []byte, fileUser string, names map[string]string) error {
+// addKeys parses one authorized_keys file into byFP; fileUser, if not
+// empty, names every key in it.
+func addKeys(byFP map[string]User, b []byte, fileUser string, names map[string]string) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	for n := 1; sc.Scan(); n++ {
@@ -171,10 +190,10 @@ func (u *Users) add(b []byte, fileUser string, names map[string]string) error {
 		if err := checkName(name); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		if prev, ok := u.byFP[fp]; ok && prev.Name != name {
+		if prev, ok := byFP[fp]; ok && prev.Name != name {
 			return fmt.Errorf("line %d: key %s listed for %q and %q", n, fp, prev.Name, name)
 		}
-		u.byFP[fp] = User{Name: name, Fingerprint: fp, Key: key}
+		byFP[fp] = User{Name: name, Fingerprint: fp, Key: key}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading: %w", err)

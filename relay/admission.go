@@ -248,6 +248,12 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
 	l.dedupAll = dedupAll
 	defer l.cancel()
+	release, a := rl.holdInvite(c, l)
+	if a != nil {
+		rl.reject(conn, log, a)
+		return
+	}
+	defer release()
 	for {
 		rm := rl.roomFor(key)
 		if rm == nil {

@@ -325,6 +325,17 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 	ll := rl.newLaneLeg(w, c, c.Role, log)
 	l := ll.leg
 	defer l.cancel()
+	release, a := rl.holdInvite(c, l)
+	if a != nil {
+		status := http.StatusUnauthorized
+		if a.retryable {
+			w.Header().Set("Retry-After", "1")
+			status = http.StatusTooManyRequests
+		}
+		rl.refuse(w, status, string(a.code), a.msg)
+		return
+	}
+	defer release()
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	for {
 		rm := rl.roomFor(key)
@@ -455,7 +466,7 @@ func (rl *Relay) serveTicket(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := token.MintSSETicket(rl.lane.ticketKey, token.Ticket{SessionID: c.SessionID, RoomID: c.RoomID,
 		UserID: c.UserID, Role: c.Role, OrgID: c.OrgID, IssuedAt: now.Unix(), ExpiresAt: exp,
-		Audience: token.TicketAudience, JTI: c.JTI, TID: tid})
+		Audience: token.TicketAudience, JTI: c.JTI, TID: tid, Name: c.Name, Invite: c.Invite})
 	if err != nil {
 		http.Error(w, "cannot mint a ticket", http.StatusInternalServerError)
 		return

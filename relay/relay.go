@@ -32,6 +32,7 @@ type Relay struct {
 	mux      *http.ServeMux
 	lane     *laneState // the degraded lane's legs, tickets and tid store
 	cluster  *cluster   // nil: standalone
+	invites  *invites   // nil: no issuer mode
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -55,6 +56,7 @@ type Relay struct {
 // New returns a Relay configured by cfg (see Config for the defaults).
 // It fails without a public key or when the metrics cannot be registered.
 func New(cfg Config) (*Relay, error) {
+	cfg.PublicKeys = issuerPublicKeys(cfg)
 	if len(cfg.PublicKeys) == 0 {
 		return nil, errors.New("relay: no public key to verify tokens with")
 	}
@@ -92,6 +94,10 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
 	rl.routeViewer()
 	if err := rl.routeLane(); err != nil {
+		return nil, err
+	}
+	if err := rl.startIssuer(); err != nil {
+		rl.Close()
 		return nil, err
 	}
 	return rl, nil
@@ -165,6 +171,7 @@ func (rl *Relay) Close() error {
 	}
 	rl.mu.Unlock()
 	rl.cancel()
+	rl.stopIssuer()
 	if rl.cluster != nil {
 		rl.cluster.close()
 	}

@@ -49,6 +49,10 @@ type Ticket struct {
 	JTI string `json:"jti"`
 	// TID is the ticket's single-use id (see NewJTI for a fresh one).
 	TID string `json:"tid"`
+	// Name and Invite are the paired token's name and inv claims, so that
+	// a lane leg shows the same name and is closed with its invite.
+	Name   string `json:"name,omitempty"`
+	Invite string `json:"inv,omitempty"`
 }
 
 // Claims returns the attach-token view of t, for the admission checks a
@@ -56,7 +60,7 @@ type Ticket struct {
 // TicketAudience: the result is not a token and is never minted.
 func (t Ticket) Claims() Claims {
 	return Claims{SessionID: t.SessionID, RoomID: t.RoomID, UserID: t.UserID, Role: t.Role, OrgID: t.OrgID,
-		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI}
+		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI, Name: t.Name, Invite: t.Invite}
 }
 
 // Validate checks the ticket's shape: every id present and sane, roomId ==
@@ -85,7 +89,7 @@ func (t Ticket) Validate() error {
 	case time.Duration(t.ExpiresAt-t.IssuedAt)*time.Second > MaxTicketTTL:
 		return claimsErr("ticket lives longer than 60 s")
 	}
-	return nil
+	return checkOptional(t.Claims())
 }
 
 // MintSSETicket signs t as an EdDSA compact JWS after Validate.
@@ -151,7 +155,7 @@ var _ jwt.Claims = (*wireTicket)(nil)
 
 var ticketKinds = map[string]bool{
 	"sessionId": true, "roomId": true, "userId": true, "role": true, "orgId": true,
-	"aud": true, "jti": true, "tid": true, "iat": false, "exp": false,
+	"aud": true, "jti": true, "tid": true, "iat": false, "exp": false, "name": true, "inv": true,
 }
 
 // UnmarshalJSON decodes strictly: only the ticket's members (an epoch or
@@ -172,6 +176,8 @@ func (w *wireTicket) UnmarshalJSON(b []byte) error {
 			return &decodeError{name + " is not a string"}
 		case !isString && !isJSONInteger(raw):
 			return &decodeError{name + " is not a JSON integer"}
+		case (name == "name" || name == "inv") && string(raw) == `""`:
+			return &decodeError{name + " is empty"}
 		}
 	}
 	var t Ticket
