@@ -49,8 +49,8 @@ type Ticket struct {
 	JTI string `json:"jti"`
 	// TID is the ticket's single-use id (see NewJTI for a fresh one).
 	TID string `json:"tid"`
-	// Name and Invite are the paired token's name and inv claims, so that
-	// a lane leg shows the same name and is closed with its invite.
+	// Name and Invite are the attach token's name and inv claims, so a
+	// leg admitted by the ticket shows in presence as the token's would.
 	Name   string `json:"name,omitempty"`
 	Invite string `json:"inv,omitempty"`
 }
@@ -64,8 +64,9 @@ func (t Ticket) Claims() Claims {
 }
 
 // Validate checks the ticket's shape: every id present and sane, roomId ==
-// sessionId, aud == TicketAudience, role driver or viewer, a tid, and
-// 0 < exp − iat ≤ MaxTicketTTL. Every refusal wraps ErrClaims.
+// sessionId, aud == TicketAudience, role driver or viewer, a tid,
+// 0 < exp − iat ≤ MaxTicketTTL, and name and inv as an attach token's.
+// Every refusal wraps ErrClaims.
 func (t Ticket) Validate() error {
 	for _, id := range []struct{ name, v string }{
 		{"sessionId", t.SessionID}, {"roomId", t.RoomID}, {"orgId", t.OrgID}, {"jti", t.JTI},
@@ -155,7 +156,8 @@ var _ jwt.Claims = (*wireTicket)(nil)
 
 var ticketKinds = map[string]bool{
 	"sessionId": true, "roomId": true, "userId": true, "role": true, "orgId": true,
-	"aud": true, "jti": true, "tid": true, "iat": false, "exp": false, "name": true, "inv": true,
+	"aud": true, "jti": true, "tid": true, "iat": false, "exp": false,
+	"name": true, "inv": true,
 }
 
 // UnmarshalJSON decodes strictly: only the ticket's members (an epoch or
@@ -176,8 +178,6 @@ func (w *wireTicket) UnmarshalJSON(b []byte) error {
 			return &decodeError{name + " is not a string"}
 		case !isString && !isJSONInteger(raw):
 			return &decodeError{name + " is not a JSON integer"}
-		case (name == "name" || name == "inv") && string(raw) == `""`:
-			return &decodeError{name + " is empty"}
 		}
 	}
 	var t Ticket
