@@ -1,0 +1,154 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/issuer"
+	"golang.org/x/crypto/ssh"
+)
+
+// Errors of sharing through a relay in issuer mode (Config with a
+// RelayURL and no Key), before anything runs.
+var (
+	// ErrUnreachable: no relay answered at RelayURL, or what answered is
+	// not a relay in issuer mode.
+	ErrUnreachable = errors.New("share: relay unreachable")
+	// ErrRefused: the relay refused the SSH key (not listed, bad
+	// signature) or a request made with its session.
+	ErrRefused = errors.New("share: refused by the relay")
+)
+
+// issuedTimeout bounds each request to the issuer.
+const issuedTimeout = 30 * time.Second
+
+// issued is a Share's side of issuer mode: the client logged in with the
+// user's key, which asks for each dial's host token.
+type issued struct {
+	client *issuer.Client
+	signer ssh.Signer
+	room   string
+	epoch  uint64
+
+	mu sync.Mutex // one login at a time
+}
+
+// startIssued shares through a relay in issuer mode: it logs in with the
+// user's SSH key, makes a room the key owns and a watch and a drive
+// invite, whose short links go in Links.
+func startIssued(cfg Config) (*Share, error) {
+	switch {
+	case cfg.Port != 0:
+		return nil, fmt.Errorf("%w: a port is for the embedded relay, not a relay URL", ErrConfig)
+	case cfg.Room != "":
+		return nil, fmt.Errorf("%w: a relay in issuer mode names the room itself", ErrConfig)
+	case cfg.Org != "":
+		return nil, fmt.Errorf("%w: a relay in issuer mode sets the organization itself", ErrConfig)
+	case cfg.LinkTTL < 0 || cfg.LinkTTL > MaxLinkTTL:
+		return nil, fmt.Errorf("%w: link TTL %v is not in 0..%v", ErrConfig, cfg.LinkTTL, MaxLinkTTL)
+	case cfg.FinalScreenWindow < 0:
+		return nil, fmt.Errorf("%w: negative final-screen window", ErrConfig)
+	}
+	if cfg.LinkTTL == 0 {
+		cfg.LinkTTL = DefaultLinkTTL
+	}
+	base, err := relayBase(cfg.RelayURL)
+	if err != nil {
+		return nil, err
+	}
+	signer := cfg.Signer
+	if signer == nil {
+		if signer, err = issuer.FindSigner(cfg.Identity); err != nil {
+			return nil, fmt.Errorf("%w: a relay without --key logs in with an SSH key: %s", ErrConfig, strings.TrimPrefix(err.Error(), "issuer: "))
+		}
+	}
+	web := *base
+	web.Scheme = map[string]string{"ws": "http", "wss": "https"}[base.Scheme]
+	c, err := issuer.NewClient(web.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	iss := &issued{client: c, signer: signer, epoch: cfg.Epoch}
+	ctx, cancel := context.WithTimeout(context.Background(), issuedTimeout)
+	defer cancel()
+	if _, err := c.Login(ctx, signer); err != nil {
+		return nil, issuedErr(err, web.String())
+	}
+	if iss.room, err = c.CreateRoom(ctx); err != nil {
+		return nil, issuedErr(err, web.String())
+	}
+	cfg.Room, cfg.Org = iss.room, issuer.OrgID
+	s := &Share{cfg: cfg, attachURL: base.JoinPath("v1", "rooms", iss.room).String(), issued: iss}
+	l := Links{Room: iss.room, AttachURL: s.attachURL, PageURL: web.JoinPath("v1", "rooms", iss.room, "view").String()}
+	for _, inv := range []struct {
+		role       attachwire.Role
+		link, id   *string
+		expiresOut *time.Time
+	}{
+		{attachwire.RoleViewer, &l.WatchLink, &l.WatchInvite, &l.Expires},
+		{attachwire.RoleDriver, &l.DriveLink, &l.DriveInvite, nil},
+	} {
+		r, err := c.CreateInvite(ctx, iss.room, issuer.InviteRequest{Role: inv.role, TTLSeconds: int64(cfg.LinkTTL / time.Second)})
+		if err != nil {
+			return nil, issuedErr(err, web.String())
+		}
+		*inv.link, *inv.id = c.Link(iss.room, r.Secret), r.ID
+		if inv.expiresOut != nil {
+			*inv.expiresOut = time.Unix(r.ExpiresAt, 0)
+		}
+	}
+	s.Links = l
+	return s, nil
+}
+
+// issuedErr sorts an issuer client's error into ErrRefused (the relay
+// said no) or ErrUnreachable (nothing, or no issuer, answered).
+func issuedErr(err error, relay string) error {
+	var ie *issuer.Error
+	switch {
+	case errors.As(err, &ie):
+		return fmt.Errorf("%w: %s", ErrRefused, ie.Message)
+	case errors.Is(err, issuer.ErrNotIssuer):
+		return fmt.Errorf("%w: %s is not a relay in issuer mode (give its --key for a relay in platform mode)", ErrUnreachable, relay)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnreachable, relay, err)
+}
+
+// hostToken asks the issuer for a host token for the next dial, logging
+// in again once when the session has expired.
+func (iss *issued) hostToken(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, issuedTimeout)
+	defer cancel()
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	r, err := iss.client.HostToken(ctx, iss.room, iss.epoch)
+	if errors.Is(err, issuer.ErrUnauthorized) {
+		if _, err = iss.client.Login(ctx, iss.signer); err == nil {
+			r, err = iss.client.HostToken(ctx, iss.room, iss.epoch)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("share: host token: %w", err)
+	}
+	return r.Token, nil
+}
+
+// Issuer returns the issuer client a Share logged in with, and the room
+// it made, for revoking its invites; nil when the Share is not through a
+// relay in issuer mode.
+func (s *Share) Issuer() (*issuer.Client, string) {
+	if s.issued == nil {
+		return nil, ""
+	}
+	return s.issued.client, s.issued.room
+}
