@@ -140,9 +140,8 @@ function swallowQueries(term: Terminal): void {
   }
 }
 
-function main(): void {
+function main(tok: string): void {
   const params = new URLSearchParams(location.hash.slice(1));
-  const tok = params.get('token') ?? '';
   const path = location.pathname.replace(/\/view$/, '');
   const sessionId = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
   const c = claims(tok);
@@ -743,4 +742,46 @@ function main(): void {
   });
 }
 
-main();
+// An invite's short link (…/s/<room>#<secret>) reaches this page with the
+// bare secret as its fragment. The page trades it at the relay's issuer
+// for a token of its own, under the name the person gives: asked once,
+// then remembered in this browser.
+const SECRET_RE = /^[A-Za-z0-9_-]{22}$/;
+const NAME_KEY = 'ptyhost.name';
+
+async function redeemInvite(secret: string, room: string): Promise<string> {
+  let name = '';
+  try { name = localStorage.getItem(NAME_KEY) ?? ''; } catch { /* storage disabled */ }
+  if (!name.trim()) {
+    name = (window.prompt('Your name, as the others in the session will see it:', '') ?? '').trim();
+    if (!name) throw new Error('a name is needed to join');
+    try { localStorage.setItem(NAME_KEY, name); } catch { /* storage disabled */ }
+  }
+  const prefix = location.pathname.replace(/\/v1\/rooms\/[^/]*\/view$/, '');
+  const resp = await fetch(location.origin + prefix + '/v1/issuer/redeem', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ room, secret, name }),
+  });
+  const body = await resp.json().catch(() => ({}));
+  if (!resp.ok || typeof body.token !== 'string') {
+    throw new Error(body.message ?? 'the relay refused the link (HTTP ' + resp.status + ')');
+  }
+  return body.token;
+}
+
+function boot(): void {
+  const frag = location.hash.slice(1);
+  if (!SECRET_RE.test(frag)) {
+    main(new URLSearchParams(frag).get('token') ?? '');
+    return;
+  }
+  const path = location.pathname.replace(/\/view$/, '');
+  const room = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+  redeemInvite(frag, room).then(main, (err: Error) => {
+    const n = document.getElementById('notice');
+    if (n) n.textContent = 'cannot join: ' + err.message;
+  });
+}
+
+boot();
