@@ -1,6 +1,7 @@
 package issuer
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"sync"
@@ -14,6 +15,23 @@ const ChallengeTTL = 60 * time.Second
 // issuer refuses new ones (rate-limited) until some expire.
 const maxChallenges = 65536
 
+// ChallengeStore keeps the challenges given and not yet answered, for a
+// relay whose nodes share them (a cluster: a login may reach another node
+// than its challenge). Take must succeed once per challenge, whoever
+// calls it first; Put may refuse (an error) when the store is full or
+// away.
+type ChallengeStore interface {
+	Put(ctx context.Context, challenge string, expires time.Time) error
+	Take(ctx context.Context, challenge string) (expires time.Time, ok bool, err error)
+}
+
+// newChallenge returns a fresh random challenge.
+func newChallenge() string {
+	var b [challengeBytes]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
 // challenges holds the challenges given and not yet answered. Each is
 // taken (removed) by the first login that names it, whatever that login's
 // outcome: a challenge is good for one attempt.
@@ -25,9 +43,7 @@ type challenges struct {
 // issue returns a fresh challenge good until now+ChallengeTTL, or "" when
 // too many are outstanding.
 func (c *challenges) issue(now time.Time) (string, time.Time) {
-	var b [challengeBytes]byte
-	rand.Read(b[:])
-	ch := base64.RawURLEncoding.EncodeToString(b[:])
+	ch := newChallenge()
 	exp := now.Add(ChallengeTTL)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -62,6 +62,8 @@ type Config struct {
 	// Legs counts and closes the legs invites admitted. Nil: none are
 	// counted (maxHolders is then not enforced at redemption).
 	Legs Legs
+	// Challenges keeps the challenges given. Nil: the Server's memory.
+	Challenges ChallengeStore
 	// ClientAddr names a request's client for rate limits. Nil: the host
 	// part of RemoteAddr.
 	ClientAddr func(*http.Request) string
@@ -198,8 +200,15 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, refusal(CodeRateLimited, "too many logins from this address; wait a little"))
 		return
 	}
-	ch, exp := s.chal.issue(s.cfg.Now())
-	if ch == "" {
+	var ch string
+	var exp time.Time
+	if s.cfg.Challenges != nil {
+		ch, exp = newChallenge(), s.cfg.Now().Add(ChallengeTTL)
+		if err := s.cfg.Challenges.Put(r.Context(), ch, exp); err != nil {
+			s.fail(w, r, fmt.Errorf("issuer: challenge store: %w", err))
+			return
+		}
+	} else if ch, exp = s.chal.issue(s.cfg.Now()); ch == "" {
 		s.fail(w, r, refusal(CodeRateLimited, "too many challenges outstanding; wait a little"))
 		return
 	}
@@ -217,7 +226,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	usr, err := s.checkLogin(b, r.Host)
+	usr, err := s.checkLogin(r.Context(), b, r.Host)
 	if err != nil {
 		s.cfg.Logger.Info("issuer: login refused", "addr", addr, "err", err)
 		s.fail(w, r, err)
@@ -234,12 +243,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 
 // checkLogin verifies a login body against host, the Host the client
 // dialed. The challenge is spent first, whatever follows.
-func (s *Server) checkLogin(b []byte, host string) (User, error) {
+func (s *Server) checkLogin(ctx context.Context, b []byte, host string) (User, error) {
 	req, err := ParseLoginRequest(b)
 	if err != nil {
 		return User{}, err
 	}
-	if !s.chal.take(req.Challenge, s.cfg.Now()) {
+	if ok, err := s.takeChallenge(ctx, req.Challenge); err != nil {
+		return User{}, err
+	} else if !ok {
 		return User{}, refusal(CodeChallengeInvalid, "challenge expired, already used or never given: ask for a new one")
 	}
 	key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(req.PublicKey))
@@ -262,6 +273,19 @@ func (s *Server) checkLogin(b []byte, host string) (User, error) {
 		return User{}, refusal(CodeUnauthorized, "signature does not verify for this key, challenge and relay")
 	}
 	return usr, nil
+}
+
+// takeChallenge spends ch and reports whether it was given and is
+// unexpired.
+func (s *Server) takeChallenge(ctx context.Context, ch string) (bool, error) {
+	if s.cfg.Challenges == nil {
+		return s.chal.take(ch, s.cfg.Now()), nil
+	}
+	exp, ok, err := s.cfg.Challenges.Take(ctx, ch)
+	if err != nil {
+		return false, fmt.Errorf("issuer: challenge store: %w", err)
+	}
+	return ok && !s.cfg.Now().After(exp), nil
 }
 
 // session authenticates a request's Bearer session and returns its user,

@@ -76,6 +76,9 @@ func (rl *Relay) startIssuer() error {
 		}
 		iv.kv = kv
 		cfg.Store = kv
+		if cfg.Challenges, err = openChallengeKV(rl.cluster); err != nil {
+			return err
+		}
 		if iv.sub, err = rl.cluster.nc.Subscribe(subjectPrefix+"revoke", iv.heardRevoke); err != nil {
 			return fmt.Errorf("%w: subscribe: %w", ErrClusterUnavailable, err)
 		}
@@ -175,14 +178,17 @@ var errInviteFull = errors.New("relay: invite at its cap of holders")
 // take records l as a holder of the invite key, refusing past max (0: no
 // cap) counted over every node.
 func (iv *invites) take(ctx context.Context, key string, max int, l *leg) error {
-	iv.mu.Lock()
-	defer iv.mu.Unlock()
-	set := iv.legs[key]
 	if iv.kv != nil {
+		// The bucket's compare-and-swap decides, outside mu: a revocation
+		// need not wait for a node's round trip to NATS.
 		if err := iv.kv.addHolder(ctx, key, max, 1); err != nil {
 			return err
 		}
-	} else if max > 0 && len(set) >= max {
+	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	set := iv.legs[key]
+	if iv.kv == nil && max > 0 && len(set) >= max {
 		return errInviteFull
 	}
 	if set == nil {

@@ -60,3 +60,27 @@ func TestIssuerCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestIssuerClusterChallenge: a challenge given by node a is answered on
+// node b (the nodes share challenges), and the same answer replayed on c
+// is refused.
+func TestIssuerClusterChallenge(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startClusterWith(t, ns, issuerConfig(t, quiet()), "a", "b", "c")
+	a, b, c := nodes[0].Server, nodes[1].Server, nodes[2].Server
+	var ch issuer.ChallengeResponse
+	if err := postJSON(t, a, "/v1/issuer/challenge", struct{}{}, &ch); err != nil {
+		t.Fatal(err)
+	}
+	keys := sshKeys()
+	// The signed host is the one the client dialed: b's.
+	req := signedLogin(t, b, ch.Challenge, keys["alice"], keys["alice"].PublicKey())
+	var out issuer.LoginResponse
+	if err := postJSON(t, b, "/v1/issuer/login", req, &out); err != nil || out.User != "alice@laptop" {
+		t.Fatalf("login on b with a's challenge: %+v %v", out, err)
+	}
+	req = signedLogin(t, c, ch.Challenge, keys["alice"], keys["alice"].PublicKey())
+	if err := postJSON(t, c, "/v1/issuer/login", req, nil); !errors.Is(err, issuer.ErrChallengeInvalid) {
+		t.Fatalf("replay on c: %v, want challenge-invalid", err)
+	}
+}

@@ -507,3 +507,25 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestIssuerRateLimits: challenges, logins and redemptions past their
+// per-address burst are refused rate-limited, with Retry-After.
+func TestIssuerRateLimits(t *testing.T) {
+	cfg := issuerConfig(t, quiet())
+	cfg.Issuer.LoginsPerMinute, cfg.Issuer.RedeemsPerMinute = 5, 10 // bursts of 2 and 10
+	s := relaytest.NewServer(t, cfg)
+	alice := loggedIn(t, s, "alice") // a challenge and a login: the burst
+	_, err := issuerClient(t, s).Login(ctxT(t), sshKeys()["alice"])
+	wantCode(t, err, issuer.ErrRateLimited)
+	room, _ := sharedRoom(t, s, alice)
+	inv := invite(t, alice, room, attachwire.RoleViewer, 600, 0)
+	for range 10 {
+		redeem(t, s, room, inv.Secret, "n")
+	}
+	_, err = issuerClient(t, s).Redeem(ctxT(t), room, inv.Secret, "n")
+	wantCode(t, err, issuer.ErrRateLimited)
+	var ie *issuer.Error
+	if !errors.As(err, &ie) || ie.Status != http.StatusTooManyRequests {
+		t.Errorf("status %+v, want 429", ie)
+	}
+}
