@@ -80,6 +80,8 @@ func openRecorder(spec Spec, env []string, start time.Time) (*recorder, error) {
 	return &recorder{
 		out: out,
 		hdr: cast.Header{
+			Version:   spec.RecordVersion,
+			TermType:  envValue(env, "TERM"),
 			Width:     spec.Cols,
 			Height:    spec.Rows,
 			Timestamp: start.Unix(),
@@ -97,7 +99,7 @@ func openRecorder(spec Spec, env []string, start time.Time) (*recorder, error) {
 // session lock; it never blocks.
 func (r *recorder) record(f attachwire.Frame) {
 	switch f.Type {
-	case attachwire.TypeOutput, attachwire.TypeResize, attachwire.TypeMarker:
+	case attachwire.TypeOutput, attachwire.TypeResize, attachwire.TypeMarker, attachwire.TypeExit, attachwire.TypeInput:
 	default:
 		return
 	}
@@ -177,6 +179,16 @@ func writeEvent(w *cast.Writer, f attachwire.Frame) error {
 			return err
 		}
 		return w.Marker(f.RelTime, m.Label)
+	case attachwire.TypeExit:
+		ex, err := attachwire.DecodeExit(f.Payload)
+		if err != nil {
+			return err
+		}
+		return w.Exit(f.RelTime, int(ex.Code))
+	case attachwire.TypeInput:
+		// Not an Input frame: the recorder's own event, whose payload is
+		// the bytes written (see Session.recordInput).
+		return w.Input(f.RelTime, f.Payload)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func TestRecorderMatchesFrames(t *testing.T) {
 	}
 	frames := collect(t, mustSubscribe(t, s, 0))
 	hdr, evs := readCast(t, path)
-	if hdr.Width != 80 || hdr.Height != 24 || hdr.Env["TERM"] != DefaultTERM || hdr.Timestamp == 0 {
+	if hdr.Version != 3 || hdr.Width != 80 || hdr.Height != 24 || hdr.TermType != DefaultTERM || hdr.Timestamp == 0 {
 		t.Fatalf("header %+v", hdr)
 	}
 
@@ -84,6 +84,8 @@ func TestRecorderMatchesFrames(t *testing.T) {
 			want = append(want, "r "+secs(f.RelTime)+" 100x30")
 		case attachwire.TypeMarker:
 			want = append(want, "m "+secs(f.RelTime)+" half way")
+		case attachwire.TypeExit:
+			want = append(want, "x "+secs(f.RelTime)+" 0")
 		}
 	}
 	var got []string
@@ -106,7 +108,7 @@ func TestRecorderMatchesFrames(t *testing.T) {
 		}
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("r/m events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("r/m/x events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if out := string(output(frames)); text.String() != out || !utf8.ValidString(out) {
 		t.Errorf("cast output %q, frames %q", text.String(), out)
@@ -126,13 +128,15 @@ func TestRecorderMatchesFrames(t *testing.T) {
 
 // TestRecorderPlaysInAsciinema has the real asciinema CLI print the cast
 // (under a ptyhost session, since asciinema 2.2's cat opens /dev/tty) and
-// compares its output with the recorded session's.
+// compares its output with the recorded session's. Debian's asciinema is
+// 2.2, which reads no v3: the cast is v2, the version kept for it.
 func TestRecorderPlaysInAsciinema(t *testing.T) {
 	termtest.NeedTool(t, "asciinema")
 	path := filepath.Join(t.TempDir(), "s.cast")
 	s := start(t, Spec{
-		Command:    []string{"sh", "-c", `printf '\033[1;31mred\033[0m Grüße 日本\n'; printf 'tab\there\n'`},
-		RecordPath: path,
+		Command:       []string{"sh", "-c", `printf '\033[1;31mred\033[0m Grüße 日本\n'; printf 'tab\there\n'`},
+		RecordPath:    path,
+		RecordVersion: 2,
 	}, newFakeTerm)
 	waitDone(t, s)
 	want := output(collect(t, mustSubscribe(t, s, 0)))
@@ -158,5 +162,59 @@ func TestRecorderBadPathStartsNothing(t *testing.T) {
 	}
 	if _, statErr := os.Stat(filepath.Join(dir, "ran")); statErr == nil {
 		t.Fatal("the command ran although Spawn failed")
+	}
+}
+
+// TestRecorderInputAndVersion records input only when asked, and writes
+// v2 when asked, with no exit event (v2 has none).
+func TestRecorderInputAndVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version     int
+		input       bool
+		wantVersion int
+		wantCodes   string
+	}{
+		{0, false, 3, "x"},
+		{3, true, 3, "ix"},
+		{2, true, 2, "i"},
+		{2, false, 2, ""},
+	} {
+		path := filepath.Join(t.TempDir(), "s.cast")
+		s := start(t, Spec{
+			Command:    []string{"sh", "-c", `stty -echo; read x; exit 4`},
+			RecordPath: path, RecordVersion: tc.version, RecordInput: tc.input,
+		}, newFakeTerm)
+		sub := mustSubscribe(t, s, 0)
+		if _, err := s.WriteInput([]byte("secret\n")); err != nil {
+			t.Fatal(err)
+		}
+		collect(t, sub)
+		waitDone(t, s)
+		if err := s.RecordErr(); err != nil {
+			t.Fatal(err)
+		}
+		hdr, evs := readCast(t, path)
+		codes := ""
+		for _, ev := range evs {
+			switch ev.Code {
+			case cast.CodeInput:
+				if ev.Data != "secret\n" {
+					t.Errorf("input event %q", ev.Data)
+				}
+				codes += ev.Code
+			case cast.CodeExit:
+				if ev.Data != "4" {
+					t.Errorf("exit event %q", ev.Data)
+				}
+				codes += ev.Code
+			}
+		}
+		if hdr.Version != tc.wantVersion || codes != tc.wantCodes {
+			t.Errorf("version %d input %v: cast v%d with events %q, want v%d %q",
+				tc.version, tc.input, hdr.Version, codes, tc.wantVersion, tc.wantCodes)
+		}
+	}
+	if _, err := Spawn(Spec{Command: []string{"true"}, RecordPath: filepath.Join(t.TempDir(), "x"), RecordVersion: 1}); !errors.Is(err, ErrInvalidSpec) {
+		t.Errorf("record version 1: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -125,6 +126,9 @@ func (s *Session) WriteInput(p []byte) (int, error) {
 		return 0, ErrExited
 	}
 	n, err := s.master.Write(p)
+	if n > 0 && s.rec != nil && s.spec.RecordInput {
+		s.recordInput(p[:n])
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrClosed) || s.exited.Load() {
 			return n, ErrExited
@@ -132,6 +136,19 @@ func (s *Session) WriteInput(p []byte) (int, error) {
 		return n, fmt.Errorf("ptyhost: write input: %w", err)
 	}
 	return n, nil
+}
+
+// recordInput queues written input for the cast, timed as a frame
+// published now would be. The lock is taken only after the write, which
+// may have blocked, so recording input still delays nothing else.
+func (s *Session) recordInput(p []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.relTime
+	if rt := uint64(time.Since(s.anchor).Microseconds()); rt > t {
+		t = rt
+	}
+	s.rec.record(attachwire.Frame{Type: attachwire.TypeInput, RelTime: t, Payload: bytes.Clone(p)})
 }
 
 // Resize sets the terminal size: the PTY's window size (the child gets

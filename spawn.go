@@ -74,9 +74,10 @@ type Spec struct {
 	// whatever issues attach tokens; 0 is allowed.
 	Epoch uint64
 
-	// RecordPath, when set, names an asciinema v2 cast file to write in
-	// parallel with the frames: output, resize and marker events timed by
-	// the frames' rel_time, flushed and synced at Exit. The file is opened
+	// RecordPath, when set, names an asciicast file (v3 unless
+	// RecordVersion says 2) to write in parallel with the frames: output,
+	// resize and marker events timed by the frames' rel_time, and the exit
+	// status (v3), flushed and synced at Exit. The file is opened
 	// before the child starts, so a path that cannot be written fails
 	// Spawn. A new file is created; an existing regular file is truncated
 	// only once the child has started, so a failed Spawn leaves it as it
@@ -90,6 +91,15 @@ type Spec struct {
 	// truncated, synced or removed. False refuses such a path; a block
 	// device, a socket or a directory is refused either way.
 	RecordSpecial bool
+
+	// RecordVersion is the asciicast version of RecordPath: 3, or 2 for
+	// players that predate v3 (asciinema 2.x); 0 means 3.
+	RecordVersion int
+
+	// RecordInput adds what WriteInput writes to the recording as input
+	// events. Off by default: input is what people typed, passwords
+	// included, and a cast is often shared.
+	RecordInput bool
 
 	// NoCommandMarks turns off command marks. By default the session
 	// recognises the marks a shell's integration writes around each
@@ -136,6 +146,13 @@ func (s Spec) normalize() (Spec, error) {
 		s.Scrollback = 0
 	case s.Scrollback > MaxScrollback:
 		return s, specError("scrollback %d above %d", s.Scrollback, MaxScrollback)
+	}
+	switch s.RecordVersion {
+	case 0:
+		s.RecordVersion = 3
+	case 2, 3:
+	default:
+		return s, specError("record version %d is not 2 or 3", s.RecordVersion)
 	}
 	for _, kv := range s.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {

@@ -103,7 +103,7 @@ func (l *leg) control(ctx context.Context, c attachwire.Control) error {
 		return err
 	case attachwire.SnapshotRequest:
 		l.seen()
-		return l.snapshot(ctx)
+		return l.snapshot(ctx, c.Reason == attachwire.SnapshotKeyframe)
 	case attachwire.Kill:
 		l.seen()
 		l.h.kill(l.h.runCtx, c)
@@ -114,12 +114,15 @@ func (l *leg) control(ctx context.Context, c attachwire.Control) error {
 }
 
 // snapshot answers a snapshot_request: before Exit the snapshot is
-// published in the stream (the pump carries it, in order); after Exit it
-// has seq 0 and is sent directly, encoded by AppendSnapshot into the
-// leg's reused buffers (a relay asks on every join and skip).
-func (l *leg) snapshot(ctx context.Context) error {
+// published in the stream (the pump carries it, in order); after Exit, or
+// when the relay asks for a key frame of its history (keyframe), it has
+// seq 0 and is sent directly, encoded by AppendSnapshot into the leg's
+// reused buffers (a relay asks on every join and skip). A key frame may
+// overtake frames at or below its atSeq still queued in the pump: the
+// relay files it by atSeq, not by arrival.
+func (l *leg) snapshot(ctx context.Context, keyframe bool) error {
 	s := l.h.cfg.Session
-	if _, exited := s.Exit(); !exited {
+	if _, exited := s.Exit(); !exited && !keyframe {
 		f, err := s.EmitSnapshot()
 		switch {
 		case err != nil:

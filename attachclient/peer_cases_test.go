@@ -167,9 +167,16 @@ func TestPeerSnapshotRequestBeforeAndAfterExit(t *testing.T) {
 	res, _ := runHost(t, p.config(attachclient.HostConfig{TokenSource: staticToken(peerRoom, 1, nil), Session: sess.Agent()}))
 	l := p.leg(t)
 	l.until(t, "ready", outputHas("ready"))
+	// A key frame for the relay's history: seq 0, beside the stream, at
+	// the session's current seq.
+	l.sendControl(t, attachwire.SnapshotRequest{Reason: attachwire.SnapshotKeyframe})
+	key := l.until(t, "the key frame", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeSnapshot })
+	if key.Seq != 0 || atSeq(t, key) == 0 {
+		t.Fatalf("key frame seq %d atSeq %d, want seq 0 at the session's seq", key.Seq, atSeq(t, key))
+	}
 	// Before Exit: a snapshot in the stream, seq S and atSeq S-1.
 	l.sendControl(t, attachwire.SnapshotRequest{Reason: attachwire.SnapshotResync})
-	live := l.until(t, "the in-stream snapshot", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeSnapshot })
+	live := l.until(t, "the in-stream snapshot", func(f attachwire.Frame) bool { return f.Type == attachwire.TypeSnapshot && f.Seq != 0 })
 	if live.Seq == 0 || atSeq(t, live) != live.Seq-1 {
 		t.Fatalf("in-stream snapshot seq %d atSeq %d", live.Seq, atSeq(t, live))
 	}
@@ -178,7 +185,8 @@ func TestPeerSnapshotRequestBeforeAndAfterExit(t *testing.T) {
 	// After Exit: seq 0, atSeq = the Exit's seq, sent directly.
 	l.sendControl(t, attachwire.SnapshotRequest{Reason: attachwire.SnapshotJoin})
 	final := l.until(t, "the post-Exit snapshot", func(f attachwire.Frame) bool {
-		return f.Type == attachwire.TypeSnapshot && f.Seq == 0
+		// (until reads from the leg's first frame: the key frame is seq 0 too.)
+		return f.Type == attachwire.TypeSnapshot && f.Seq == 0 && atSeq(t, f) != atSeq(t, key)
 	})
 	if final.RelTime != 0 || atSeq(t, final) != exit.Seq {
 		t.Fatalf("post-Exit snapshot rel_time %d atSeq %d, want 0 and %d", final.RelTime, atSeq(t, final), exit.Seq)

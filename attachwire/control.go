@@ -68,6 +68,13 @@ const (
 	SnapshotResync       SnapshotReason = "resync"
 	SnapshotRingMiss     SnapshotReason = "ring-miss"
 	SnapshotBackpressure SnapshotReason = "backpressure"
+	// SnapshotKeyframe asks for a key frame of the room's history: the
+	// host answers with a seq-0 Snapshot (atSeq its current seq) sent
+	// beside the stream, which the relay keeps for rewinding and sends to
+	// no viewer. A host that does not know the reason answers with an
+	// in-stream Snapshot, which serves as well at the cost of reaching
+	// every viewer.
+	SnapshotKeyframe SnapshotReason = "keyframe"
 )
 
 // SnapshotRequest ("snapshot_request") asks the host for a snapshot.

@@ -116,6 +116,22 @@ type Config struct {
 	// session).
 	MaxTokenTTL time.Duration
 
+	// HistoryDir keeps each room's whole stream on disk, beyond the ring,
+	// so that viewers can rewind and search it while the room lives
+	// (docs/relay.md, "History and rewind"). The relay makes its own
+	// directories under it, readable by its user only, and removes each
+	// room's files when its stream ends. Empty: no history (rewinding
+	// reaches no further than the ring).
+	HistoryDir string
+	// HistoryBytes bounds each room's history on disk; past it the oldest
+	// part goes. Zero: 256 MiB.
+	HistoryBytes int64
+	// KeyframeBytes is how much output the history holds between key
+	// frames (host snapshots the relay asks for and sends to no viewer): a
+	// rewind applies at most about this much after its key frame. Zero:
+	// 1 MiB.
+	KeyframeBytes int64
+
 	// Now is the clock every decision of the relay reads: tokens (exp,
 	// iat), the jti and ticket stores, the dial rate, the pen's cooldown
 	// and first generation, the input replay window's age, a leg's
@@ -167,6 +183,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RingBytes <= 0 {
 		c.RingBytes = 4 << 20
+	}
+	if c.HistoryBytes <= 0 {
+		c.HistoryBytes = 256 << 20
+	}
+	if c.KeyframeBytes <= 0 {
+		c.KeyframeBytes = 1 << 20
 	}
 	if c.ViewerQueueBytes <= 0 {
 		c.ViewerQueueBytes = 1 << 20

@@ -93,6 +93,7 @@ func New(cfg Config) (*Relay, error) {
 	rl.mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}))
 	rl.mux.HandleFunc("/v1/rooms/", rl.serveAttach)
 	rl.routeViewer()
+	rl.routeHistory()
 	if err := rl.routeLane(); err != nil {
 		return nil, err
 	}

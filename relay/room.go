@@ -29,6 +29,10 @@ type room struct {
 	relay *Relay
 	key   roomKey
 	ring  *ring
+	// hist is the room generation's history on disk, for rewinding; nil
+	// without Config.HistoryDir, on a node that does not hold the host, or
+	// before the first generation. Under mu.
+	hist *history
 
 	// inputs carries stamped Input frames to whichever host leg is bound;
 	// a full queue blocks the sending driver's reader.
@@ -172,6 +176,7 @@ func (rm *room) newGenerationLocked(e uint64) {
 	}
 	rm.hasEpoch, rm.epoch = true, e
 	rm.ring.reset(e)
+	rm.restartHistoryLocked()
 	rm.san = newRoomSanitizer()
 	rm.exitSeq = 0
 	rm.endTimer.stop()
@@ -332,6 +337,7 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 		rm.relay.log.Info("relay: host stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
 		rm.ring.truncate()
 		rm.san.Reset()
+		rm.restartHistoryLocked() // a rewind cannot span the gap
 		rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	}
 	payload := f.Payload
@@ -372,6 +378,7 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 	}
 	rm.ring.append(f.Seq, typ, atSeq, wire)
 	rm.publishedLocked(outFrame, atSeq, wire)
+	rm.historyAddLocked(f.Seq, typ, atSeq, f.RelTime, wire)
 	if typ == attachwire.TypeExit {
 		rm.exitSeq = f.Seq
 		rm.setStateLocked(attachwire.RoomEnded, false)
@@ -384,9 +391,14 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 	return nil
 }
 
-// ingestOutOfSeqLocked handles a seq-0 host frame: the post-Exit snapshot
-// is cached for late joiners; anything else out of namespace is ignored.
+// ingestOutOfSeqLocked handles a seq-0 host frame: a snapshot before Exit
+// is a key frame the history asked for; the post-Exit snapshot is cached
+// for late joiners; anything else out of namespace is ignored.
 func (rm *room) ingestOutOfSeqLocked(f attachwire.Frame) error {
+	if f.Type == attachwire.TypeSnapshot && rm.exitSeq == 0 {
+		rm.historyKeyframeLocked(f.Payload)
+		return nil
+	}
 	if f.Type != attachwire.TypeSnapshot || rm.exitSeq == 0 {
 		return nil
 	}
@@ -482,6 +494,7 @@ func (rm *room) close(code websocket.StatusCode, reason string) {
 		return
 	}
 	rm.closed = true
+	rm.stopHistoryLocked()
 	rm.goneTimer.stop()
 	rm.endTimer.stop()
 	rm.pen.grace.stop()

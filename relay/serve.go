@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,10 @@ type ServeOptions struct {
 	// TLSCertFile and TLSKeyFile, both set, serve wss:// (TLS); both empty
 	// serve ws://, for a relay behind a TLS-terminating proxy or for tests.
 	TLSCertFile, TLSKeyFile string
+	// TLSConfig, if not nil, serves wss:// with it instead of files: its
+	// GetCertificate finds the certificates (an ACME client's, say, which
+	// also answers TLS-ALPN-01 challenges on this listener).
+	TLSConfig *tls.Config
 	// DrainTimeout bounds the planned restart on ctx's end: how long legs
 	// get to take their announcement before they are cut. Zero: 10 s.
 	DrainTimeout time.Duration
@@ -54,6 +59,9 @@ const DefaultAddr = "127.0.0.1:8722"
 func ListenAndServe(ctx context.Context, cfg Config, opts ServeOptions) error {
 	if (opts.TLSCertFile == "") != (opts.TLSKeyFile == "") {
 		return errors.New("relay: a TLS certificate needs its key, and the key its certificate")
+	}
+	if opts.TLSConfig != nil && opts.TLSCertFile != "" {
+		return errors.New("relay: TLS from certificate files or from a TLS configuration, not both")
 	}
 	if opts.Addr == "" {
 		opts.Addr = DefaultAddr
@@ -95,7 +103,8 @@ func ListenAndServe(ctx context.Context, cfg Config, opts ServeOptions) error {
 		// go to the relay's logger, not to standard error.
 		ErrorLog: slog.NewLogLogger(rl.log.Handler(), slog.LevelWarn),
 	}
-	tls := opts.TLSCertFile != ""
+	srv.TLSConfig = opts.TLSConfig
+	tls := opts.TLSCertFile != "" || opts.TLSConfig != nil
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr(), tls)
 	}

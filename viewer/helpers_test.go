@@ -95,8 +95,12 @@ func (h *testHost) read(ctx context.Context) {
 			}
 		case attachwire.TypeControl:
 			ctl, err := attachwire.DecodeControl(f.Payload)
-			if _, ok := ctl.(attachwire.SnapshotRequest); ok && err == nil {
-				h.snapshot()
+			if req, ok := ctl.(attachwire.SnapshotRequest); ok && err == nil {
+				if req.Reason == attachwire.SnapshotKeyframe {
+					h.keyframe()
+				} else {
+					h.snapshot()
+				}
 			}
 		}
 	}
@@ -152,6 +156,25 @@ func (h *testHost) snapshot() {
 	f, err := sn.Frame(seq, seq)
 	if err != nil {
 		h.t.Errorf("host snapshot: %v", err)
+		return
+	}
+	h.sendLocked(f)
+}
+
+// keyframe answers a key frame request as attachclient does: a seq-0
+// Snapshot at the current seq, beside the stream.
+func (h *testHost) keyframe() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	scr := h.screenLocked()
+	sn, err := attachwire.NewSnapshot(h.seq, &scr)
+	if err != nil {
+		h.t.Errorf("host key frame: %v", err)
+		return
+	}
+	f, err := sn.Frame(0, h.seq)
+	if err != nil {
+		h.t.Errorf("host key frame: %v", err)
 		return
 	}
 	h.sendLocked(f)

@@ -43,17 +43,36 @@
 // mouse or focus event of the person at the page is sent, and only while
 // the page holds the pen).
 //
+// Command marks (docs/protocol.md §4) are read by the engine's
+// WebAssembly and filed by web/src/commands.ts: each command a block in
+// the terminal's gutter coloured by its exit status (an xterm.js
+// decoration on a marker at the line its output starts), an entry in the
+// commands list that jumps to it, and a copy of its output.
+//
+// With a relay that keeps the room's history (relay --history-dir), the
+// rewind button opens a timeline (web/src/rewind.ts): moving it asks the
+// relay for the screen at that seq (a key frame and the frames after it)
+// and draws it in a second terminal, on a second engine, so the live
+// leg's seqs never meet the history's; Live puts the live terminal back.
+// Search reads the whole history in ranges and lists where the text was
+// printed (the engine's Searcher, in WebAssembly); a result rewinds there.
+//
 // The bundle (index.html, app.js, app.css, engine.wasm, wasm_exec.js) is
-// built into dist/ by `go generate ./web` (npm ci, esbuild, the wasm
-// build, wasm_exec.js copied from the Go installation) and embedded from
-// there; it is not committed. Built without it, Handler serves a page
-// that says how to build it, so `go build ./...` needs no npm.
+// committed in dist/, every file gzipped at the best compression, so that
+// `go build` and `go install` serve the page with no npm. `go generate
+// ./web` rebuilds it (npm ci of the lockfile's xterm.js and esbuild,
+// esbuild, the wasm build and wasm_exec.js under the Go release pinned in
+// web/internal/build), byte for byte the same from the same sources; CI
+// rebuilds it and fails if the result differs from what is committed.
+// Handler sends a file's gzip stream as stored to a client that takes
+// gzip and inflates it for one that does not. A tree whose dist was
+// emptied builds a Handler that serves a page saying how to rebuild it.
 //
 // Handler answers only PagePattern and AssetPattern requests (404 for
 // anything else); it is safe for concurrent use and holds no state beyond
-// the embedded files. The bundle weighs about 4.7 MB in the binary, most
-// of it the engine: 3.7 MB of WebAssembly and its 1.0 MB gzip copy, which
-// is what a browser downloads.
+// the embedded files. The bundle weighs 1.24 MB in the binary, as
+// committed: most of it the engine's 4.1 MB of WebAssembly, 1.14 MB
+// gzipped, which is also what a browser downloads.
 package web
 
 //go:generate go run ./internal/build

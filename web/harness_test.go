@@ -23,17 +23,18 @@ import (
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
-	"github.com/ptyhost/ptyhost/web"
 )
 
-// requireToolsEnv turns a missing chromium or bundle into a failure (CI).
+// requireToolsEnv turns a missing chromium into a failure (CI).
 const requireToolsEnv = "PTYHOST_REQUIRE_TOOLS"
 
 // testEpoch is the epoch of every test session.
 const testEpoch = 7
 
 // needBrowser returns chromium's path, or skips the test (fails it under
-// PTYHOST_REQUIRE_TOOLS=1) without chromium or without the built bundle.
+// PTYHOST_REQUIRE_TOOLS=1) without chromium. The bundle is committed, so
+// a build without it is a failure (TestCommittedBundle says so), not a
+// reason to skip.
 func needBrowser(tb testing.TB) string {
 	tb.Helper()
 	skip := func(format string, args ...any) {
@@ -42,9 +43,6 @@ func needBrowser(tb testing.TB) string {
 			tb.Fatalf(format+" ("+requireToolsEnv+"=1)", args...)
 		}
 		tb.Skipf(format, args...)
-	}
-	if !web.Built() {
-		skip("browser viewer bundle not installed in this build: run go generate ./web")
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -63,13 +61,21 @@ type testRelay struct {
 	key  ed25519.PrivateKey
 	pub  ed25519.PublicKey
 
+	// historyDir, when set before the first serve, keeps the rooms'
+	// history (relay.Config.HistoryDir), key frames every 64 KiB.
+	historyDir string
+
 	mu   sync.Mutex
 	rl   *relay.Relay
 	srv  *http.Server
 	done chan struct{}
 }
 
-func startRelay(tb testing.TB) *testRelay {
+func startRelay(tb testing.TB) *testRelay { return startRelayWith(tb, "") }
+
+// startRelayWith starts a relay keeping the rooms' history under
+// historyDir ("" for none).
+func startRelayWith(tb testing.TB, historyDir string) *testRelay {
 	tb.Helper()
 	pub, key, err := token.GenerateKey()
 	if err != nil {
@@ -79,7 +85,7 @@ func startRelay(tb testing.TB) *testRelay {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub}
+	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub, historyDir: historyDir}
 	r.serve(ln)
 	tb.Cleanup(r.stop)
 	return r
@@ -88,7 +94,7 @@ func startRelay(tb testing.TB) *testRelay {
 func (r *testRelay) serve(ln net.Listener) {
 	r.tb.Helper()
 	rl, err := relay.New(relay.Config{PublicKeys: []ed25519.PublicKey{r.pub}, PenCooldown: time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler)})
+		Logger: slog.New(slog.DiscardHandler), HistoryDir: r.historyDir, KeyframeBytes: 64 << 10})
 	if err != nil {
 		r.tb.Fatal(err)
 	}

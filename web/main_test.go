@@ -29,6 +29,8 @@ func runHelper(name string) int {
 		return helperShell(false)
 	case "hostile":
 		return helperShell(true)
+	case "marks":
+		return helperMarks()
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2
@@ -72,6 +74,30 @@ func helperShell(hostile bool) int {
 			fmt.Printf("got: %s\r\n", line)
 		}
 		fmt.Print("ready> ")
+	}
+	return 0
+}
+
+// helperMarks is a shell that marks its prompts and commands as the
+// shell-integration snippets do: for each line read it announces the
+// line (OSC 633;E), starts it (OSC 133;C), prints its output and ends it
+// (OSC 133;D) with a status: 2 for a line starting "fail", 0 otherwise.
+func helperMarks() int {
+	prompt := func() { fmt.Print("\x1b]133;A\x07$ ") }
+	prompt()
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		fmt.Printf("\x1b]633;E;%s\x07\x1b]133;C\x07", strings.ReplaceAll(line, ";", `\x3b`))
+		status := 0
+		if strings.HasPrefix(line, "fail") {
+			fmt.Print("FAIL: 2 tests\r\nsee above\r\n")
+			status = 2
+		} else {
+			fmt.Printf("ran %s\r\n", line)
+		}
+		fmt.Printf("\x1b]133;D;%d\x07", status)
+		prompt()
 	}
 	return 0
 }

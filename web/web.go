@@ -24,8 +24,9 @@ const AssetPattern = "GET " + AssetPrefix
 var dist embed.FS
 
 // Handler returns the handler of the page and its files: PagePattern and
-// AssetPattern both route to it. Built without the bundle, the page says
-// how to build it and the files answer 404.
+// AssetPattern both route to it. Built without the bundle (its files
+// deleted from dist), the page says how to build it and the files answer
+// 404.
 func Handler() http.Handler {
 	sub, err := fs.Sub(dist, "dist")
 	if err != nil {
@@ -34,24 +35,41 @@ func Handler() http.Handler {
 	return newHandler(sub)
 }
 
-// Built reports whether the bundle was built into this binary.
+// Built reports whether the bundle is in this binary. It is committed,
+// so only a tree whose dist was emptied builds without it.
 func Built() bool {
-	_, err := fs.Stat(dist, "dist/index.html")
+	_, err := fs.Stat(dist, "dist/"+pageFile+".gz")
 	return err == nil
 }
 
+// pageFile is the page's name in the bundle.
+const pageFile = "index.html"
+
 // handler serves the page and the files of one bundle.
 type handler struct {
-	files fs.FS
-	page  []byte // index.html, nil when the bundle is not built
+	assets map[string]*asset // by the name under AssetPrefix
+	page   *asset            // nil when the bundle is not built
 }
 
 func newHandler(files fs.FS) *handler {
-	page, err := fs.ReadFile(files, "index.html")
-	if err != nil {
-		page = nil
+	h := &handler{assets: map[string]*asset{}}
+	ents, _ := fs.ReadDir(files, ".")
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".gz")
+		if !ok || e.IsDir() {
+			continue
+		}
+		a, err := loadAsset(files, name)
+		if err != nil {
+			continue // not a file of the bundle: never served
+		}
+		if name == pageFile {
+			h.page = a
+		} else if a.ctype != "" && path.Ext(name) != ".html" {
+			h.assets[name] = a
+		}
 	}
-	return &handler{files: files, page: page}
+	return h
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -61,9 +79,17 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, AssetPrefix):
-		h.asset(w, r, strings.TrimPrefix(p, AssetPrefix))
+		a := h.assets[strings.TrimPrefix(p, AssetPrefix)]
+		if a == nil {
+			http.NotFound(w, r)
+			return
+		}
+		hdr := w.Header()
+		hdr.Set("Cache-Control", "no-cache")
+		hdr.Set("X-Content-Type-Options", "nosniff")
+		a.serve(w, r)
 	case strings.HasPrefix(p, "/v1/rooms/") && strings.HasSuffix(p, "/view"):
-		h.servePage(w)
+		h.servePage(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -78,7 +104,7 @@ const pagePolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; " 
 	"style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-func (h *handler) servePage(w http.ResponseWriter) {
+func (h *handler) servePage(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")
@@ -90,15 +116,16 @@ func (h *handler) servePage(w http.ResponseWriter) {
 		w.Write([]byte(notBuiltPage))
 		return
 	}
-	w.Write(h.page)
+	h.page.serve(w, r)
 }
 
-// notBuiltPage is what a relay built without the bundle shows.
+// notBuiltPage is what a relay built from a tree without the bundle shows.
 const notBuiltPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>ptyhost viewer not built</title></head>
 <body><h1>The browser viewer is not built into this relay</h1>
-<p>This relay binary was built without the browser viewer's bundle. From the
-repository root, run</p>
+<p>This relay binary was built from a tree whose browser viewer bundle
+(web/dist) is missing. Restore it from the repository, or rebuild it from
+the repository root with</p>
 <pre>go generate ./web
 go build ./cmd/ptyhost</pre>
 <p>(the first step needs Node.js with npm, and the npm registry, for
@@ -106,47 +133,3 @@ go build ./cmd/ptyhost</pre>
 meanwhile with <code>ptyhost attach</code>.</p>
 </body></html>
 `
-
-// contentTypes are set explicitly: the page's policy needs exact types,
-// and a system MIME table may lack application/wasm.
-var contentTypes = map[string]string{
-	".js":   "text/javascript; charset=utf-8",
-	".css":  "text/css; charset=utf-8",
-	".wasm": "application/wasm",
-}
-
-func (h *handler) asset(w http.ResponseWriter, r *http.Request, name string) {
-	ct, ok := contentTypes[path.Ext(name)]
-	if !ok || !fs.ValidPath(name) || strings.Contains(name, "/") {
-		http.NotFound(w, r)
-		return
-	}
-	b, err := fs.ReadFile(h.files, name)
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", ct)
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	if gz, err := fs.ReadFile(h.files, name+".gz"); err == nil && acceptsGzip(r) {
-		hdr.Set("Content-Encoding", "gzip")
-		hdr.Set("Vary", "Accept-Encoding")
-		b = gz
-	}
-	if r.Method == http.MethodHead {
-		return
-	}
-	w.Write(b)
-}
-
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		enc, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(enc, "gzip") {
-			return true
-		}
-	}
-	return false
-}

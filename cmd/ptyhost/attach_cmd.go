@@ -47,6 +47,8 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   g   take the pen (needs a driver token)
   r   give the pen back
   d   detach (the session goes on; the pen, if held, is given back)
+  c   show or hide the session's recent commands with their exit status
+      (a shell marks them: see 'ptyhost help shell-integration')
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
 The terminal is in raw mode only while it holds the pen: then Ctrl-C,
@@ -236,6 +238,8 @@ type attacher struct {
 	mu       sync.Mutex
 	driving  bool
 	detached bool
+	cmds     attachui.CommandLog // the session's recent commands, from its command marks
+	cmdsUp   bool                // the commands panel shows
 	restored sync.Once
 }
 
@@ -364,6 +368,14 @@ func (a *attacher) event(ev viewer.Event) {
 	case viewer.EventRoom:
 		a.st.Room = ev.Room
 		d.SetState(a.st)
+	case viewer.EventMarker:
+		a.mu.Lock()
+		a.cmds.Mark(ev.Text)
+		up := a.cmdsUp
+		a.mu.Unlock()
+		if up {
+			a.showCommands()
+		}
 	case viewer.EventNotice:
 		d.Message("relay: " + string(ev.Code) + ": " + ev.Text)
 	case viewer.EventConnection:
@@ -443,9 +455,36 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 		c.Release()
 	case attachui.CmdDetach:
 		a.stopEvents()
+	case attachui.CmdCommands:
+		a.mu.Lock()
+		a.cmdsUp = !a.cmdsUp
+		up := a.cmdsUp
+		a.mu.Unlock()
+		if up {
+			a.showCommands()
+		} else {
+			a.disp.HidePanel()
+		}
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Message("Ctrl-] then: g take the pen, r release it, d detach, Ctrl-] send Ctrl-]")
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, d detach, Ctrl-] send Ctrl-]")
 	}
+}
+
+// maxCommandRows bounds the commands panel: enough to see what just
+// happened without covering the session.
+const maxCommandRows = 10
+
+// showCommands draws the commands panel from the log.
+func (a *attacher) showCommands() {
+	a.mu.Lock()
+	lines := a.cmds.Lines(1<<16, maxCommandRows)
+	n := a.cmds.Len()
+	a.mu.Unlock()
+	title := "recent commands (Ctrl-] c hides)"
+	if n == 0 {
+		title = "no commands yet: the shell marks them with `ptyhost shell-integration` (Ctrl-] c hides)"
+	}
+	a.disp.ShowPanel(title, lines)
 }
 
 // restore stops painting, writes the restore trailer, drops what the

@@ -491,3 +491,54 @@ func TestAttachLinks(t *testing.T) {
 		t.Errorf("after the prompt: want rc=0 and no link on the screen:\n%s", got)
 	}
 }
+
+// TestAttachListsCommands: a watcher's Ctrl-] c lists the commands the
+// session's shell marked, with their exit status, and hides them again.
+func TestAttachListsCommands(t *testing.T) {
+	tm := newTmux(t)
+	s := relaytest.NewServer(t, relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// The marks come once the watcher is there: a viewer that joins later
+	// starts from a snapshot, which holds no marks.
+	script := `m() { printf '\033]%s\007' "$1"; }
+stty -echo; echo WAITING; read x
+m '133;A'; printf '$ '; m '633;E;make test'; m '133;C'; echo 'FAIL: 2 tests'; m '133;D;2'
+m '133;A'; printf '$ '; m '633;E;ls'; m '133;C'; echo 'README'; m '133;D;0'
+m '133;A'; printf 'SHELL-READY$ '; exec sleep 600`
+	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{"sh", "-c", script}, Cols: 80, Rows: 24, Epoch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		sess.Stop(ctx)
+	})
+	startHostBridge(t, s, sess)
+	tm.run("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "/bin/sh")
+	tm.run("send-keys", "-t", "main:0", "-l", attachLine(s, s.ViewerToken(t, attachRoom, "watcher")))
+	tm.run("send-keys", "-t", "main:0", "Enter")
+	tm.waitIn("main:0", "WAITING")
+	tm.run("send-keys", "-t", "main:0", "C-]", "c")
+	tm.waitIn("main:0", "no commands yet")
+	if _, err := sess.WriteInput([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitIn("main:0", "SHELL-READY$")
+	screen := tm.waitIn("main:0", "recent commands")
+	for _, want := range []string{"#1 ✗ 2   make test", "#2 ✓ 0   ls"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("panel lacks %q:\n%s", want, screen)
+		}
+	}
+	tm.run("send-keys", "-t", "main:0", "C-]", "c")
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:0")), "recent commands") {
+		if time.Now().After(deadline) {
+			t.Fatal("the panel did not go")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := normalizeScreen(tm.run("capture-pane", "-p", "-t", "main:0")); !strings.Contains(got, "FAIL: 2 tests") {
+		t.Errorf("the session's screen is not back:\n%s", got)
+	}
+}

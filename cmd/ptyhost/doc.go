@@ -26,7 +26,7 @@
 // input, waits for it to exit, for a pattern on its screen, for quiet, for
 // a timeout or an interrupt, and prints the screen as text, an ANSI
 // screenshot (safe to cat) or JSON. play replays
-// an asciinema v2 cast through a Viewer sanitizer, or prints its final
+// an asciicast (v2 or v3) through a Viewer sanitizer, or prints its final
 // screen. attach watches (or, with --drive, drives) a session shared
 // through a relay; relay serves rooms to hosts and viewers; keygen and
 // token make the keys and attach tokens a relay checks.

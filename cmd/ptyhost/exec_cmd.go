@@ -35,7 +35,7 @@ type execOptions struct {
 	timeout   time.Duration
 	format    formatFlag
 	frames    string
-	record    string
+	record    recordFlags
 	backend   backendFlag
 
 	command []string
@@ -53,7 +53,7 @@ func parseExec(args []string) (execOptions, error) {
 	fs.Var(durationFlag{&o.timeout}, "timeout", "")
 	fs.Var(&o.format, "format", "")
 	fs.StringVar(&o.frames, "frames", "", "")
-	fs.StringVar(&o.record, "record", "", "")
+	o.record.register(fs)
 	fs.Var(&o.backend, "backend", "")
 	cmd, err := parseCommand("exec", fs, args)
 	if err != nil {
@@ -119,16 +119,17 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	if err != nil {
 		return usagef("exec", "--frames: %v", err)
 	}
-	sess, err := ptyhost.Spawn(ptyhost.Spec{
-		Command:    o.command,
-		Cols:       o.size.cols,
-		Rows:       o.size.rows,
-		RecordPath: o.record,
+	spec := ptyhost.Spec{
+		Command: o.command,
+		Cols:    o.size.cols,
+		Rows:    o.size.rows,
 		// The user named the path: a FIFO or a device (/dev/stdout) is
 		// written in place, as --frames does; the library never removes it.
 		RecordSpecial: true,
 		Backend:       o.backend.b,
-	})
+	}
+	o.record.spec(&spec)
+	sess, err := ptyhost.Spawn(spec)
 	if err != nil {
 		frames.abort()
 		return spawnProblem("exec", o.command[0], err)

@@ -246,6 +246,48 @@ func (f *backendFlag) Set(v string) error {
 	return nil
 }
 
+// recordFlags are the flags that say how --record writes its cast, for
+// every command that records.
+type recordFlags struct {
+	path    string
+	version recordVersionFlag
+	input   bool
+}
+
+func (r *recordFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&r.path, "record", "", "")
+	fs.Var(&r.version, "record-format", "")
+	fs.BoolVar(&r.input, "record-input", false, "")
+}
+
+// spec fills the recording fields of a Spec.
+func (r *recordFlags) spec(s *ptyhost.Spec) {
+	s.RecordPath, s.RecordVersion, s.RecordInput = r.path, r.version.v, r.input
+}
+
+// recordVersionFlag is --record-format: v3 (0, the library's default) or
+// v2.
+type recordVersionFlag struct{ v int }
+
+func (f *recordVersionFlag) String() string {
+	if f.v == 2 {
+		return "v2"
+	}
+	return "v3"
+}
+
+func (f *recordVersionFlag) Set(v string) error {
+	switch v {
+	case "v2", "2":
+		f.v = 2
+	case "v3", "3":
+		f.v = 3
+	default:
+		return errors.New("want v3 (asciicast v3, asciinema 3) or v2 (asciinema 2.x)")
+	}
+	return nil
+}
+
 // parseFlags parses the args of a command that takes flags only (keygen,
 // token): any other argument is a usage error.
 func parseFlags(cmd string, fs *flag.FlagSet, args []string) error {

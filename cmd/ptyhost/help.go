@@ -25,7 +25,7 @@ terminal emulator that always knows what the screen looks like.
 Commands:
   run      run CMD attached to this terminal (interactive)
   exec     run CMD headless, optionally type into it, print its final screen
-  play     replay an asciinema v2 cast, or print its final screen
+  play     replay an asciicast (v2 or v3), or print its final screen
   keygen   write an Ed25519 key pair for attach tokens
   token    mint an attach token for a relay
   relay    run the reference relay hosts and viewers meet at
@@ -63,7 +63,10 @@ Flags:
   --size COLSxROWS   a fixed size for CMD's terminal, at most {maxsize}
                      (default: this terminal's size, following its
                      resizes)
-  --record FILE      also write an asciinema v2 cast of the session to FILE
+  --record FILE      also write an asciicast of the session to FILE: output,
+                     resizes, command marks and the exit status
+  --record-format F  v3 (default; asciinema 3) or v2 (asciinema 2.x)
+  --record-input     also record what is typed (off: input holds passwords)
   --scrollback N     lines of history the host keeps (default 200, at
                      most {maxscrollback}; 0 keeps none)
   --ring BYTES       bytes of frames the host buffers (default 8 MiB, at
@@ -109,7 +112,9 @@ Flags:
   --frames FILE        write the session's attachwire frames file to FILE
                        (an existing file is replaced only when exec ends;
                        a FIFO or /dev/stdout is written in place)
-  --record FILE        write an asciinema v2 cast of the session to FILE
+  --record FILE        write an asciicast of the session to FILE
+  --record-format F    v3 (default; asciinema 3) or v2 (asciinema 2.x)
+  --record-input       also record what is typed (off: input holds passwords)
   --backend NAME       the host's headless terminal: default (engine),
                        engine (ptyhost's own) or xvt (charmbracelet/x/vt,
                        much slower; only in builds with -tags ptyhost_xvt)
@@ -119,7 +124,7 @@ Durations use Go syntax: 500ms, 2s, 1m30s.
 
 const playHelp = `usage: ptyhost play [flags] FILE.cast
 
-Replays an asciinema v2 recording to this terminal at its recorded timing,
+Replays an asciicast v2 or v3 recording to this terminal at its recorded timing,
 through a sanitizer (a hostile recording cannot make this terminal answer,
 copy or get stuck). FILE "-" reads stdin. Interrupt with Ctrl-C. Casts
 larger than {maxsize} (the largest terminal ptyhost runs) are refused.

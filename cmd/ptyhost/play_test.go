@@ -47,6 +47,45 @@ func TestPlayScreen(t *testing.T) {
 	}
 }
 
+// TestPlayScreenV3 plays the same session written as asciicast v3:
+// intervals, a comment line and an exit event.
+func TestPlayScreenV3(t *testing.T) {
+	p := writeCast(t, `{"version": 3, "term": {"cols": 10, "rows": 3, "type": "xterm-256color"}}
+# a comment players skip
+[0.1, "o", "one\r\n"]
+[0.1, "r", "20x4"]
+[0.1, "o", "a line longer than ten\r\n"]
+[0.1, "m", "marker"]
+[0.1, "i", "ignored input"]
+[0.1, "o", "\u001b[31mred\u001b[0m"]
+[0.1, "x", "0"]
+`)
+	r := cli(t, "", "", "play", "--screen", p)
+	if want := "one\na line longer than t\nen\nred\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", r.code, r.stdout, r.stderr, want)
+	}
+}
+
+// TestRunRecordsV3WithCommandMarks records a shell command through run
+// and finds its command marks and exit status in the v3 cast.
+func TestRunRecordsV3WithCommandMarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.cast")
+	script := `printf '\033]133;A\007$ \033]633;E;make\007\033]133;C\007done\r\n\033]133;D;0\007'; exit 3`
+	r := cli(t, "", "", "exec", "--record", path, "--", "sh", "-c", script)
+	if r.code != 3 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	cast, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"version":3`, `"m", "prompt"]`, `"m", "$ make"]`, `"m", "exit 0"]`, `"x", "3"]`} {
+		if !strings.Contains(string(cast), want) {
+			t.Errorf("cast lacks %s:\n%s", want, cast)
+		}
+	}
+}
+
 // TestPlaySanitizes replays a hostile cast to a pipe: text arrives, queries
 // and clipboard writes do not.
 func TestPlaySanitizes(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/internal/autotls"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
 )
@@ -54,9 +55,29 @@ Flags:
                            naming keys (they win over comments)
   --tls-cert FILE          serve wss:// with this certificate (with --tls-key)
   --tls-key FILE           the certificate's private key
+  --acme-domain NAME       serve wss:// with a certificate for NAME got and
+                           renewed by ACME (Let's Encrypt); repeatable or
+                           comma-separated. The CA checks the name on this
+                           listener's TLS port, so a public relay gives
+                           --listen :443 (the default stays loopback)
+  --acme-cache DIR         where the account key, certificates and keys are
+                           kept (default: ptyhost/acme in the user's cache
+                           directory)
+  --acme-email ADDR        contact the CA warns of expiring certificates
+  --acme-directory URL     the CA's ACME directory (default Let's Encrypt's:
+                           ` + autotls.LetsEncryptURL + `)
+  --acme-http ADDR         also answer HTTP-01 challenges on ADDR (:80), and
+                           redirect everything else there to https
   --allow-origin ORIGIN    a browser origin allowed besides the relay's own
                            (https://app.example.com); repeatable
   --ring-bytes N           frames kept per room for resumes (default 4194304)
+  --history-dir DIR        keep each room's whole stream on disk under DIR,
+                           so viewers can rewind and search it while the
+                           room lives (default: none)
+  --history-bytes N        each room's history at most N bytes, the oldest
+                           part removed first (default 268435456)
+  --keyframe-bytes N       output between the history's key frames
+                           (default 1048576)
   --viewer-queue-bytes N   how far a viewer may lag before it is skipped to a
                            snapshot (default 1048576)
   --viewer-bytes-per-second R
@@ -140,8 +161,13 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.Var(&keys, "public-key", "")
 	fs.StringVar(&opts.TLSCertFile, "tls-cert", "", "")
 	fs.StringVar(&opts.TLSKeyFile, "tls-key", "", "")
+	var acme acmeFlags
+	acme.register(fs)
 	fs.Var(&origins, "allow-origin", "")
 	fs.Int64Var(&cfg.RingBytes, "ring-bytes", 0, "")
+	fs.StringVar(&cfg.HistoryDir, "history-dir", "", "")
+	fs.Int64Var(&cfg.HistoryBytes, "history-bytes", 0, "")
+	fs.Int64Var(&cfg.KeyframeBytes, "keyframe-bytes", 0, "")
 	fs.Int64Var(&cfg.ViewerQueueBytes, "viewer-queue-bytes", 0, "")
 	fs.Float64Var(&cfg.ViewerBytesPerSecond, "viewer-bytes-per-second", 0, "")
 	fs.IntVar(&cfg.MaxRooms, "max-rooms", 0, "")
@@ -185,6 +211,9 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	if (opts.TLSCertFile == "") != (opts.TLSKeyFile == "") {
 		return usagef("relay", "--tls-cert and --tls-key go together")
 	}
+	if err := acme.check(opts); err != nil {
+		return err
+	}
 	if err := checkRelayLimits(fs, cfg); err != nil {
 		return err
 	}
@@ -215,6 +244,13 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		host, _ := os.Hostname()
 		writeListening(stdout, addr, relay.DialURLs(addr, tls, host))
 	}
+	listenGiven := false
+	fs.Visit(func(f *flag.Flag) { listenGiven = listenGiven || f.Name == "listen" })
+	stopACME, err := acme.setup(ctx, &opts, cfg.Logger, stdout, listenGiven)
+	if err != nil {
+		return err
+	}
+	defer stopACME()
 	if cfg.Issuer != nil {
 		stop := isf.reloads(cfg.Logger)
 		defer stop()

@@ -16,7 +16,7 @@ import (
 
 type runOptions struct {
 	size          sizeFlag
-	record        string
+	record        recordFlags
 	scrollback    int
 	scrollbackSet bool
 	ring          int
@@ -35,7 +35,7 @@ func parseRun(args []string) (runOptions, error) {
 // commands built on it (share).
 func addRunFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.Var(&o.size, "size", "")
-	fs.StringVar(&o.record, "record", "", "")
+	o.record.register(fs)
 	fs.Var(intFlag{&o.scrollback}, "scrollback", "")
 	fs.Var(intFlag{&o.ring}, "ring", "")
 	fs.Var(&o.backend, "backend", "")
@@ -100,16 +100,16 @@ func spawnAttached(cmd string, o runOptions, stdin io.Reader, stdout io.Writer, 
 		cols, rows, pxW, pxH = o.size.cols, o.size.rows, 0, 0
 	}
 	spec := ptyhost.Spec{
-		Command:    o.command,
-		Cols:       min(cols, ptyhost.MaxCols),
-		Rows:       min(rows, ptyhost.MaxRows),
-		RingBytes:  o.ring,
-		RecordPath: o.record,
+		Command:   o.command,
+		Cols:      min(cols, ptyhost.MaxCols),
+		Rows:      min(rows, ptyhost.MaxRows),
+		RingBytes: o.ring,
 		// As in exec: a FIFO or device the user named is written in place.
 		RecordSpecial: true,
 		Backend:       o.backend.b,
 		Epoch:         epoch,
 	}
+	o.record.spec(&spec)
 	if o.scrollbackSet {
 		spec.Scrollback = o.scrollback
 		if o.scrollback == 0 {

@@ -32,6 +32,7 @@ type Display struct {
 	state    status.State // what the status line says (Message included)
 	shown    bool         // the status line is up
 	until    time.Time    // when it goes, unless the state is Persistent
+	panel    []string     // rows drawn above the status line, title first; nil when none
 	err      error        // the first write error
 	buf      []byte
 	closedUI bool
@@ -82,12 +83,35 @@ func (d *Display) Output(seq uint64, data []byte) {
 	if seq <= d.painted {
 		return
 	}
-	if d.shown {
+	if d.shown || d.panel != nil {
 		d.repaintLocked()
 		return
 	}
 	d.painted = seq
 	d.write(data)
+}
+
+// ShowPanel draws title and lines over the bottom rows (above the status
+// line) until HidePanel: the screen below it goes on being painted from
+// the mirror. Lines are one line of text each, fitted to the width.
+func (d *Display) ShowPanel(title string, lines []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.panel = append([]string{title}, lines...)
+	d.repaintLocked()
+}
+
+// HidePanel takes the panel off, painting the screen back from the
+// mirror, and reports whether one was up.
+func (d *Display) HidePanel() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.panel == nil {
+		return false
+	}
+	d.panel = nil
+	d.repaintLocked()
+	return true
 }
 
 // Resync repaints from the mirror (after a Resize frame, or to clean up).
@@ -162,8 +186,8 @@ func (d *Display) Close() {
 	if d.closedUI {
 		return
 	}
-	if d.shown {
-		d.shown = false
+	if d.shown || d.panel != nil {
+		d.shown, d.panel = false, nil
 		if scr, seq, ok := d.mirror(); ok {
 			d.paintLocked(&scr, seq)
 		} else {
@@ -177,9 +201,12 @@ func (d *Display) Close() {
 func (d *Display) repaintLocked() {
 	scr, seq, ok := d.mirror()
 	if !ok {
-		if d.shown {
+		if d.shown || d.panel != nil {
 			d.buf = append(d.buf[:0], "\x1b[H\x1b[2J"...)
-			d.buf = d.appendNotice(d.buf, 0, 0)
+			d.buf = d.appendPanel(d.buf)
+			if d.shown {
+				d.buf = d.appendNotice(d.buf, 0, 0)
+			}
 			d.write(d.buf)
 		}
 		return
@@ -189,6 +216,12 @@ func (d *Display) repaintLocked() {
 
 func (d *Display) paintLocked(scr *attachwire.Screen, seq uint64) {
 	d.buf = repaint.AppendScreen(d.buf[:0], scr, repaint.Options{InputModes: d.driving})
+	if d.panel != nil {
+		d.buf = d.appendPanel(d.buf)
+		if !d.shown {
+			d.buf = appendCursor(d.buf, scr.CursorRow, scr.CursorCol)
+		}
+	}
 	if d.shown {
 		d.buf = d.appendNotice(d.buf, scr.CursorRow, scr.CursorCol)
 	}
@@ -205,7 +238,38 @@ func (d *Display) appendNotice(dst []byte, row, col int) []byte {
 	dst = strconv.AppendInt(dst, int64(max(d.rows, 1)), 10)
 	dst = append(dst, "H\x1b[0;7m\x1b[2K"...)
 	dst = append(dst, d.lineLocked()...)
-	dst = append(dst, "\x1b[0m\x1b["...)
+	dst = append(dst, "\x1b[0m"...)
+	return appendCursor(dst, row, col)
+}
+
+// appendPanel draws the panel on the rows above the status line's, its
+// title in reverse video; a panel taller than the terminal (less its top
+// row) shows its title and its last lines.
+func (d *Display) appendPanel(dst []byte) []byte {
+	rows := d.panel
+	if room := d.rows - 2; len(rows) > room {
+		if room < 1 {
+			return dst
+		}
+		rows = append([]string{rows[0]}, rows[len(rows)-room+1:]...)
+	}
+	first := d.rows - len(rows) // 1-based row of the title: the status row stays free
+	for i, text := range rows {
+		dst = append(dst, "\x1b["...)
+		dst = strconv.AppendInt(dst, int64(first+i), 10)
+		dst = append(dst, "H\x1b[0m\x1b[2K"...)
+		if i == 0 {
+			dst = append(dst, "\x1b[7m"...)
+		}
+		dst = append(dst, fit(text, max(d.cols-1, 1))...)
+		dst = append(dst, "\x1b[0m"...)
+	}
+	return dst
+}
+
+// appendCursor moves the cursor to the 0-based row and col.
+func appendCursor(dst []byte, row, col int) []byte {
+	dst = append(dst, "\x1b["...)
 	dst = strconv.AppendInt(dst, int64(row+1), 10)
 	dst = append(dst, ';')
 	dst = strconv.AppendInt(dst, int64(col+1), 10)

@@ -199,3 +199,50 @@ func TestCloseTakesTheStatusLineOff(t *testing.T) {
 		m.e.Close()
 	}
 }
+
+// TestPanel draws a panel above the status line, keeps it over output,
+// trims it to the terminal, and paints the screen back when it goes.
+func TestPanel(t *testing.T) {
+	const cols, rows = 30, 6
+	m, d, out := newDisplay(t, cols, rows)
+	feed := func(p string) {
+		m.e.Write([]byte(p))
+		m.seq++
+		d.Output(m.seq, []byte(p))
+	}
+	scr, _, _ := m.get()
+	d.Snapshot(&scr, 0)
+	feed("a\r\nb\r\nc\r\nd\r\ne\r\nprompt$ ")
+	d.ShowPanel("recent commands", []string{"#1 ✓ 0   ls", "#2 ✗ 2   make"})
+	d.Message("note")
+	feed("typed")
+	term := terminalOf(out.Bytes(), cols, rows)
+	for r, want := range map[int]string{2: "recent commands", 3: "#1 ✓ 0   ls", 4: "#2 ✗ 2   make", 5: "note"} {
+		if got := rowText(term, r); !strings.HasPrefix(got, want) {
+			t.Errorf("row %d %q, want %q", r, got, want)
+		}
+	}
+	if rowText(term, 0) != "a" {
+		t.Errorf("top row %q: the screen above the panel is the mirror's", rowText(term, 0))
+	}
+	// A panel taller than the terminal keeps its title and its last lines.
+	d.ShowPanel("title", []string{"1", "2", "3", "4", "5", "6", "7"})
+	term = terminalOf(out.Bytes(), cols, rows)
+	if rowText(term, 1) != "title" || rowText(term, 4) != "7" {
+		t.Errorf("tall panel rows %q %q", rowText(term, 1), rowText(term, 4))
+	}
+	if !d.HidePanel() || d.HidePanel() {
+		t.Fatal("HidePanel reports wrongly")
+	}
+	d.Tick(time.Now().Add(2 * NoticeFor))
+	want, _, _ := m.get()
+	got := terminalOf(out.Bytes(), cols, rows)
+	for r := range rows {
+		if rowText(got, r) != rowText(want, r) {
+			t.Errorf("row %d %q after the panel, want %q", r, rowText(got, r), rowText(want, r))
+		}
+	}
+	if got.CursorRow != want.CursorRow || got.CursorCol != want.CursorCol {
+		t.Errorf("cursor (%d,%d), want (%d,%d)", got.CursorRow, got.CursorCol, want.CursorRow, want.CursorCol)
+	}
+}

@@ -5,12 +5,13 @@ type Command uint8
 
 // Commands of the prefix key.
 const (
-	CmdNone    Command = iota
-	CmdGrab            // g: ask for the pen
-	CmdRelease         // r: give the pen back
-	CmdDetach          // d: leave; the session goes on
-	CmdHelp            // ?: show the keys
-	CmdUnknown         // any other key after the prefix
+	CmdNone     Command = iota
+	CmdGrab             // g: ask for the pen
+	CmdRelease          // r: give the pen back
+	CmdDetach           // d: leave; the session goes on
+	CmdHelp             // ?: show the keys
+	CmdCommands         // c: show or hide the recent commands
+	CmdUnknown          // any other key after the prefix
 )
 
 // DefaultPrefix is Ctrl-].
@@ -22,7 +23,7 @@ const DefaultPrefix = 0x1d
 const InterruptKey = 0x03
 
 // Keys splits a terminal's input into bytes for the session and prefix
-// commands: the prefix then g, r, d or ? is a command, the prefix twice
+// commands: the prefix then g, r, d, c or ? is a command, the prefix twice
 // sends one prefix byte, and the prefix then any other key is CmdUnknown
 // (the key is dropped). A prefix at the end of one read waits for the next.
 // While Watching, InterruptKey alone is CmdDetach too; while driving it is
@@ -53,6 +54,8 @@ func (k *Keys) Feed(dst, p []byte, cmd func(send []byte, c Command) []byte) []by
 				c = CmdDetach
 			case '?':
 				c = CmdHelp
+			case 'c':
+				c = CmdCommands
 			}
 			dst = cmd(dst, c)
 			continue

@@ -17,10 +17,11 @@ func TestKeys(t *testing.T) {
 		{"release detach help", []string{"\x1dr\x1dd\x1d?"}, []string{"send:", "cmd:2", "send:", "cmd:3", "send:", "cmd:4"}, false},
 		{"prefix twice sends it", []string{"x\x1d\x1dy"}, []string{"send:x\x1dy"}, false},
 		{"split across reads", []string{"a\x1d", "gb"}, []string{"send:a", "send:", "cmd:1", "send:b"}, false},
-		{"unknown key", []string{"\x1dzq"}, []string{"send:", "cmd:5", "send:q"}, false},
+		{"commands", []string{"\x1dc"}, []string{"send:", "cmd:5"}, true},
+		{"unknown key", []string{"\x1dzq"}, []string{"send:", "cmd:6", "send:q"}, false},
 		{"ctrl-c detaches a watcher", []string{"a\x03b"}, []string{"send:a", "cmd:3", "send:b"}, true},
 		{"ctrl-c goes to the session while driving", []string{"a\x03b"}, []string{"send:a\x03b"}, false},
-		{"prefix then ctrl-c is no detach", []string{"\x1d\x03"}, []string{"send:", "cmd:5"}, true},
+		{"prefix then ctrl-c is no detach", []string{"\x1d\x03"}, []string{"send:", "cmd:6"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := Keys{Prefix: DefaultPrefix, Watching: tc.watching}

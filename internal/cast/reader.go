@@ -29,12 +29,12 @@ const (
 // Event is one event line of a cast.
 type Event struct {
 	Time float64 // seconds since the start of the recording
-	Code string  // CodeOutput, CodeInput, CodeResize, CodeMarker, or another
+	Code string  // CodeOutput, CodeInput, CodeResize, CodeMarker, CodeExit, or another
 	Data string
 }
 
 // ErrBadCast is matched (errors.Is) by every *Error.
-var ErrBadCast = errors.New("cast: not a readable asciinema v2 cast")
+var ErrBadCast = errors.New("cast: not a readable asciicast v2 or v3 file")
 
 // Error reports a malformed cast, naming the line (1-based).
 type Error struct {
@@ -47,33 +47,53 @@ func (e *Error) Error() string { return fmt.Sprintf("cast line %d: %s", e.Line, 
 // Is reports whether target is ErrBadCast.
 func (e *Error) Is(target error) bool { return target == ErrBadCast }
 
-// Reader reads a v2 cast: NewReader checks the header, Next returns the
-// events in file order. Blank lines are skipped.
+// Reader reads a v2 or v3 cast: NewReader checks the header, Next returns
+// the events in file order, each with its time since the start (v3's
+// intervals summed). Blank lines are skipped, and so are a v3 cast's
+// comment lines.
 type Reader struct {
 	sc     *bufio.Scanner
 	line   int
 	header Header
+	us     uint64 // a v3 cast's time so far, in µs
 }
 
-// NewReader reads and checks the header line of a v2 cast.
+// NewReader reads and checks the header line of a v2 or v3 cast.
 func NewReader(r io.Reader) (*Reader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	cr := &Reader{sc: sc}
 	line, err := cr.nextLine()
 	if err == io.EOF {
-		return nil, &Error{Line: 1, Reason: "empty file, want an asciicast v2 header"}
+		return nil, &Error{Line: 1, Reason: "empty file, want an asciicast header"}
 	}
 	if err != nil {
 		return nil, err
 	}
-	h := &cr.header
-	if err := json.Unmarshal(line, h); err != nil {
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil {
 		return nil, &Error{Line: cr.line, Reason: "header is not a JSON object: " + jsonReason(err)}
 	}
+	h := &cr.header
+	switch v.Version {
+	case 2:
+		err = json.Unmarshal(line, h)
+	case 3:
+		var h3 headerV3
+		err = json.Unmarshal(line, &h3)
+		*h = h3.header()
+		if err == nil && !bytes.Contains(line, []byte(`"term"`)) {
+			return nil, &Error{Line: cr.line, Reason: "v3 header has no term"}
+		}
+	default:
+		return nil, &Error{Line: cr.line, Reason: fmt.Sprintf("asciicast version %d is not supported (want 2 or 3)", v.Version)}
+	}
+	if err != nil {
+		return nil, &Error{Line: cr.line, Reason: "header: " + jsonReason(err)}
+	}
 	switch {
-	case h.Version != 2:
-		return nil, &Error{Line: cr.line, Reason: fmt.Sprintf("asciicast version %d is not supported (want 2)", h.Version)}
 	case h.Width < 0 || h.Height < 0 || h.Width > MaxSide || h.Height > MaxSide:
 		return nil, &Error{Line: cr.line, Reason: fmt.Sprintf("header size %dx%d is out of range", h.Width, h.Height)}
 	}
@@ -89,6 +109,9 @@ func (r *Reader) Header() Header { return r.header }
 // Next returns the next event, or io.EOF after the last one.
 func (r *Reader) Next() (Event, error) {
 	line, err := r.nextLine()
+	for err == nil && r.header.Version == 3 && line[0] == '#' {
+		line, err = r.nextLine()
+	}
 	if err != nil {
 		return Event{}, err
 	}
@@ -111,6 +134,16 @@ func (r *Reader) Next() (Event, error) {
 	}
 	if ev.Data, ok = parts[2].(string); !ok {
 		return Event{}, &Error{Line: r.line, Reason: "event data is not a string"}
+	}
+	if r.header.Version == 3 {
+		// Sum in whole µs, the resolution casts are written in, so that a
+		// long cast's times do not drift with float rounding.
+		iv := math.Round(ev.Time * 1e6)
+		if iv > math.MaxUint64/2 || r.us+uint64(iv) < r.us {
+			return Event{}, &Error{Line: r.line, Reason: "event interval out of range"}
+		}
+		r.us += uint64(iv)
+		ev.Time = float64(r.us) / 1e6
 	}
 	return ev, nil
 }

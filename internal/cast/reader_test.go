@@ -51,7 +51,13 @@ func TestReaderErrors(t *testing.T) {
 		{"empty", "", 1},
 		{"not json", "hello\n", 1},
 		{"version 1", `{"version": 1, "width": 80, "height": 24}`, 1},
-		{"version 3", `{"version": 3, "term": {"cols": 80, "rows": 24}}`, 1},
+		{"version 4", `{"version": 4, "term": {"cols": 80, "rows": 24}}`, 1},
+		{"v3 without term", `{"version": 3, "width": 80, "height": 24}`, 1},
+		{"v3 term of the wrong type", `{"version": 3, "term": {"cols": "80", "rows": 24}}`, 1},
+		{"v3 huge size", `{"version": 3, "term": {"cols": 80, "rows": 10001}}`, 1},
+		{"comment first", "# a comment\n" + hdr, 1},
+		{"comment in v2", hdr + "# v2 has none", 2},
+		{"v3 interval out of range", `{"version": 3, "term": {"cols": 80, "rows": 24}}` + "\n[1e300, \"o\", \"x\"]", 2},
 		{"negative size", `{"version": 2, "width": -1, "height": 24}`, 1},
 		{"huge size", `{"version": 2, "width": 100000, "height": 24}`, 1},
 		{"event object", hdr + `{"a": 1}`, 2},
@@ -123,6 +129,8 @@ func FuzzReadCast(f *testing.F) {
 	f.Add(`{"version": 2, "width": 1, "height": 1}` + "\n" + `[1e308, "o", "\ud800"]`)
 	f.Add(`{"version": 2, "width": 80, "height": 24}` + "\n" + `[0, "r", "0x0"]` + "\n" + `[`)
 	f.Add("\n\n{}\n")
+	f.Add(specShapedV3)
+	f.Add(`{"version": 3, "term": {"cols": 2, "rows": 2}}` + "\n#\n[0.5, \"x\", \"-1\"]\n# end")
 	f.Fuzz(func(t *testing.T, s string) {
 		cr, err := NewReader(strings.NewReader(s))
 		if err != nil {
@@ -131,9 +139,10 @@ func FuzzReadCast(f *testing.F) {
 			}
 			return
 		}
-		if h := cr.Header(); h.Version != 2 || h.Width < 1 || h.Height < 1 || h.Width > MaxSide || h.Height > MaxSide {
+		if h := cr.Header(); (h.Version != 2 && h.Version != 3) || h.Width < 1 || h.Height < 1 || h.Width > MaxSide || h.Height > MaxSide {
 			t.Fatalf("accepted header %+v", h)
 		}
+		prev := 0.0
 		for range 10000 {
 			ev, err := cr.Next()
 			if err != nil {
@@ -142,9 +151,10 @@ func FuzzReadCast(f *testing.F) {
 				}
 				return
 			}
-			if ev.Time < 0 || ev.Code == "" {
+			if ev.Time < 0 || ev.Code == "" || cr.Header().Version == 3 && ev.Time < prev {
 				t.Fatalf("accepted event %+v", ev)
 			}
+			prev = ev.Time
 			if ev.Code == CodeResize {
 				if c, r, err := ParseSize(ev.Data); err == nil && (c < 1 || r < 1 || c > MaxSide || r > MaxSide) {
 					t.Fatalf("accepted resize %q as %dx%d", ev.Data, c, r)

@@ -3,14 +3,19 @@ package cast
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// Header is the first line of a v2 cast.
+// Header is the first line of a cast, as this package reads and writes
+// it for both versions: v2 names the size width and height, v3 puts it in
+// a term object with the terminal's type (TermType).
 type Header struct {
+	// Version is 2 or 3; NewWriter writes v3 for 3 and v2 otherwise.
 	Version   int               `json:"version"`
 	Width     int               `json:"width"`
 	Height    int               `json:"height"`
@@ -20,21 +25,57 @@ type Header struct {
 	Env       map[string]string `json:"env,omitempty"`
 	// IdleTimeLimit, in seconds, asks players to shorten longer pauses.
 	IdleTimeLimit float64 `json:"idle_time_limit,omitempty"`
+	// TermType is the terminal type (TERM) a v3 header records in
+	// term.type; v2 has no place for it but env.
+	TermType string `json:"-"`
 }
 
-// Event codes of a v2 cast.
+// headerV3 is a v3 header line.
+type headerV3 struct {
+	Version       int               `json:"version"`
+	Term          termV3            `json:"term"`
+	Timestamp     int64             `json:"timestamp,omitempty"`
+	IdleTimeLimit float64           `json:"idle_time_limit,omitempty"`
+	Command       string            `json:"command,omitempty"`
+	Title         string            `json:"title,omitempty"`
+	Env           map[string]string `json:"env,omitempty"`
+}
+
+type termV3 struct {
+	Cols int    `json:"cols"`
+	Rows int    `json:"rows"`
+	Type string `json:"type,omitempty"`
+}
+
+func (h Header) v3() headerV3 {
+	return headerV3{Version: 3, Term: termV3{Cols: h.Width, Rows: h.Height, Type: h.TermType},
+		Timestamp: h.Timestamp, IdleTimeLimit: h.IdleTimeLimit, Command: h.Command, Title: h.Title, Env: h.Env}
+}
+
+func (h headerV3) header() Header {
+	return Header{Version: 3, Width: h.Term.Cols, Height: h.Term.Rows, TermType: h.Term.Type,
+		Timestamp: h.Timestamp, IdleTimeLimit: h.IdleTimeLimit, Command: h.Command, Title: h.Title, Env: h.Env}
+}
+
+// Event codes. CodeExit is v3's: a v2 cast has no exit event.
 const (
 	CodeOutput = "o"
 	CodeInput  = "i"
 	CodeResize = "r"
 	CodeMarker = "m"
+	CodeExit   = "x"
 )
+
+// ErrNotInV2 is returned for what a v2 cast has no place for: comment
+// lines.
+var ErrNotInV2 = errors.New("cast: asciicast v2 has no comment lines")
 
 // Writer appends events to a cast. Times are microseconds since the
 // recording's anchor and must not decrease; the Writer clamps a decreasing
 // time to the previous one so the file stays playable.
 type Writer struct {
 	bw    *bufio.Writer
+	v3    bool              // event times are intervals; exit events and comments exist
 	carry [utf8.UTFMax]byte // an incomplete rune held for the next Output
 	ncar  int
 	last  uint64
@@ -43,17 +84,25 @@ type Writer struct {
 	err   error  // sticky: the first write error
 }
 
-// NewWriter writes h (Version forced to 2) and returns a Writer for events.
+// NewWriter writes h and returns a Writer for events: a v3 cast when
+// h.Version is 3, else a v2 cast (Version set to 2).
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Width <= 0 || h.Height <= 0 {
 		return nil, fmt.Errorf("cast: bad size %dx%d", h.Width, h.Height)
 	}
-	h.Version = 2
-	hdr, err := json.Marshal(h)
+	var hdr []byte
+	var err error
+	v3 := h.Version == 3
+	if v3 {
+		hdr, err = json.Marshal(h.v3())
+	} else {
+		h.Version = 2
+		hdr, err = json.Marshal(h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cast: header: %w", err)
 	}
-	cw := &Writer{bw: bufio.NewWriterSize(w, 32<<10)}
+	cw := &Writer{bw: bufio.NewWriterSize(w, 32<<10), v3: v3}
 	cw.bw.Write(hdr)
 	cw.bw.WriteByte('\n')
 	return cw, cw.flushErr()
@@ -119,6 +168,38 @@ func (w *Writer) Marker(t uint64, label string) error {
 	return w.event(t, CodeMarker, appendDecoded(nil, []byte(label)))
 }
 
+// Input records bytes typed into the program, invalid UTF-8 as U+FFFD.
+// Unlike Output it holds no rune back: an input is whole as delivered.
+func (w *Writer) Input(t uint64, p []byte) error {
+	return w.event(t, CodeInput, appendDecoded(nil, p))
+}
+
+// Exit records the program's exit status in a v3 cast; in a v2 cast,
+// which has no such event, it writes nothing.
+func (w *Writer) Exit(t uint64, status int) error {
+	if !w.v3 {
+		return w.err
+	}
+	return w.event(t, CodeExit, strconv.AppendInt(nil, int64(status), 10))
+}
+
+// Comment writes a "#" line to a v3 cast (players ignore them); text
+// must not hold a newline. A v2 cast has none: ErrNotInV2.
+func (w *Writer) Comment(text string) error {
+	switch {
+	case w.err != nil:
+		return w.err
+	case !w.v3:
+		return ErrNotInV2
+	case strings.ContainsAny(text, "\r\n"):
+		return fmt.Errorf("cast: comment holds a line break")
+	}
+	w.bw.WriteString("# ")
+	w.bw.WriteString(text)
+	w.bw.WriteByte('\n')
+	return nil
+}
+
 // Flush writes buffered events to the underlying writer. A rune still
 // incomplete is kept: it may yet be completed by later output.
 func (w *Writer) Flush() error {
@@ -156,9 +237,15 @@ func (w *Writer) event(t uint64, code string, text []byte) error {
 	if t < w.last {
 		t = w.last
 	}
+	at := t
+	if w.v3 {
+		// v3 times are intervals since the previous event; µs intervals
+		// sum back to the µs times exactly.
+		at = t - w.last
+	}
 	w.last = t
 	line := append(w.js[:0], '[')
-	line = appendSeconds(line, t)
+	line = appendSeconds(line, at)
 	line = append(line, ", \""...)
 	line = append(line, code...)
 	line = append(line, "\", "...)

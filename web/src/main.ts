@@ -7,6 +7,8 @@
 // file owns the socket, the terminal, the widgets and reconnection.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
+import { Commands } from './commands';
+import { Rewind } from './rewind';
 
 declare const Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
 
@@ -14,7 +16,7 @@ interface Member { userId: string; connId: string; role: string; driving: boolea
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
-  input?: boolean;
+  input?: boolean; mark?: string; command?: string; status?: number;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -166,22 +168,33 @@ function main(tok: string): void {
 
   let eng: Engine | null = null;
   let ws: WebSocket | null = null;
-  const term = new Terminal({
-    cursorBlink: false, scrollback: 5000, allowProposedApi: false,
+  const termOptions = {
+    // Proposed API: the gutter's command blocks are decorations, which
+    // xterm.js 6 still counts as proposed. It gates our calls only,
+    // nothing the stream can reach.
+    cursorBlink: false, scrollback: 5000, allowProposedApi: true,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace', fontSize: 14,
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
-  });
+  };
+  const term = new Terminal(termOptions);
   const fit = new FitAddon();
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
+  const commands = new Commands(term, $('command-list'), $('command-count'));
+  // notice is hoisted: the rewind reports through it.
+  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
     term, status, drop: () => { ws?.close(4000, 'dropped'); },
     blockWebSocket: (on: boolean) => { blockWS = on; },
+    commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
+    commandErrors: () => commands.errors,
+    historyIndex: () => rewind.open(), rewindTo: (seq: number) => rewind.rewindTo(seq),
+    search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
   (window as any).ptyhostViewer = hooks;
 
@@ -322,6 +335,28 @@ function main(tok: string): void {
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
+  $('rewind-button').addEventListener('click', () => {
+    const tl = $('timeline');
+    tl.hidden = !tl.hidden;
+    if (tl.hidden) rewind.show(false);
+    else rewind.open().catch((e) => notice(String(e.message ?? e)));
+  });
+  $('scrub').addEventListener('input', () => {
+    const seq = Number(($('scrub') as HTMLInputElement).value);
+    rewind.rewindTo(seq).catch((e) => notice(String(e.message ?? e)));
+  });
+  $('live-button').addEventListener('click', () => rewind.show(false));
+  $('search').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    const q = ($('search') as HTMLInputElement).value;
+    if (q) rewind.search(q).catch((err) => notice(String(err.message ?? err)));
+  });
+  $('command-prev').addEventListener('click', () => commands.jump(-1));
+  $('command-next').addEventListener('click', () => commands.jump(1));
+  $('commands-button').addEventListener('click', () => {
+    $('commands').hidden = !$('commands').hidden;
+    if (status.holding) advertise(); // the room for the terminal changed
+  });
   $('pen-button').addEventListener('click', () => {
     if (eng) send(status.holding ? eng.release() : eng.grab());
     term.focus();
@@ -370,7 +405,14 @@ function main(tok: string): void {
           break;
         }
         case 'marker':
-          notice('marker: ' + ev.text);
+          if (ev.mark) {
+            // The shell's command marks: the commands bar shows once the
+            // first command comes.
+            if (ev.mark === 'command') $('commands-bar').hidden = false;
+            commands.mark(ev);
+          } else {
+            notice('marker: ' + ev.text);
+          }
           break;
         case 'exit': {
           status.exit = ev.text ? `ended by ${ev.text} (status ${ev.code})` : `exited with status ${ev.code}`;

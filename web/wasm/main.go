@@ -179,6 +179,23 @@ func eventToJS(ev engine.Event) js.Value {
 			arr.Call("push", mo)
 		}
 		o.Set("members", arr)
+	case engine.Marker:
+		o.Set("text", ev.Text)
+		// A command mark (attachwire.CommandMark) is read here, in Go, so
+		// the page knows its forms without a copy of the rules: mark is
+		// "prompt", "command" or "exit" ("" for a free-form marker),
+		// command the command line, status the exit status (-1 unknown).
+		m, ok := attachwire.ParseCommandMark(ev.Text)
+		kind, status := "", -1
+		if ok {
+			kind = [...]string{attachwire.MarkPrompt: "prompt", attachwire.MarkCommand: "command", attachwire.MarkExit: "exit"}[m.Kind]
+			if m.HasStatus {
+				status = m.Status
+			}
+		}
+		o.Set("mark", kind)
+		o.Set("command", m.Command)
+		o.Set("status", status)
 	default:
 		o.Set("text", ev.Text)
 		o.Set("message", ev.Message)

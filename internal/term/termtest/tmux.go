@@ -12,25 +12,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // RequireToolsEnv names the environment variable that turns a missing
 // external tool from a skip into a failure (set in CI).
-const RequireToolsEnv = "PTYHOST_REQUIRE_TOOLS"
+const RequireToolsEnv = testkit.RequireToolsEnv
 
 // NeedTool returns the path of the named program, or skips the test (fails
-// it when PTYHOST_REQUIRE_TOOLS=1) when it is not installed.
-func NeedTool(tb testing.TB, name string) string {
-	tb.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv(RequireToolsEnv) == "1" {
-			tb.Fatalf("%s not installed (%s=1): %v", name, RequireToolsEnv, err)
-		}
-		tb.Skipf("%s not installed: %v", name, err)
-	}
-	return path
-}
+// it with RequireToolsEnv=1); testkit.RequireTool is the one rule.
+func NeedTool(tb testing.TB, name string) string { return testkit.RequireTool(tb, name) }
 
 // Tmux is a private tmux server (its own socket, no configuration file)
 // holding one detached session. Use it from one goroutine.

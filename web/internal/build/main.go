@@ -1,17 +1,16 @@
-// Command build fills web/dist with the browser viewer's bundle. It runs
-// from the web directory (go generate ./web does that): npm ci for the
-// pinned xterm.js and esbuild, esbuild for the page's script and styles,
-// the WebAssembly build of web/wasm (plus a gzip copy the handler serves
-// to browsers that accept it), wasm_exec.js from the Go installation that
-// builds it (it must match that Go version), and index.html last, since
-// its presence is what marks the bundle as built.
+// Command build fills web/dist with the browser viewer's bundle, every
+// file stored gzipped (the handler sends the stream as it is, or inflates
+// it for a client that does not take gzip). It runs from the web
+// directory (go generate ./web does that), under the Go release pinned in
+// goVersion: npm ci for the xterm.js and esbuild the lockfile pins,
+// esbuild for the page's script and styles, the WebAssembly build of
+// web/wasm, and wasm_exec.js from the Go that built it (they must match).
+// The same sources give the same bytes, so CI rebuilds the committed
+// bundle and fails if anything differs.
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,24 +20,32 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Stdout, os.Stderr); err != nil {
+	if err := build(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-// generated lists every file run writes into dist, so a rebuild starts clean.
-var generated = []string{"index.html", "app.js", "app.css", "engine.wasm", "engine.wasm.gz", "wasm_exec.js"}
-
-func run(ctx context.Context, stdout, stderr io.Writer) error {
+func build() error {
 	if _, err := os.Stat("package.json"); err != nil {
 		return fmt.Errorf("build: run from the web directory (go generate ./web): %w", err)
 	}
-	for _, name := range generated {
-		if err := os.Remove(filepath.Join("dist", name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("build: %w", err)
-		}
+	if done, err := pinGo(); done || err != nil {
+		return err
 	}
+	return run(context.Background(), os.Stdout, os.Stderr)
+}
+
+// bundle lists the files of the bundle, each built into the staging
+// directory and stored gzipped in dist.
+var bundle = []string{"index.html", "app.js", "app.css", "engine.wasm", "wasm_exec.js"}
+
+func run(ctx context.Context, stdout, stderr io.Writer) error {
+	stage, err := os.MkdirTemp("", "ptyhost-web-build-")
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	defer os.RemoveAll(stage)
 	cmd := func(env []string, name string, args ...string) error {
 		c := exec.CommandContext(ctx, name, args...)
 		c.Stdout, c.Stderr = stdout, stderr
@@ -53,30 +60,46 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	esbuild := filepath.Join("node_modules", ".bin", "esbuild")
 	if err := cmd(nil, esbuild, "src/main.ts", "--bundle", "--minify", "--format=iife",
-		"--target=es2020", "--outfile=dist/app.js", "--log-level=warning"); err != nil {
+		"--target=es2020", "--outfile="+filepath.Join(stage, "app.js"), "--log-level=warning"); err != nil {
 		return err
 	}
 	if err := cmd(nil, esbuild, "src/app.css", "--bundle", "--minify",
-		"--outfile=dist/app.css", "--log-level=warning"); err != nil {
+		"--outfile="+filepath.Join(stage, "app.css"), "--log-level=warning"); err != nil {
 		return err
 	}
-	if err := cmd([]string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-trimpath",
-		"-ldflags=-s -w", "-o", "dist/engine.wasm", "./wasm"); err != nil {
+	// -buildvcs=false: the commit and a dirty tree would otherwise be
+	// stamped into the module, and the bundle would change with them.
+	if err := cmd(goEnv("GOOS=js", "GOARCH=wasm"), "go", "build", "-trimpath", "-buildvcs=false",
+		"-ldflags=-s -w", "-o", filepath.Join(stage, "engine.wasm"), "./wasm"); err != nil {
 		return err
 	}
-	if err := gzipFile("dist/engine.wasm"); err != nil {
+	if err := copyWasmExec(ctx, filepath.Join(stage, "wasm_exec.js")); err != nil {
 		return err
 	}
-	if err := copyWasmExec(ctx); err != nil {
+	if err := copyFile("src/index.html", filepath.Join(stage, "index.html")); err != nil {
 		return err
 	}
-	return copyFile("src/index.html", "dist/index.html")
+	if err := clean("dist"); err != nil {
+		return err
+	}
+	for _, name := range bundle {
+		b, err := os.ReadFile(filepath.Join(stage, name))
+		if err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+		if err := writeGz("dist", name, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyWasmExec copies the wasm_exec.js of the Go that built engine.wasm:
 // lib/wasm since Go 1.24, misc/wasm before.
-func copyWasmExec(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+func copyWasmExec(ctx context.Context, dst string) error {
+	c := exec.CommandContext(ctx, "go", "env", "GOROOT")
+	c.Env = append(os.Environ(), goEnv()...)
+	out, err := c.Output()
 	if err != nil {
 		return fmt.Errorf("build: go env GOROOT: %w", err)
 	}
@@ -84,7 +107,7 @@ func copyWasmExec(ctx context.Context) error {
 	for _, dir := range []string{"lib/wasm", "misc/wasm"} {
 		src := filepath.Join(root, dir, "wasm_exec.js")
 		if _, err := os.Stat(src); err == nil {
-			return copyFile(src, "dist/wasm_exec.js")
+			return copyFile(src, dst)
 		}
 	}
 	return fmt.Errorf("build: no wasm_exec.js under %s/lib/wasm or misc/wasm", root)
@@ -96,26 +119,6 @@ func copyFile(src, dst string) error {
 		return fmt.Errorf("build: %w", err)
 	}
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	return nil
-}
-
-func gzipFile(name string) error {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("build: gzip %s: %w", name, err)
-	}
-	if err := os.WriteFile(name+".gz", buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	return nil

@@ -1,0 +1,199 @@
+package viewer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
+)
+
+// ErrHistoryGone is matched by History's errors when the relay no longer
+// holds (or does not yet hold) the part of the history asked for.
+var ErrHistoryGone = errors.New("viewer: that part of the history is gone")
+
+// History reads a room's history from its relay (docs/relay.md, "History
+// and rewind"): what a viewer rewinds and searches while the session
+// runs. It replays on an engine of its own, so old seqs never meet the
+// live stream's. A History is safe for concurrent use; it holds no
+// connection.
+type History struct {
+	// AttachURL is the room's attach URL (ws:// or wss://).
+	AttachURL string
+	// Token is a driver or viewer token for the room.
+	Token string
+	// SessionID is the room's session id.
+	SessionID string
+	// HTTPClient makes the requests; nil: http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// HistoryIndex is the extent of a room's history and its landmarks.
+type HistoryIndex struct {
+	// First and Head are the oldest and newest seqs it holds.
+	First uint64 `json:"first"`
+	Head  uint64 `json:"head"`
+	// Keyframes are where a rewind can start: the seq each shows.
+	Keyframes []HistoryPoint `json:"keyframes"`
+	// Points map seqs to times, sparsely, for a timeline.
+	Points []HistoryPoint `json:"points"`
+	// Marks are the Marker frames (command marks among them).
+	Marks []HistoryMark `json:"marks"`
+	// Stopped says why the history stopped growing; "" while it grows.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// HistoryPoint is a seq at a time (µs since the session started).
+type HistoryPoint struct {
+	Seq     uint64 `json:"seq"`
+	RelTime uint64 `json:"t"`
+}
+
+// HistoryMark is a marker at a seq and time.
+type HistoryMark struct {
+	Seq     uint64 `json:"seq"`
+	RelTime uint64 `json:"t"`
+	Label   string `json:"label"`
+}
+
+// Index fetches the history's index.
+func (h *History) Index(ctx context.Context) (HistoryIndex, error) {
+	var ix HistoryIndex
+	body, _, err := h.get(ctx, "history", nil)
+	if err != nil {
+		return ix, err
+	}
+	if err := json.Unmarshal(body, &ix); err != nil {
+		return ix, fmt.Errorf("viewer: history index: %w", err)
+	}
+	return ix, nil
+}
+
+// ScreenAt rebuilds the screen as it was at seq: the relay sends its
+// newest key frame at or before seq and the frames after it, applied here
+// as a live viewer applies them.
+func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, error) {
+	body, _, err := h.get(ctx, "history/frames", url.Values{"at": {strconv.FormatUint(seq, 10)}})
+	if err != nil {
+		return attachwire.Screen{}, err
+	}
+	eng := engine.New(engine.Options{SessionID: h.SessionID, Mirror: true})
+	var m mirror
+	defer func() {
+		if m.emu != nil {
+			m.emu.Close()
+		}
+	}()
+	var epoch uint64
+	r := attachwire.NewFileReader(bytes.NewReader(body))
+	for {
+		f, err := r.ReadFrame()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return attachwire.Screen{}, fmt.Errorf("viewer: history frames: %w", err)
+		}
+		evs, err := eng.ApplyFrame(f)
+		if err != nil {
+			return attachwire.Screen{}, fmt.Errorf("viewer: history frames: %w", err)
+		}
+		for _, ev := range evs {
+			switch ev.Kind {
+			case engine.Size:
+				if ev.Screen != nil {
+					m.load(ev.Screen)
+					epoch = ev.Screen.Epoch
+				} else {
+					m.resize(ev.Cols, ev.Rows, ev.PxWidth, ev.PxHeight)
+				}
+			case engine.Write:
+				m.write(ev.Raw)
+			}
+		}
+	}
+	scr, ok := m.screen(epoch, eng.Echo())
+	if !ok {
+		return attachwire.Screen{}, fmt.Errorf("%w: no key frame at or before seq %d", ErrHistoryGone, seq)
+	}
+	return scr, nil
+}
+
+// Frames reads the frames from seq from through to, as much as one answer
+// of the relay holds, and returns where the next read starts.
+func (h *History) Frames(ctx context.Context, from, to uint64) ([]attachwire.Frame, uint64, error) {
+	body, hdr, err := h.get(ctx, "history/frames", url.Values{
+		"from": {strconv.FormatUint(from, 10)}, "to": {strconv.FormatUint(to, 10)}})
+	if err != nil {
+		return nil, 0, err
+	}
+	next, err := strconv.ParseUint(hdr.Get("Ptyhost-Next-Seq"), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("viewer: history frames: no next seq")
+	}
+	var frames []attachwire.Frame
+	r := attachwire.NewFileReader(bytes.NewReader(body))
+	for {
+		f, err := r.ReadFrame()
+		if errors.Is(err, io.EOF) {
+			return frames, next, nil
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("viewer: history frames: %w", err)
+		}
+		frames = append(frames, f)
+	}
+}
+
+// get requests an endpoint under the room's path and returns its body.
+func (h *History) get(ctx context.Context, endpoint string, q url.Values) ([]byte, http.Header, error) {
+	u, err := url.Parse(laneBase(h.AttachURL))
+	if err != nil {
+		return nil, nil, fmt.Errorf("viewer: attach URL: %w", err)
+	}
+	u = u.JoinPath(endpoint)
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+h.Token)
+	hc := h.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("viewer: history: %w", err)
+	}
+	defer resp.Body.Close()
+	// Bounded: a range answer by the relay's chunk, a screen by a key
+	// frame and what follows it; this cap only stops a broken peer.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, nil, fmt.Errorf("viewer: history: %w", err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusGone:
+		return nil, nil, ErrHistoryGone
+	case resp.StatusCode != http.StatusOK:
+		return nil, nil, fmt.Errorf("viewer: history: %s: %s", resp.Status, firstLine(body))
+	}
+	return body, resp.Header, nil
+}
+
+func firstLine(b []byte) string {
+	for i, c := range b {
+		if c == '\n' || i == 200 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
