@@ -28,6 +28,10 @@ type IssuerConfig struct {
 	// LoginsPerMinute and RedeemsPerMinute are the per-address rates of
 	// logins and redemptions. Zero: issuer's defaults (30 and 120).
 	LoginsPerMinute, RedeemsPerMinute float64
+	// Store keeps the rooms and invites of a relay on its own
+	// (issuer.FileStore keeps them across a restart). Nil: memory. A
+	// relay in a cluster keeps them in NATS and ignores it.
+	Store issuer.Store
 }
 
 // RevokedMessage is the error control's message to a leg closed because
@@ -68,7 +72,7 @@ func (rl *Relay) startIssuer() error {
 	iv := &invites{rl: rl, legs: make(map[string]map[*leg]struct{})}
 	cfg := issuer.Config{Key: ic.Key, Users: ic.Users, Legs: iv, ClientAddr: clientAddr,
 		LoginsPerMinute: ic.LoginsPerMinute, RedeemsPerMinute: ic.RedeemsPerMinute,
-		MaxTokenTTL: rl.cfg.MaxTokenTTL, Now: rl.cfg.Now, Logger: rl.log}
+		MaxTokenTTL: rl.cfg.MaxTokenTTL, Now: rl.cfg.Now, Logger: rl.log, Store: ic.Store}
 	if rl.cluster != nil {
 		kv, err := openInviteKV(rl.cluster)
 		if err != nil {

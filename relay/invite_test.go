@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -528,4 +529,42 @@ func TestIssuerRateLimits(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Status != http.StatusTooManyRequests {
 		t.Errorf("status %+v, want 429", ie)
 	}
+}
+
+// TestIssuerStateSurvivesARestart: with an issuer.FileStore, a relay
+// started again with the same key and file still knows the room, its
+// owner and its invites: the owner gets host tokens, the link still
+// admits, a revoked one still refuses.
+func TestIssuerStateSurvivesARestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "issuer-state.json")
+	cfg := issuerConfig(t, quiet())
+	open := func() *relaytest.Server {
+		st, err := issuer.OpenFileStore(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg
+		ic := *cfg.Issuer
+		ic.Store = st
+		c.Issuer = &ic
+		return relaytest.NewServer(t, c)
+	}
+	s := open()
+	alice := loggedIn(t, s, "alice")
+	room, _ := sharedRoom(t, s, alice)
+	watch := invite(t, alice, room, attachwire.RoleViewer, 3600, 0)
+	gone := invite(t, alice, room, attachwire.RoleViewer, 3600, 0)
+	if err := alice.Revoke(ctxT(t), room, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = open()
+	alice = loggedIn(t, s, "alice")
+	if _, err := alice.HostToken(ctxT(t), room, 2); err != nil {
+		t.Fatalf("host token after the restart: %v", err)
+	}
+	redeem(t, s, room, watch.Secret, "after")
+	_, err := issuerClient(t, s).Redeem(ctxT(t), room, gone.Secret, "after")
+	wantCode(t, err, issuer.ErrRevoked)
 }

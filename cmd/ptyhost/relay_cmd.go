@@ -53,6 +53,9 @@ Flags:
                            directory of one file per user
   --users FILE             issuer mode: "SHA256:fingerprint name" lines
                            naming keys (they win over comments)
+  --issuer-state FILE      issuer mode: keep rooms and invites in FILE, so
+                           that links outlive a restart (default: memory; a
+                           cluster keeps them in NATS)
   --tls-cert FILE          serve wss:// with this certificate (with --tls-key)
   --tls-key FILE           the certificate's private key
   --acme-domain NAME       serve wss:// with a certificate for NAME got and
@@ -193,6 +196,7 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.StringVar(&isf.key, "issuer-key", "", "")
 	fs.StringVar(&isf.authorized, "authorized-keys", "", "")
 	fs.StringVar(&isf.users, "users", "", "")
+	fs.StringVar(&isf.state, "issuer-state", "", "")
 	if err := parseFlags("relay", fs, args); err != nil {
 		return err
 	}

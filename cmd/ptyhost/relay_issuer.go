@@ -10,16 +10,16 @@ import (
 
 // issuerFlags are relay's issuer-mode flags.
 type issuerFlags struct {
-	key, authorized, users string
-	loaded                 *issuer.Users
+	key, authorized, users, state string
+	loaded                        *issuer.Users
 }
 
 // configure reads the issuer key and the users into cfg.Issuer; without
 // --issuer-key the other two are a usage error.
 func (f *issuerFlags) configure(cfg *relay.Config) error {
 	if f.key == "" {
-		if f.authorized != "" || f.users != "" {
-			return usagef("relay", "--authorized-keys and --users need --issuer-key")
+		if f.authorized != "" || f.users != "" || f.state != "" {
+			return usagef("relay", "--authorized-keys, --users and --issuer-state need --issuer-key")
 		}
 		return nil
 	}
@@ -36,6 +36,13 @@ func (f *issuerFlags) configure(cfg *relay.Config) error {
 	}
 	f.loaded = users
 	cfg.Issuer = &relay.IssuerConfig{Key: key, Users: users}
+	if f.state != "" {
+		st, err := issuer.OpenFileStore(f.state, nil)
+		if err != nil {
+			return usagef("relay", "--issuer-state: %v", err)
+		}
+		cfg.Issuer.Store = st
+	}
 	return nil
 }
 

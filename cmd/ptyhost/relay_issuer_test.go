@@ -46,6 +46,7 @@ func TestRelayIssuerUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	os.WriteFile(filepath.Join(dir, "ok_keys"), []byte(keysLine(sshSigner(t), "ok")), 0o600)
 	bad := filepath.Join(dir, "bad_keys")
 	os.WriteFile(bad, []byte(keysLine(sshSigner(t), "ok")+`from="10.0.0.1" `+keysLine(sshSigner(t), "limited")), 0o600)
 	for _, tc := range []struct {
@@ -54,6 +55,7 @@ func TestRelayIssuerUsage(t *testing.T) {
 	}{
 		{[]string{"--issuer-key", key}, "--issuer-key needs --authorized-keys"},
 		{[]string{"--authorized-keys", bad, "--public-key", key}, "need --issuer-key"},
+		{[]string{"--issuer-key", key, "--authorized-keys", filepath.Join(dir, "ok_keys"), "--issuer-state", bad}, "--issuer-state"},
 		{[]string{"--issuer-key", key, "--authorized-keys", bad}, "line 2"},
 		{[]string{"--issuer-key", key, "--authorized-keys", filepath.Join(dir, "none")}, "authorized keys"},
 		{[]string{"--issuer-key", bad, "--authorized-keys", bad}, "--issuer-key"},
