@@ -14,9 +14,9 @@ import (
 // ErrNoSigner is matched by FindSigner's error when no key was found.
 var ErrNoSigner = errors.New("issuer: no SSH key found")
 
-// DefaultKeyFiles are the key files FindSigner tries under ~/.ssh, in
+// defaultKeyFiles are the key files FindSigner tries under ~/.ssh, in
 // order.
-var DefaultKeyFiles = []string{"id_ed25519", "id_ecdsa", "id_rsa"}
+var defaultKeyFiles = []string{"id_ed25519", "id_ecdsa", "id_rsa"}
 
 // FindSigner finds the SSH key to log in with: identityFile when it is
 // given (an explicit choice wins); else the first key of the ssh-agent at
@@ -38,7 +38,7 @@ func FindSigner(identityFile string) (ssh.Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no ssh-agent and no home directory", ErrNoSigner)
 	}
-	for _, name := range DefaultKeyFiles {
+	for _, name := range defaultKeyFiles {
 		p := filepath.Join(home, ".ssh", name)
 		if _, err := os.Stat(p); err == nil {
 			return readKeyFile(p)

@@ -69,6 +69,9 @@ func (rl *Relay) startIssuer() error {
 	if ic == nil {
 		return nil
 	}
+	if len(ic.Key) != ed25519.PrivateKeySize {
+		return errors.New("relay: the issuer needs an Ed25519 private key")
+	}
 	iv := &invites{rl: rl, legs: make(map[string]map[*leg]struct{})}
 	cfg := issuer.Config{Key: ic.Key, Users: ic.Users, Legs: iv, ClientAddr: clientAddr,
 		LoginsPerMinute: ic.LoginsPerMinute, RedeemsPerMinute: ic.RedeemsPerMinute,
