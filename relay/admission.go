@@ -250,6 +250,12 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record
 	defer l.cancel()
+	release, a := rl.holdInvite(c, l)
+	if a != nil {
+		rl.reject(conn, log, a)
+		return
+	}
+	defer release()
 	for {
 		rm := rl.roomFor(key)
 		if rm == nil {

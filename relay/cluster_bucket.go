@@ -19,7 +19,12 @@ const replicatedBucketWait = 2 * time.Minute
 // has passed, so that nodes started together with their NATS cluster do
 // not fail for being first.
 func openBucket(js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
-	cfg := jetstream.KeyValueConfig{Bucket: clusterBucket, History: 1, Replicas: max(replicas, 1)}
+	return openBucketNamed(js, clusterBucket, replicas)
+}
+
+// openBucketNamed is openBucket for the bucket called name.
+func openBucketNamed(js jetstream.JetStream, name string, replicas int) (jetstream.KeyValue, error) {
+	cfg := jetstream.KeyValueConfig{Bucket: name, History: 1, Replicas: max(replicas, 1)}
 	if cfg.Replicas == 1 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*clusterTimeout)
 		defer cancel()

@@ -161,6 +161,11 @@ type Config struct {
 	// "Recording"). Zero: nothing is recorded.
 	Record RecordConfig
 
+	// Issuer, when not nil, makes the relay its own issuer (issuer mode,
+	// docs/relay.md): its key is added to PublicKeys, which may then be
+	// empty. Nil: platform mode only.
+	Issuer *IssuerConfig
+
 	// Viewer serves the browser viewer's page (web.PagePattern) and files
 	// (web.AssetPattern). Nil: web.Handler(), the page built into the
 	// binary by `go generate ./web`, or one saying how to build it.

@@ -325,6 +325,17 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 	ll := rl.newLaneLeg(w, c, c.Role, log)
 	l := ll.leg
 	defer l.cancel()
+	release, a := rl.holdInvite(c, l)
+	if a != nil {
+		status := http.StatusUnauthorized
+		if a.retryable {
+			w.Header().Set("Retry-After", "1")
+			status = http.StatusTooManyRequests
+		}
+		rl.refuse(w, status, string(a.code), a.msg)
+		return
+	}
+	defer release()
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	for {
 		rm := rl.roomFor(key)

@@ -37,6 +37,7 @@ type Relay struct {
 	lane    *laneState // the degraded lane's legs, tickets and tid store
 	cluster *cluster   // nil: standalone
 	rec     *recorders // nil: no recording
+	invites *invites   // nil: no issuer mode
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -61,6 +62,7 @@ type Relay struct {
 // New returns a Relay configured by cfg (see Config for the defaults).
 // It fails without a public key or when the metrics cannot be registered.
 func New(cfg Config) (*Relay, error) {
+	cfg.PublicKeys = issuerPublicKeys(cfg)
 	if len(cfg.PublicKeys) == 0 {
 		return nil, errors.New("relay: no public key to verify tokens with")
 	}
@@ -105,6 +107,10 @@ func New(cfg Config) (*Relay, error) {
 	rl.routeHistory()
 	rl.routeRecord()
 	if err := rl.routeLane(); err != nil {
+		return nil, err
+	}
+	if err := rl.startIssuer(); err != nil {
+		rl.Close()
 		return nil, err
 	}
 	return rl, nil
@@ -178,6 +184,7 @@ func (rl *Relay) Close() error {
 	}
 	rl.mu.Unlock()
 	rl.cancel()
+	rl.stopIssuer()
 	if rl.cluster != nil {
 		rl.cluster.close()
 	}

@@ -1,7 +1,11 @@
 // Package web is the browser viewer the relay serves: a page at
 // /v1/rooms/<roomId>/view that reads an attach token from the URL
 // fragment (#token=…), dials the room's WebSocket with the token in the
-// bearer. subprotocol, and shows the session in xterm.js. After three
+// bearer. subprotocol, and shows the session in xterm.js. A fragment that
+// is a bare invite secret (a relay in issuer mode's short link,
+// /s/<roomId>#<secret>, redirected here) is first redeemed at the relay's
+// /v1/issuer/redeem under the name the person gives, asked once and kept
+// in localStorage. After three
 // WebSocket dials in a row fail to open (a proxy that breaks WebSocket)
 // it rides the degraded lane: it trades the attach token for a ticket
 // (POST …/sse-ticket), opens an EventSource on …/sse?ticket= (resuming

@@ -38,7 +38,9 @@ argument. Give such a link instead
   - in the PTYHOST_LINK environment variable.
 The token (minted by 'ptyhost token') comes from, in this order:
 --token-file FILE, the PTYHOST_TOKEN environment variable, or the link's
-#token= fragment (which is never sent to the relay).
+#token= fragment (which is never sent to the relay). A short link of a
+relay in issuer mode (http[s]://HOST/s/ID#SECRET) carries an invite
+instead, which attach exchanges at the relay for a token of its own.
 
 Read-only by default; keys go to the session only while this terminal
 holds the pen. The prefix key (Ctrl-] unless --prefix), then:
@@ -59,6 +61,8 @@ Flags:
   --link-file FILE   read the room's link from FILE
   --token-file FILE  read the token from FILE
   --drive            ask for the pen on joining (a driver token)
+  --name NAME        the name a short link (…/s/ID#SECRET, an invite) is
+                     redeemed under, shown to the others (default $USER)
   --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
                      (default ^])
 
@@ -79,6 +83,7 @@ type attachOptions struct {
 	url       string // "" when the link comes from elsewhere
 	linkFile  string
 	tokenFile string
+	name      string // the name a short link is redeemed under
 	drive     bool
 	prefix    byte
 }
@@ -107,6 +112,7 @@ func parseAttach(args []string) (attachOptions, error) {
 	fs.StringVar(&o.linkFile, "link-file", "", "")
 	fs.StringVar(&o.tokenFile, "token-file", "", "")
 	fs.BoolVar(&o.drive, "drive", false, "")
+	fs.StringVar(&o.name, "name", "", "")
 	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
 	rest, _, err := parseArgs(fs, args, true)
 	switch {
@@ -145,6 +151,10 @@ func attachToken(o attachOptions, prompt func() (string, error)) (tok, room stri
 		tok = strings.TrimSpace(string(b))
 	case os.Getenv("PTYHOST_TOKEN") != "":
 		tok = strings.TrimSpace(os.Getenv("PTYHOST_TOKEN"))
+	case l.Invite != "":
+		if tok, err = redeemLink(l, guestName(o.name)); err != nil {
+			return "", "", err
+		}
 	default:
 		tok = l.Token()
 	}

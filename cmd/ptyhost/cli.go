@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/ptyhost/ptyhost/internal/version"
@@ -68,6 +69,10 @@ var commands = map[string]command{
 	"shell-integration": {shellIntegrationCmd, shellIntegrationHelp},
 }
 
+// reloadOnHUP, when a command sets it, is what SIGHUP does instead of
+// stopping the command: a relay in issuer mode rereads its users.
+var reloadOnHUP atomic.Pointer[func()]
+
 // catchSignals returns a context that is cancelled, with a *signalError as
 // its cause, when SIGINT, SIGTERM or SIGHUP arrives. stop undoes the
 // registration and joins the goroutine.
@@ -77,13 +82,21 @@ func catchSignals(parent context.Context) (context.Context, func()) {
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		select {
-		case s := <-ch:
-			// A second signal gets the default action: a user who asks
-			// twice is not kept waiting for a clean stop.
-			signal.Stop(ch)
-			cancel(&signalError{sig: s.(syscall.Signal)})
-		case <-ctx.Done():
+		for {
+			select {
+			case s := <-ch:
+				if f := reloadOnHUP.Load(); s == syscall.SIGHUP && f != nil {
+					(*f)()
+					continue
+				}
+				// A second signal gets the default action: a user who asks
+				// twice is not kept waiting for a clean stop.
+				signal.Stop(ch)
+				cancel(&signalError{sig: s.(syscall.Signal)})
+				return
+			case <-ctx.Done():
+				return
+			}
 		}
 	})
 	return ctx, func() {

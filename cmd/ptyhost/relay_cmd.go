@@ -23,11 +23,17 @@ import (
 )
 
 const relayHelp = `usage: ptyhost relay --public-key FILE [flags]
+       ptyhost relay --issuer-key FILE --authorized-keys FILE|DIR [flags]
 
 Runs the reference relay of interactive-attach-v1: hosts dial out to it,
 viewers and drivers dial in, at ws[s]://ADDR/v1/rooms/<sessionId>. Every leg
 needs an attach token signed by the private half of one of the public keys
-(ptyhost keygen, ptyhost token). SIGTERM, SIGINT or SIGHUP drains it: new
+(ptyhost keygen, ptyhost token), or, in issuer mode, by the relay itself:
+then the holders of the SSH keys in --authorized-keys share with
+'ptyhost share --relay URL' and nothing else, and their guests join by
+invite links (docs/relay.md, "Issuer mode"). Both modes may be on at once.
+SIGTERM, SIGINT or SIGHUP drains it (in issuer mode SIGHUP instead rereads
+the authorized keys and users file): new
 dials get 503 with Retry-After, hosts are told to redial, viewers to
 resume; then it says so and exits 0. Listening on every interface (:8722),
 it prints a URL for this machine (localhost) and one for others (this
@@ -38,6 +44,18 @@ Flags:
                            all interfaces only if you type it, e.g. :8722)
   --public-key FILE        a PEM public key tokens are checked with; repeat
                            it to accept several during a key rotation
+  --issuer-key FILE        issuer mode: the relay's own signing key (a PEM
+                           private key, ptyhost keygen)
+  --authorized-keys FILE|DIR
+                           issuer mode: the SSH keys that may share, in
+                           OpenSSH authorized_keys form; the user's name is
+                           each key's comment, or the file's name in a
+                           directory of one file per user
+  --users FILE             issuer mode: "SHA256:fingerprint name" lines
+                           naming keys (they win over comments)
+  --issuer-state FILE      issuer mode: keep rooms and invites in FILE, so
+                           that links outlive a restart (default: memory; a
+                           cluster keeps them in NATS)
   --tls-cert FILE          serve wss:// with this certificate (with --tls-key)
   --tls-key FILE           the certificate's private key
   --acme-domain NAME       serve wss:// with a certificate for NAME got and
@@ -186,6 +204,11 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	fs.IntVar(&cfg.NATSReplicas, "nats-replicas", 0, "")
 	var rec relayRecordFlags
 	rec.register(fs)
+	var isf issuerFlags
+	fs.StringVar(&isf.key, "issuer-key", "", "")
+	fs.StringVar(&isf.authorized, "authorized-keys", "", "")
+	fs.StringVar(&isf.users, "users", "", "")
+	fs.StringVar(&isf.state, "issuer-state", "", "")
 	if err := parseFlags("relay", fs, args); err != nil {
 		return err
 	}
@@ -195,8 +218,11 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 	if natsURL == "embedded" && !natsEmbeddedBuilt {
 		return &usageError{cmd: "relay", err: errNoEmbeddedNATS}
 	}
-	if len(keys) == 0 {
-		return usagef("relay", "--public-key is required")
+	if len(keys) == 0 && isf.key == "" {
+		return usagef("relay", "--public-key or --issuer-key is required")
+	}
+	if err := isf.configure(&cfg); err != nil {
+		return err
 	}
 	if (opts.TLSCertFile == "") != (opts.TLSKeyFile == "") {
 		return usagef("relay", "--tls-cert and --tls-key go together")
@@ -244,6 +270,10 @@ func relayCmd(ctx context.Context, args []string, _ io.Reader, stdout io.Writer)
 		return err
 	}
 	defer stopACME()
+	if cfg.Issuer != nil {
+		stop := isf.reloads(cfg.Logger)
+		defer stop()
+	}
 	if err := relay.ListenAndServe(ctx, cfg, opts); err != nil {
 		return err
 	}

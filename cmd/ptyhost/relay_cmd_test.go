@@ -100,7 +100,7 @@ func TestRelayCommandUsage(t *testing.T) {
 		args []string
 		say  string
 	}{
-		{nil, "--public-key is required"},
+		{nil, "--public-key or --issuer-key is required"},
 		{[]string{"--public-key", filepath.Join(t.TempDir(), "nope.pub")}, "--public-key"},
 		{[]string{"--public-key", pub, "--tls-cert", "c.pem"}, "--tls-key"},
 		{[]string{"--public-key", pub, "--max-rooms", "-1"}, "--max-rooms must not be negative"},

@@ -62,10 +62,19 @@ exits with CMD's status either way.
 
 Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
   --relay URL        the relay to share through (ws://, wss://, http:// or
-                     https://HOST[:PORT]); needs --key
+                     https://HOST[:PORT]). Without --key it is a relay in
+                     issuer mode: your SSH key logs you in (ssh-agent, else
+                     ~/.ssh/id_ed25519, id_ecdsa or id_rsa, or --identity),
+                     the relay makes the room, and the links are two short
+                     ones, watch and drive, that admit many people each.
+                     Exit 69 when the relay cannot be reached or is not
+                     one, 77 when it refuses the key, before CMD starts
   --key FILE         the private key whose public half the relay accepts
                      ('ptyhost keygen'); it mints the host's tokens and the
                      links
+  --identity FILE    the SSH private key to log in to a relay in issuer
+                     mode with (one without a passphrase; otherwise add it
+                     to ssh-agent)
   --port N           the embedded relay's port on 127.0.0.1 (default: any
                      free port)
   --room ID          the room, which is the session id: letters, digits,
@@ -98,6 +107,7 @@ func parseShare(args []string) (shareOptions, error) {
 	fs.Var(prefixFlag{&o.prefix}, "prefix", "")
 	fs.StringVar(&o.cfg.RelayURL, "relay", "", "")
 	fs.StringVar(&o.keyFile, "key", "", "")
+	fs.StringVar(&o.cfg.Identity, "identity", "", "")
 	fs.Var(intFlag{&o.cfg.Port}, "port", "")
 	fs.StringVar(&o.cfg.Room, "room", "", "")
 	fs.StringVar(&o.cfg.Org, "org", "", "")
@@ -109,8 +119,6 @@ func parseShare(args []string) (shareOptions, error) {
 		return o, err
 	}
 	switch {
-	case o.cfg.RelayURL != "" && o.keyFile == "":
-		return o, usagef("share", "--relay needs --key FILE, the relay's signing key")
 	case o.cfg.RelayURL == "" && o.keyFile != "":
 		return o, usagef("share", "--key goes with --relay; the embedded relay makes its own key")
 	case o.cfg.RelayURL != "" && o.cfg.Port != 0:
@@ -142,6 +150,10 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	switch {
 	case errors.Is(err, share.ErrConfig):
 		return usagef("share", "%s", strings.TrimPrefix(err.Error(), "share: "))
+	case errors.Is(err, share.ErrUnreachable):
+		return &exitStatus{code: exitUnreachable, msg: "ptyhost " + err.Error()}
+	case errors.Is(err, share.ErrRefused):
+		return &exitStatus{code: exitRefused, msg: "ptyhost " + err.Error()}
 	case err != nil:
 		return err
 	}
@@ -236,6 +248,10 @@ func shellWord(s string) string {
 // scrollback (rows newlines), where the program's first paint, which
 // clears the screen, leaves them.
 func writeLinks(w io.Writer, l share.Links, prog string, rows int) {
+	if l.WatchLink != "" {
+		writeShortLinks(w, l, prog, rows)
+		return
+	}
 	where := "on the relay " + l.AttachURL
 	if l.Embedded {
 		where = "on a relay inside this ptyhost (this machine only, until it exits)"

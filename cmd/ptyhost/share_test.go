@@ -326,7 +326,7 @@ func TestShareUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"relay without key", []string{"share", "--relay", "ws://127.0.0.1:1", "--", "true"}, "--relay needs --key"},
+		{"relay without a key to log in with", []string{"share", "--relay", "ws://127.0.0.1:1", "--identity", "/nonexistent/id", "--", "true"}, "logs in with an SSH key"},
 		{"key without relay", []string{"share", "--key", "k", "--", "true"}, "--key goes with --relay"},
 		{"port with relay", []string{"share", "--relay", "ws://127.0.0.1:1", "--key", "k", "--port", "9", "--", "true"}, "--port is for the embedded relay"},
 		{"ttl too long", []string{"share", "--ttl", "200h", "--", "true"}, "--ttl must be in"},

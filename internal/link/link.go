@@ -6,7 +6,9 @@
 // https:// name the same server (http becomes ws, https wss), and a path
 // may end at the relay (…/ or …/v1/rooms), at a room (…/v1/rooms/ID) or at
 // the room's browser page (…/v1/rooms/ID/view). Whatever comes before
-// /v1/rooms is kept: a relay behind a path prefix.
+// /v1/rooms is kept: a relay behind a path prefix. A relay in issuer mode
+// prints short links, …/s/ID#SECRET, whose fragment is an invite's secret
+// (Link.Invite) that the relay exchanges for a token.
 //
 // A link's #fragment is where secrets travel (the token, and whatever a
 // link will carry besides: a browser never sends the fragment to a
@@ -41,8 +43,11 @@ type Link struct {
 	// Room is the room id; "" when the address names only the relay.
 	Room string
 	// Fragment holds the fragment's parameters (token=…), nil when there
-	// is no fragment.
+	// is no fragment or the link is a short link.
 	Fragment url.Values
+	// Invite is a short link's invite secret (…/s/ID#SECRET); "" for
+	// every other form.
+	Invite string
 }
 
 // RoomURL returns the room's WebSocket URL (Base/v1/rooms/Room), without
@@ -72,13 +77,22 @@ func Parse(raw string) (Link, error) {
 		return Link{}, fmt.Errorf("%w: %q: want scheme://host[:port][/path]", ErrURL, Redacted(raw))
 	}
 	var l Link
+	path := strings.TrimSuffix(u.Path, "/")
+	if prefix, room, ok := shortPath(path); ok {
+		if !validSecret(u.Fragment) {
+			return Link{}, fmt.Errorf("%w: %q: a short link ends in #SECRET, 22 characters of base64url", ErrURL, Redacted(raw))
+		}
+		l.Room, l.Invite = room, u.Fragment
+		u.Path, u.RawPath, u.Fragment, u.RawFragment = prefix, "", "", ""
+		l.Base = u
+		return l, nil
+	}
 	if u.Fragment != "" {
 		if l.Fragment, err = url.ParseQuery(u.Fragment); err != nil {
 			return Link{}, fmt.Errorf("%w: %q: the fragment is not name=value pairs", ErrURL, Redacted(raw))
 		}
 	}
 	u.Fragment, u.RawFragment = "", ""
-	path := strings.TrimSuffix(u.Path, "/")
 	if i := strings.LastIndex(path, "/v1/rooms"); i >= 0 {
 		rest := strings.TrimPrefix(path[i+len("/v1/rooms"):], "/")
 		rest = strings.TrimSuffix(rest, "/view")
@@ -90,6 +104,52 @@ func Parse(raw string) (Link, error) {
 	u.Path, u.RawPath = path, ""
 	l.Base = u
 	return l, nil
+}
+
+// shortPath splits a short link's path, prefix + "/s/" + room, where room
+// is one segment of lowercase letters and digits.
+func shortPath(path string) (prefix, room string, ok bool) {
+	i := strings.LastIndex(path, "/s/")
+	if i < 0 {
+		return "", "", false
+	}
+	room = path[i+len("/s/"):]
+	if room == "" || len(room) > 64 {
+		return "", "", false
+	}
+	for _, c := range room {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return "", "", false
+		}
+	}
+	return path[:i], room, true
+}
+
+// validSecret reports whether s has an invite secret's form: 22
+// characters of unpadded base64url (16 bytes).
+func validSecret(s string) bool {
+	if len(s) != 22 {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// HTTPBase returns Base with the http scheme it stands for (ws → http,
+// wss → https): where the relay's issuer API is.
+func (l Link) HTTPBase() string {
+	u := *l.Base
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	}
+	return u.String()
 }
 
 // CheckArgument refuses raw, a command-line argument of command cmd,

@@ -16,7 +16,8 @@ var (
 	// ErrUnreachable reports a relay that cannot be reached, or an
 	// address where no relay answers.
 	ErrUnreachable = errors.New("share: relay unreachable")
-	// ErrRefused reports a relay that refuses the host's credential.
+	// ErrRefused reports a relay that refuses the host's credential (a
+	// key, or in issuer mode the SSH key or its session).
 	ErrRefused = errors.New("share: the relay refused the credential")
 )
 
@@ -34,7 +35,13 @@ func (s *Share) Probe(ctx context.Context) error {
 	if s.stopRelay != nil {
 		return nil
 	}
-	tok, err := s.mint(attachwire.RoleHost, "", time.Now(), HostTokenTTL)
+	var tok string
+	var err error
+	if s.issued != nil {
+		tok, err = s.issued.hostToken(ctx) // the issuer's, for this room
+	} else {
+		tok, err = s.mint(attachwire.RoleHost, "", time.Now(), HostTokenTTL)
+	}
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
+	"golang.org/x/crypto/ssh"
 )
 
 // Defaults and limits of Config.
@@ -59,9 +60,17 @@ type Config struct {
 	// 127.0.0.1.
 	RelayURL string
 	// Key signs every token; with RelayURL it must be the private half of
-	// a key the relay accepts (required). Without RelayURL it must be nil:
-	// the embedded relay gets a fresh key.
+	// a key the relay accepts. Without RelayURL it must be nil: the
+	// embedded relay gets a fresh key. A RelayURL without a Key is a relay
+	// in issuer mode (docs/relay.md): the user's SSH key logs in there,
+	// and the relay makes the room and mints every token.
 	Key ed25519.PrivateKey
+	// Signer is the SSH key that logs in to a relay in issuer mode. Nil:
+	// the one issuer.FindSigner finds, with Identity.
+	Signer ssh.Signer
+	// Identity is an SSH private key file to log in with (FindSigner's
+	// identityFile). Empty: the ssh-agent, else ~/.ssh's keys.
+	Identity string
 	// Port is the embedded relay's TCP port on 127.0.0.1. Zero: any free
 	// port. Refused with RelayURL.
 	Port int
@@ -108,6 +117,12 @@ type Links struct {
 	// Embedded reports a relay started by Start, reachable from this
 	// machine only.
 	Embedded bool
+	// WatchLink and DriveLink are a relay in issuer mode's short links
+	// (<base>/s/<room>#<secret>), each an invite that admits many; then
+	// the four tokens above are empty. WatchInvite and DriveInvite are
+	// the invites' ids, for revoking them.
+	WatchLink, DriveLink     string
+	WatchInvite, DriveInvite string
 }
 
 // BrowserURL returns the page's address with tok in the fragment, which
@@ -128,11 +143,15 @@ type Share struct {
 	stopRelay context.CancelFunc // nil without an embedded relay
 	relayDone chan error
 	closeOnce sync.Once
+	issued    *issued // nil: not through a relay in issuer mode
 }
 
 // Start checks cfg, starts the embedded relay when cfg has no RelayURL,
 // and mints the links.
 func Start(cfg Config) (*Share, error) {
+	if cfg.RelayURL != "" && cfg.Key == nil {
+		return startIssued(cfg)
+	}
 	base, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -331,7 +350,10 @@ func (s *Share) mintID(role attachwire.Role, user string, now time.Time, ttl tim
 func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger *slog.Logger) error {
 	return attachclient.RunHost(ctx, attachclient.HostConfig{
 		AttachURL: s.attachURL,
-		TokenSource: func(context.Context) (string, error) {
+		TokenSource: func(ctx context.Context) (string, error) {
+			if s.issued != nil {
+				return s.issued.hostToken(ctx)
+			}
 			return s.mint(attachwire.RoleHost, "", time.Now(), HostTokenTTL)
 		},
 		Session:           sess,

@@ -61,7 +61,6 @@ func TestStartRefusesConfigsThatCannotWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]Config{
-		"relay without key":  {RelayURL: "ws://x"},
 		"key without relay":  {Key: key},
 		"port with relay":    {RelayURL: "ws://x", Key: key, Port: 9},
 		"port out of range":  {Port: 70000},

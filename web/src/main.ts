@@ -117,11 +117,13 @@ function swallowQueries(term: Terminal): void {
   }
 }
 
-function main(boot: Boot): void {
+// main runs the page. redeemed is the token an invite's short link was
+// traded for (see redeemInvite); without it the token is the fragment's.
+function main(boot: Boot, redeemed?: string): void {
   const marks = boot.marks;
   mark(marks, 'app');
   const params = fragment();
-  const tok = params.get('token') ?? '';
+  const tok = redeemed ?? params.get('token') ?? '';
   const path = roomPath();
   const sessionId = roomOf(path);
   // The token's claims, read for display and routing only (the role
@@ -843,10 +845,45 @@ function main(boot: Boot): void {
   });
 }
 
+// An invite's short link (…/s/<room>#<secret>) reaches this page with the
+// bare secret as its fragment. The page trades it at the relay's issuer
+// for a token of its own, under the name the person gives: asked once,
+// then remembered in this browser.
+const SECRET_RE = /^[A-Za-z0-9_-]{22}$/;
+const NAME_KEY = 'ptyhost.name';
+
+async function redeemInvite(secret: string, room: string): Promise<string> {
+  let name = '';
+  try { name = localStorage.getItem(NAME_KEY) ?? ''; } catch { /* storage disabled */ }
+  if (!name.trim()) {
+    name = (window.prompt('Your name, as the others in the session will see it:', '') ?? '').trim();
+    if (!name) throw new Error('a name is needed to join');
+    try { localStorage.setItem(NAME_KEY, name); } catch { /* storage disabled */ }
+  }
+  const prefix = location.pathname.replace(/\/v1\/rooms\/[^/]*\/view$/, '');
+  const resp = await fetch(location.origin + prefix + '/v1/issuer/redeem', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ room, secret, name }),
+  });
+  const body = await resp.json().catch(() => ({}));
+  if (!resp.ok || typeof body.token !== 'string') {
+    throw new Error(body.message ?? 'the relay refused the link (HTTP ' + resp.status + ')');
+  }
+  return body.token;
+}
+
 // The boot script (boot.ts) ran first; without it the page cannot start.
+// It dials nothing for an invite's short link, whose fragment is a
+// secret, not a token: the page trades the secret first.
 const started = (window as any).ptyhostBoot as Boot | undefined;
-if (started) {
-  main(started);
-} else {
+const invite = location.hash.slice(1);
+if (!started) {
   $('notice').textContent = 'cannot start the viewer: its boot script did not run';
+} else if (SECRET_RE.test(invite)) {
+  redeemInvite(invite, roomOf(roomPath())).then((tok) => main(started, tok), (err: Error) => {
+    $('notice').textContent = 'cannot join: ' + err.message;
+  });
+} else {
+  main(started);
 }
