@@ -63,7 +63,8 @@ func TestShareThroughAnIssuer(t *testing.T) {
 		t.Fatalf("links %+v", l)
 	}
 	for _, raw := range []string{l.WatchLink, l.DriveLink} {
-		// The bound: 160 characters with a 20-character host name.
+		// A short link's bound: 160 characters with a 20-character host name,
+		// leaving room for a key in the fragment.
 		if n := len(raw) - len(rs.HTTPURL) + len("https://") + 20; n > 160 {
 			t.Errorf("link %d characters long on a 20-character host", n)
 		}
