@@ -47,3 +47,18 @@ func TestControlQueueOverflowEndsLegWithBackpressure(t *testing.T) {
 		t.Fatalf("backpressure closes counted %v, want 1", got)
 	}
 }
+
+func TestJoinLabelNamesGuests(t *testing.T) {
+	for _, tc := range []struct {
+		l    *leg
+		want string
+	}{
+		{&leg{userID: "alice", role: attachwire.RoleDriver}, "join alice (driver)"},
+		{&leg{userID: "guest-3k9x", role: attachwire.RoleViewer, name: "Ann \"A\"", guest: true}, `join guest-3k9x as "Ann \"A\"" (guest, viewer)`},
+		{&leg{userID: "bob", role: attachwire.RoleViewer, name: "Bob"}, `join bob as "Bob" (viewer)`},
+	} {
+		if got := joinLabel(tc.l); got != tc.want {
+			t.Errorf("joinLabel = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,10 +163,24 @@ func (rm *room) recordPresenceLocked(op string, l *leg) {
 		return
 	}
 	if op == "join" {
-		rm.recordMarkLocked(fmt.Sprintf("join %s (%s)", labelID(l.userID), l.role))
+		rm.recordMarkLocked(joinLabel(l))
 		return
 	}
 	rm.recordMarkLocked(op + " " + labelID(l.userID))
+}
+
+// joinLabel is the marker of l's join: its user id and role, and the
+// display name its token carries, marked as a guest's when it came from
+// an invite ("join guest-3k9x as "Ann" (guest, viewer)"): a name is what
+// a person chose, the id what the relay knows.
+func joinLabel(l *leg) string {
+	switch {
+	case l.name == "":
+		return fmt.Sprintf("join %s (%s)", labelID(l.userID), l.role)
+	case l.guest:
+		return fmt.Sprintf("join %s as %s (guest, %s)", labelID(l.userID), strconv.Quote(l.name), l.role)
+	}
+	return fmt.Sprintf("join %s as %s (%s)", labelID(l.userID), strconv.Quote(l.name), l.role)
 }
 
 // recordPenLocked records the pen going to user, or becoming free.
