@@ -123,6 +123,15 @@ func (h *testHost) output(p []byte) {
 	h.sendLocked(attachwire.NewOutputFrame(h.seq, h.seq, append([]byte(nil), p...)))
 }
 
+// outputAt is output with the frame's rel_time set to rel (µs).
+func (h *testHost) outputAt(rel uint64, p []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.emu.Write(p)
+	h.seq++
+	h.sendLocked(attachwire.NewOutputFrame(h.seq, rel, append([]byte(nil), p...)))
+}
+
 // screen is the host's own snapshot: its engine's screen and atSeq.
 func (h *testHost) screen() (attachwire.Screen, uint64) {
 	h.mu.Lock()

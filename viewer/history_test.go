@@ -15,6 +15,7 @@ import (
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
+	"github.com/ptyhost/ptyhost/web/engine"
 )
 
 // oneShot is an HTTP client that keeps no idle connection (the tests
@@ -232,4 +233,45 @@ func BenchmarkHistoryRewind(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(n), "ms/rewind")
+}
+
+// TestHistorySearchFindsAnHourAgo: a line printed once, an hour of session
+// time and megabytes of output before the search, is found by reading the
+// whole history in ranges through the page's searcher, and the index
+// places it an hour back.
+func TestHistorySearchFindsAnHourAgo(t *testing.T) {
+	s := historyRelay(t, 0)
+	host := newHost(t, s, 1, 80, 24)
+	host.outputAt(1_000_000, []byte("the deploy token was \x1b[1mROTATED\x1b[0m here\r\n"))
+	_, at := host.screen()
+	filler := bytes.Repeat([]byte("routine output line, nothing to see\r\n"), 100)
+	for i := range 800 { // about 3 MiB, well past the ring
+		host.outputAt(3_600_000_000+uint64(i)*1000, filler)
+	}
+	_, head := host.screen()
+	h := newHistory(s, t)
+	ix := waitHistoryHead(t, h, head)
+	searcher := engine.NewSearcher("rotated HERE")
+	var found []engine.Match
+	for next := ix.First; next <= head; {
+		frames, nx, err := h.Frames(context.Background(), next, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range frames {
+			found = searcher.Feed(f, found)
+		}
+		if nx <= next {
+			t.Fatalf("no progress at seq %d", next)
+		}
+		next = nx
+	}
+	if len(found) != 1 || found[0].Seq != at || found[0].Line != "the deploy token was ROTATED here" {
+		t.Fatalf("found %+v, want the line at seq %d", found, at)
+	}
+	// The timeline puts the head an hour after the match.
+	last := ix.Points[len(ix.Points)-1]
+	if last.RelTime < 3_600_000_000 {
+		t.Errorf("the index's last point is at %d µs, not an hour on", last.RelTime)
+	}
 }
