@@ -37,6 +37,8 @@ const ASK = 'Ask whoever shared it for a new link.';
 export const DAMAGED = 'This link is damaged: the token at its end cannot be read. Copy the whole link again, or ask for a new one.';
 export const FORGED = 'This link is not valid on this relay: its token was refused (altered, forged, or made for another relay). ' + ASK;
 export const HOST = 'This link holds a host\'s token, which does not open a viewer. Ask for a watch or drive link.';
+export const REVOKED = 'The person sharing this session revoked this link: it opens nothing any more. ' + ASK;
+export const REMOVED = 'The person sharing this session removed you from it.';
 export const IN_USE = 'This link is already open in another window or tab, and a link serves one viewer at a time. Close the other one, or ask for another link.';
 export const USED = 'This link has been used up and does not admit a new connection. ' + ASK;
 export const ORIGIN = 'This relay does not take viewers from this page\'s address (its origin is refused). Open the link exactly as it was shared.';
@@ -97,6 +99,9 @@ export function errorRefusal(code: string, message: string, tok: string, room: s
   if (code === 'room-mismatch') return otherRoom(c?.roomId ?? '?', room);
   if (code !== 'auth') return '';
   if (/live connection/.test(message)) return IN_USE;
+  // The relay's words for a revoked invite and a host's kick.
+  if (/link was revoked/.test(message)) return REVOKED;
+  if (/removed by the host/.test(message)) return REMOVED;
   if (/already used/.test(message)) return USED;
   if (isExpired(c, nowMs)) return expired(c!.exp!);
   return FORGED;
