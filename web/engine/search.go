@@ -167,7 +167,7 @@ func (s *Searcher) Feed(f attachwire.Frame, dst []Match) []Match {
 	}
 	// Keep whole runes, and a little of the line for context.
 	start := len(s.buf) - n
-	for start > 0 && !utf8.RuneStart(s.buf[start]) {
+	for start > 0 && start < len(s.buf) && !utf8.RuneStart(s.buf[start]) {
 		start--
 	}
 	s.tail = append(s.tail[:0], s.buf[start:]...)
