@@ -34,18 +34,7 @@ const historyReadsPerDial = 10
 // historyReadsPerDial times the dial rate: a timeline being scrubbed or
 // a search reading the whole history asks many times a second.
 func (rl *Relay) historyFor(w http.ResponseWriter, r *http.Request) *history {
-	if rl.draining.Load() {
-		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
-		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
-		return nil
-	}
-	if !rl.reads.allow(clientAddr(r)) {
-		w.Header().Set("Retry-After", "1")
-		rl.refuse(w, http.StatusTooManyRequests, "rate", "too many history requests")
-		return nil
-	}
-	if !rl.originAllowed(r) {
-		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
+	if !rl.gate(w, r, rl.reads, "too many history requests") || !rl.originGate(w, r) {
 		return nil
 	}
 	c, ok := rl.headerClaims(w, r)

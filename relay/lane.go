@@ -246,14 +246,21 @@ func (l *leg) heartbeat() {
 // before the credential: draining (503 + Retry-After) and the dial rate
 // (429 + Retry-After). It reports false when it answered.
 func (rl *Relay) laneGate(w http.ResponseWriter, r *http.Request) bool {
+	return rl.gate(w, r, rl.limiter, "too many dials")
+}
+
+// gate answers 503 + Retry-After while draining and 429 past lim's rate
+// for the client's address (tooMany says which rate), and reports false
+// when it answered.
+func (rl *Relay) gate(w http.ResponseWriter, r *http.Request, lim *dialLimiter, tooMany string) bool {
 	if rl.draining.Load() {
 		w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 		rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
 		return false
 	}
-	if !rl.limiter.allow(clientAddr(r)) {
+	if !lim.allow(clientAddr(r)) {
 		w.Header().Set("Retry-After", "1")
-		rl.refuse(w, http.StatusTooManyRequests, "rate", "too many dials")
+		rl.refuse(w, http.StatusTooManyRequests, "rate", tooMany)
 		return false
 	}
 	return true
@@ -263,9 +270,11 @@ func (rl *Relay) laneGate(w http.ResponseWriter, r *http.Request) bool {
 // browser reaches (a viewer's SSE leg, its ticket) add. It reports false
 // when it answered.
 func (rl *Relay) viewerGate(w http.ResponseWriter, r *http.Request) bool {
-	if !rl.laneGate(w, r) {
-		return false
-	}
+	return rl.laneGate(w, r) && rl.originGate(w, r)
+}
+
+// originGate answers 403 to a browser origin the relay does not allow.
+func (rl *Relay) originGate(w http.ResponseWriter, r *http.Request) bool {
 	if !rl.originAllowed(r) {
 		rl.refuse(w, http.StatusForbidden, "origin", "origin not allowed")
 		return false
