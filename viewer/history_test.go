@@ -148,6 +148,9 @@ func TestHistoryRefusals(t *testing.T) {
 	s := historyRelay(t, 0)
 	host := newHost(t, s, 1, 40, 8)
 	host.output([]byte("hello"))
+	// The room keeps a history from its host's bind on: wait for it, so
+	// that each case below meets the check it is about.
+	waitHistoryHead(t, newHistory(s, t), 1)
 	get := func(tok, path string) int {
 		req, _ := http.NewRequest(http.MethodGet, strings.Replace(s.RoomURL(room), "ws://", "http://", 1)+path, nil)
 		if tok != "" {
