@@ -55,6 +55,10 @@ type Subscribe struct {
 	// record this one (docs/relay.md, "Recording"); other roles' is
 	// ignored, and so is the member by a relay that does not record.
 	Record bool `json:"record,omitempty"`
+	// Sealed says the subscriber speaks sealed rooms (docs/protocol.md,
+	// section 8) and names the room key it holds by its key id; empty:
+	// it sends and expects plain frames. A host's makes its room sealed.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // ResumeFrom ("resume_from") asks for frames after Seq.
@@ -252,6 +256,10 @@ const (
 	CodeHostLost        ErrorCode = "host-lost"
 	CodeHostStillAbsent ErrorCode = "host-still-absent"
 	CodeRelayRestarting ErrorCode = "relay-restarting"
+	// CodeSealed refuses a leg whose sealing does not match its room's:
+	// a peer that does not speak sealed rooms joining a sealed room, a
+	// key id other than the room's, or a sealed peer in a plain room.
+	CodeSealed ErrorCode = "sealed"
 )
 
 // ErrorControl ("error") reports an error to the peer. It is also a Go

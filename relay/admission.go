@@ -249,6 +249,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	l.setClaims(c)
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record
+	l.sealed = sub.Sealed
 	defer l.cancel()
 	release, a := rl.holdInvite(c, l)
 	if a != nil {
@@ -272,6 +273,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 			err = rm.join(l)
 		}
 		var stale *errEpochStale
+		var sealed *errSealed
 		switch {
 		case errors.Is(err, errRoomClosed):
 			continue
@@ -294,6 +296,9 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 			return
 		case errors.Is(err, errRoomFull):
 			rl.reject(conn, log, legRefusal(attachwire.CodeRateLimited, "room is full", true, websocket.StatusTryAgainLater))
+			return
+		case errors.As(err, &sealed):
+			rl.reject(conn, log, legRefusal(attachwire.CodeSealed, sealed.msg, false, websocket.StatusPolicyViolation))
 			return
 		}
 		break
@@ -434,6 +439,8 @@ func parseSubscribe(b []byte, c token.Claims) (attachwire.Subscribe, *admission)
 		return sub, framing("unknown asRole")
 	case c.Role == attachwire.RoleHost && (sub.Epoch == nil || c.Epoch == nil || *sub.Epoch != *c.Epoch):
 		return sub, policy(attachwire.CodeAuth, "subscribe epoch differs from the token's")
+	case !validSealed(sub.Sealed):
+		return sub, framing("subscribe sealed is not a key id")
 	}
 	return sub, nil
 }

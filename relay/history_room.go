@@ -56,7 +56,7 @@ func (rm *room) historyKeyframeLocked(payload []byte) {
 	if rm.hist == nil {
 		return
 	}
-	s, ok := rm.validSnapshotLocked(payload)
+	s, ok := rm.snapshotCheckLocked()(payload)
 	if !ok {
 		return
 	}

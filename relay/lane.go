@@ -331,8 +331,13 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 		return
 	}
 	defer rl.legs.Done()
+	if !validSealed(sealedQuery(r)) {
+		rl.refuse(w, http.StatusBadRequest, string(attachwire.CodeFraming), "sealed is not a key id")
+		return
+	}
 	ll := rl.newLaneLeg(w, c, c.Role, log)
 	l := ll.leg
+	l.sealed = sealedQuery(r)
 	defer l.cancel()
 	release, a := rl.holdInvite(c, l)
 	if a != nil {
@@ -355,12 +360,16 @@ func (rl *Relay) admitLane(w http.ResponseWriter, r *http.Request, c token.Claim
 		}
 		l.room = rm
 		err := b.bind(rm, l)
+		var sealed *errSealed
 		switch {
 		case errors.Is(err, errRoomClosed):
 			continue
 		case errors.Is(err, errDraining):
 			w.Header().Set("Retry-After", attachwire.FormatRetryAfter(rl.restartAfter()))
 			rl.refuse(w, http.StatusServiceUnavailable, "draining", "relay restarting")
+			return
+		case errors.As(err, &sealed):
+			rl.refuse(w, http.StatusForbidden, string(attachwire.CodeSealed), sealed.msg)
 			return
 		case err != nil && b.refused(err):
 			return

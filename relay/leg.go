@@ -71,6 +71,9 @@ type leg struct {
 	// wantsRecord is a host leg's subscribe asking for the room to be
 	// recorded (record_room.go).
 	wantsRecord bool
+	// sealed is the key id the leg's subscribe stated (sealed.go); empty:
+	// the leg speaks plain frames.
+	sealed string
 	// lane, when not nil, is the SSE stream of a degraded-lane leg: conn
 	// is then nil, and write and finish go to the stream (see lane.go).
 	lane *sseStream

@@ -78,6 +78,12 @@ func (rm *room) recordBoundLocked(wants bool) {
 	if rm.rec != nil || !(rs.cfg.All || wants) {
 		return
 	}
+	if rm.sealID != "" {
+		// An asciicast holds text the relay can read; a sealed room's
+		// stream is not that.
+		rm.relay.log.Info("relay: a sealed room is not recorded", "room", rm.key.session)
+		return
+	}
 	now := time.Now()
 	path := filepath.Join(rs.cfg.Dir, recordFileName(rm.key, rm.epoch, now))
 	if !rs.begin(path) {

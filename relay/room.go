@@ -62,6 +62,11 @@ type room struct {
 	cl               *roomCluster // nil: standalone
 
 	rec *roomRecording // nil: not recording (record_room.go)
+
+	// sealKnown is set once a host has bound: sealID is then the key id
+	// its frames are sealed under, empty for a plain room (sealed.go).
+	sealKnown bool
+	sealID    string
 }
 
 func newRoom(rl *Relay, key roomKey) *room {
@@ -133,11 +138,17 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	if rm.relay.draining.Load() {
 		return errDraining
 	}
+	keyChanged := rm.sealKnown && rm.sealID != l.sealed
 	switch {
 	case rm.host == nil && rm.hasEpoch && e < rm.epoch:
 		return &errEpochStale{epoch: e, current: rm.epoch}
 	case rm.host == nil && rm.hasEpoch && e == rm.epoch:
-		// Resume: the ring stays; a jump in seq will truncate it.
+		// Resume: the ring stays; a jump in seq will truncate it. A new
+		// key (or sealing turned on or off) makes what the ring holds
+		// unreadable to those who may stay: a new generation.
+		if keyChanged {
+			rm.newGenerationLocked(e)
+		}
 	case rm.host == nil:
 		rm.newGenerationLocked(e)
 	case e > rm.epoch:
@@ -150,6 +161,8 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 		return &errEpochStale{epoch: e, current: rm.epoch, bound: true}
 	}
 	rm.host = l
+	rm.sealBindLocked(l)
+	rm.endUnsealedViewersLocked()
 	rm.recordBoundLocked(l.wantsRecord)
 	rm.bindInputsLocked(l)
 	rm.ring.setHostLost(time.Time{})
@@ -361,37 +374,13 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 		rm.restartHistoryLocked() // a rewind cannot span the gap
 		rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	}
-	payload := f.Payload
-	atSeq := uint64(0)
-	typ := f.Type
-	switch f.Type {
-	case attachwire.TypeOutput:
-		payload = rm.san.Append(make([]byte, 0, len(f.Payload)), f.Payload)
-	case attachwire.TypeSnapshot:
-		s, ok := rm.validSnapshotLocked(f.Payload)
-		if !ok || s.AtSeq+1 != f.Seq {
-			rm.relay.log.Info("relay: host snapshot dropped", "room", rm.key.session, "seq", f.Seq)
-			typ, payload = attachwire.TypeOutput, nil
-		} else {
-			atSeq = s.AtSeq
-		}
-	case attachwire.TypeResize:
-		rs, err := attachwire.DecodeResize(f.Payload)
-		if err != nil {
-			return err
-		}
-		if err := rm.relay.cfg.checkSize(rs.Cols, rs.Rows); err != nil {
-			return err
-		}
-		rm.san.SetSize(int(rs.Cols), int(rs.Rows))
-	case attachwire.TypeMarker:
-		if _, err := attachwire.DecodeMarker(f.Payload); err != nil {
-			return err
-		}
-	case attachwire.TypeExit:
-		if _, err := attachwire.DecodeExit(f.Payload); err != nil {
-			return err
-		}
+	check := rm.admitPlainLocked
+	if rm.sealID != "" {
+		check = rm.admitSealedLocked
+	}
+	typ, atSeq, payload, err := check(f)
+	if err != nil {
+		return err
 	}
 	wire, err := attachwire.Frame{Type: typ, Seq: f.Seq, RelTime: f.RelTime, Payload: payload}.MarshalBinary()
 	if err != nil {
@@ -413,6 +402,44 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 	return nil
 }
 
+// admitPlainLocked readies a plain room's seq-bearing host frame for the
+// ring: Output sanitized, a snapshot validated (a bad one becomes an empty
+// Output frame at its seq), a Resize's size bounded and given to the
+// sanitizer, Markers and Exit decoded. It returns the frame's type, a
+// snapshot's atSeq and the payload to keep; an error is the host's framing
+// error.
+func (rm *room) admitPlainLocked(f attachwire.Frame) (attachwire.FrameType, uint64, []byte, error) {
+	switch f.Type {
+	case attachwire.TypeOutput:
+		return f.Type, 0, rm.san.Append(make([]byte, 0, len(f.Payload)), f.Payload), nil
+	case attachwire.TypeSnapshot:
+		s, ok := rm.validSnapshotLocked(f.Payload)
+		if !ok || s.AtSeq+1 != f.Seq {
+			rm.relay.log.Info("relay: host snapshot dropped", "room", rm.key.session, "seq", f.Seq)
+			return attachwire.TypeOutput, 0, nil, nil
+		}
+		return f.Type, s.AtSeq, f.Payload, nil
+	case attachwire.TypeResize:
+		rs, err := attachwire.DecodeResize(f.Payload)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if err := rm.relay.cfg.checkSize(rs.Cols, rs.Rows); err != nil {
+			return 0, 0, nil, err
+		}
+		rm.san.SetSize(int(rs.Cols), int(rs.Rows))
+	case attachwire.TypeMarker:
+		if _, err := attachwire.DecodeMarker(f.Payload); err != nil {
+			return 0, 0, nil, err
+		}
+	case attachwire.TypeExit:
+		if _, err := attachwire.DecodeExit(f.Payload); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	return f.Type, 0, f.Payload, nil
+}
+
 // ingestOutOfSeqLocked handles a seq-0 host frame: a snapshot before Exit
 // is a key frame the history asked for; the post-Exit snapshot is cached
 // for late joiners; anything else out of namespace is ignored.
@@ -424,7 +451,7 @@ func (rm *room) ingestOutOfSeqLocked(f attachwire.Frame) error {
 	if f.Type != attachwire.TypeSnapshot || rm.exitSeq == 0 {
 		return nil
 	}
-	s, ok := rm.validSnapshotLocked(f.Payload)
+	s, ok := rm.snapshotCheckLocked()(f.Payload)
 	if !ok || s.AtSeq != rm.exitSeq {
 		return nil
 	}
@@ -466,6 +493,9 @@ func (rm *room) addViewer(l *leg) error {
 	}
 	if len(rm.viewers) >= rm.relay.cfg.MaxViewersPerRoom {
 		return errRoomFull
+	}
+	if err := rm.sealCheckLocked(l); err != nil {
+		return err
 	}
 	if l.remote == nil && rm.relay.isKicked(rm.key, l.jti) {
 		return errKicked
