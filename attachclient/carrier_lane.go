@@ -39,6 +39,9 @@ func (h *host) dialLane(ctx context.Context, tok string, claims hostClaims) (*la
 		return nil, err
 	}
 	sseURL += "?epoch=" + strconv.FormatUint(*claims.Epoch, 10)
+	if id := h.keyID(); id != "" {
+		sseURL += "&sealed=" + id
+	}
 	outURL, err := laneURL(h.cfg.AttachURL, "host/output")
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/agent"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 )
 
 // Subprotocol is the WebSocket subprotocol the host offers and the relay
@@ -81,6 +82,19 @@ type HostConfig struct {
 	// final screen (answering snapshot requests) before it closes the leg
 	// and RunHost returns nil. Zero: 60 s.
 	FinalScreenWindow time.Duration
+	// Key, when not nil, seals the room under it (docs/protocol.md,
+	// section 8): the subscribe states its key id, every frame's private
+	// part is sealed (Output sanitized with the Driver profile first, as
+	// the relay cannot), and Input is opened before it is typed; Input
+	// that does not open is dropped. The relay then admits only viewers
+	// that hold the same key. Nil: a plain room.
+	Key *seal.Key
+	// Rekey, when not nil, delivers new room keys for a sealed room (key
+	// rotation): on each, the host seals under the new key from then on
+	// and redials at once; the relay starts a new generation of the room
+	// and turns away every leg holding the old key, so old links stop.
+	// A key for a room without Key is ignored.
+	Rekey <-chan *seal.Key
 	// Record asks the relay to record the room (subscribe "record": true);
 	// a relay that records on request does, others ignore it. A host on
 	// the degraded lane cannot ask. False: the relay's own policy.

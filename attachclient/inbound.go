@@ -47,6 +47,16 @@ func (l *leg) apply(ctx context.Context, f attachwire.Frame) error {
 			return l.framing(ctx, &malformedError{cause: err})
 		}
 		l.seen()
+		if ss, ok := l.h.cfg.Session.(*sealedSession); ok {
+			// Input that does not open cannot be told from keys the
+			// relay made up: it is not typed.
+			o, err := ss.open(f)
+			if err != nil {
+				l.h.log.Warn("attachclient: dropped input that failed its integrity check", "user", in.UserID, "inputSeq", in.InputSeq)
+				return nil
+			}
+			in, _ = attachwire.DecodeInput(o.Payload)
+		}
 		if in.UserID == "" {
 			l.h.log.Debug("attachclient: dropped unstamped input", "bytes", len(in.Data))
 			return nil

@@ -74,7 +74,7 @@ func (h *host) runLeg(ctx context.Context, lane bool, tok string, claims hostCla
 		return l.admitted, fmt.Errorf("attachclient: subscribe to the session: %w", err)
 	}
 	subscribe := attachwire.Subscribe{SessionID: claims.SessionID, AsRole: attachwire.RoleHost, Epoch: claims.Epoch,
-		Record: h.cfg.Record}
+		Record: h.cfg.Record, Sealed: h.keyID()}
 	if err := l.writeControl(lctx, subscribe); err != nil {
 		sub.Close()
 		l.c.end(err)
@@ -149,6 +149,10 @@ func (l *leg) supervise(ctx context.Context, pumped, read <-chan error, probed <
 			}
 			upgrading = true
 			upgrade()
+		case k := <-h.cfg.Rekey:
+			if h.rekey(k) {
+				return errRekeyed
+			}
 		case <-exited:
 		case <-windowEnd:
 			h.log.Info("attachclient: final-screen window elapsed")

@@ -29,6 +29,13 @@ func RunHost(ctx context.Context, cfg HostConfig) error {
 	if err != nil {
 		return err
 	}
+	if c.Key != nil {
+		ss, err := newSealedSession(c.Session, c.Key, c.AttachURL)
+		if err != nil {
+			return err
+		}
+		c.Session = ss
+	}
 	h := &host{
 		cfg:      c,
 		log:      c.Logger,
@@ -106,7 +113,7 @@ func (h *host) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !errors.Is(err, errUpgraded) {
+		if !errors.Is(err, errUpgraded) && !errors.Is(err, errRekeyed) {
 			h.linkChanged(false)
 		}
 		h.carrier(admitted, err)
@@ -137,8 +144,8 @@ func (h *host) afterFailure(err error) (time.Duration, error) {
 		restart *restartError
 		refused *dialError
 	)
-	if errors.Is(err, errUpgraded) {
-		return 0, nil // the relay is reachable over WebSocket right now
+	if errors.Is(err, errUpgraded) || errors.Is(err, errRekeyed) {
+		return 0, nil // the relay is reachable right now
 	}
 	var hint time.Duration
 	switch {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
@@ -35,6 +36,15 @@ type Config struct {
 	// SessionID is the subscribe's sessionId. Empty: the token's sessionId
 	// claim, else the URL's last path segment.
 	SessionID string
+	// Key is the room key of a sealed room (docs/protocol.md, section 8),
+	// from the link's fragment: the Client states its key id, opens every
+	// sealed frame before the mirror or OnEvent sees it (a frame that
+	// does not open is dropped, reported as an EventNotice with code
+	// "integrity", and a snapshot is asked for; failures that keep coming
+	// end the leg with a *RefusedError) and seals its Input. Nil: a plain
+	// room; a sealed room then refuses the Client (code "sealed"), saying
+	// a link with the key is needed.
+	Key *seal.Key
 	// Role is the role asked for in subscribe (asRole): RoleDriver takes
 	// the pen at once when it is free. Empty: the token's role, which
 	// must be driver or viewer.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
 
@@ -33,6 +34,10 @@ type History struct {
 	SessionID string
 	// HTTPClient makes the requests; nil: http.DefaultClient.
 	HTTPClient *http.Client
+	// Key is a sealed room's key: ScreenAt opens the history's frames
+	// with it, and fails on one that does not open. Frames returns them
+	// as the relay holds them, sealed.
+	Key *seal.Key
 }
 
 // HistoryIndex is the extent of a room's history and its landmarks.
@@ -84,7 +89,7 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 	if err != nil {
 		return attachwire.Screen{}, err
 	}
-	eng := engine.New(engine.Options{SessionID: h.SessionID, Mirror: true})
+	eng := engine.New(engine.Options{SessionID: h.SessionID, Mirror: true, Key: h.Key})
 	var m mirror
 	defer func() {
 		if m.emu != nil {
@@ -116,6 +121,10 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 				}
 			case engine.Write:
 				m.write(ev.Raw)
+			case engine.Error:
+				if ev.Text == engine.CodeIntegrity {
+					return attachwire.Screen{}, fmt.Errorf("viewer: history frame seq %d: %s", f.Seq, engine.IntegrityLine)
+				}
 			}
 		}
 	}

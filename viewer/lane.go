@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,12 +95,20 @@ type laneCarrier struct {
 // *laneUnavailableError.
 func (c *Client) dialLane(ctx context.Context) (*laneCarrier, error) {
 	base := laneBase(c.cfg.URL)
-	u := base + "/sse"
+	q := url.Values{}
 	c.mu.Lock()
 	if seq, epoch, ok := c.eng.Applied(); ok {
-		u += "?resume_from=" + strconv.FormatUint(seq, 10) + "&epoch=" + strconv.FormatUint(epoch, 10)
+		q.Set("resume_from", strconv.FormatUint(seq, 10))
+		q.Set("epoch", strconv.FormatUint(epoch, 10))
 	}
 	c.mu.Unlock()
+	if c.cfg.Key != nil {
+		q.Set("sealed", c.cfg.Key.ID().String())
+	}
+	u := base + "/sse"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
 	rctx, cancel := context.WithCancel(c.ctx)
 	dctx, dcancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer dcancel()

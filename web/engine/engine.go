@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/inputcut"
 	"github.com/ptyhost/ptyhost/internal/repaint"
 )
@@ -76,6 +77,11 @@ type Options struct {
 	// fresh snapshot nor writes the input modes off, since that screen
 	// holds them. False (the page): the Write events are all there is.
 	Mirror bool
+	// Key, when not nil, is the room key of a sealed room (docs/protocol.md,
+	// section 8), from the link's fragment: the subscribe states its key
+	// id, sealed frames are opened before they are applied (one that does
+	// not open is dropped, never drawn) and Input is sealed.
+	Key *seal.Key
 }
 
 // Kind says what an Event asks of the caller.
@@ -175,6 +181,13 @@ type Engine struct {
 	nextInput uint64 // the last inputSeq assigned
 	acked     uint64 // the last ack
 	pending   []attachwire.Input
+
+	// room seals and opens a sealed room's frames (sealed.go); nil in a
+	// plain room. openFailures counts frames that failed to open, forgiven
+	// once openedSince frames have opened after the last.
+	room         *seal.Room
+	openFailures int
+	openedSince  int
 }
 
 // New returns an Engine for opt.
@@ -182,7 +195,11 @@ func New(opt Options) *Engine {
 	if opt.MaxPendingBytes <= 0 || opt.MaxPendingBytes > MaxPendingInputBytes {
 		opt.MaxPendingBytes = MaxPendingInputBytes
 	}
-	return &Engine{opt: opt, san: sanitize.New(sanitize.Options{Profile: sanitize.Viewer})}
+	e := &Engine{opt: opt, san: sanitize.New(sanitize.Options{Profile: sanitize.Viewer})}
+	if opt.Key != nil {
+		e.room = seal.NewRoom(opt.Key, opt.SessionID)
+	}
+	return e
 }
 
 // Holding reports whether this leg holds the pen.
@@ -209,7 +226,7 @@ func (e *Engine) SetDriver(driver bool) { e.opt.Driver = driver }
 // applied, else from null) with the viewport cols x rows when both are
 // positive, then every Input not yet acknowledged.
 func (e *Engine) Subscribe(cols, rows int) ([]attachwire.Frame, error) {
-	sub := attachwire.Subscribe{SessionID: e.opt.SessionID, AsRole: attachwire.RoleViewer}
+	sub := attachwire.Subscribe{SessionID: e.opt.SessionID, AsRole: attachwire.RoleViewer, Sealed: e.KeyID()}
 	if e.opt.Driver {
 		sub.AsRole = attachwire.RoleDriver
 	}
@@ -239,13 +256,13 @@ func (e *Engine) Subscribe(cols, rows int) ([]attachwire.Frame, error) {
 // until an ack covers it.
 func (e *Engine) Pending(n, maxBytes int) (frames []attachwire.Frame, first uint64) {
 	n = max(0, min(n, len(e.pending)))
-	if n == 0 {
+	if n == 0 || e.holdInput() {
 		return nil, 0
 	}
 	frames = make([]attachwire.Frame, 0, n)
 	size := 0
 	for _, in := range e.pending[:n] {
-		f := in.Frame(e.applied, 0)
+		f := e.inputFrame(in)
 		if size += f.EncodedLen(); maxBytes > 0 && size > maxBytes && len(frames) > 0 {
 			break
 		}
@@ -284,7 +301,10 @@ func (e *Engine) Input(data []byte) ([]attachwire.Frame, error) {
 		in := attachwire.Input{InputSeq: e.nextInput, PenGeneration: e.penGen, Data: append([]byte(nil), data[:n]...)}
 		e.pending = append(e.pending, in)
 		data = data[n:]
-		out = append(out, in.Frame(e.applied, 0))
+		out = append(out, e.inputFrame(in))
+	}
+	if e.holdInput() {
+		return nil, nil // sent once a screen has come (heldInputs)
 	}
 	return out, nil
 }
@@ -386,6 +406,10 @@ func (e *Engine) frame(f attachwire.Frame) ([]Event, error) {
 		return []Event{{Kind: Send, Frame: controlFrame(attachwire.ResumeFrom{Seq: e.applied, Epoch: &ep})}}, nil
 	}
 	e.resyncing = false
+	f, evs, ok := e.opened(f)
+	if !ok {
+		return evs, nil
+	}
 	e.applied = f.Seq
 	switch f.Type {
 	case attachwire.TypeOutput:
@@ -421,6 +445,10 @@ func (e *Engine) frame(f attachwire.Frame) ([]Event, error) {
 // and one that continues the stream exactly only records its position
 // (the screen already shows it, with more: the pen, margins, charsets).
 func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
+	f, evs, ok := e.opened(f)
+	if !ok {
+		return evs, nil
+	}
 	snap, err := attachwire.DecodeSnapshot(f.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -440,9 +468,11 @@ func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
 		}
 		repaintNeeded = snap.AtSeq > e.applied
 	}
+	held := e.heldInputs()
 	e.applied, e.epoch, e.echo, e.synced, e.resyncing = head, scr.Epoch, scr.Echo, true, false
+	evs = append(evs, held()...)
 	if !repaintNeeded {
-		return nil, nil
+		return evs, nil
 	}
 	e.refresh = false
 	e.san.Reset()
@@ -450,10 +480,10 @@ func (e *Engine) snapshot(f attachwire.Frame) ([]Event, error) {
 	sz.Text, sz.Seq = "snapshot", head
 	if e.opt.Mirror {
 		sz.Screen = &scr
-		return []Event{sz}, nil
+		return append([]Event{sz}, evs...), nil
 	}
 	paint := repaint.AppendScreen(nil, &scr, repaint.Options{Scrollback: true, InputModes: e.holding})
-	return []Event{sz, {Kind: Write, Data: e.san.Append(nil, paint)}}, nil
+	return append([]Event{sz, {Kind: Write, Data: e.san.Append(nil, paint)}}, evs...), nil
 }
 
 func (e *Engine) size(cols, rows int) Event {
@@ -560,7 +590,7 @@ func (e *Engine) Ack(a uint64) []Event {
 	for j := range e.pending {
 		e.pending[j].InputSeq = a + 1 + uint64(j)
 		e.pending[j].PenGeneration = e.penGen
-		evs = append(evs, Event{Kind: Send, Frame: e.pending[j].Frame(e.applied, 0)})
+		evs = append(evs, Event{Kind: Send, Frame: e.inputFrame(e.pending[j])})
 	}
 	e.nextInput = a + uint64(len(e.pending))
 	return evs
