@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/attachui"
 	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/internal/status"
@@ -131,17 +132,30 @@ func parseAttach(args []string) (attachOptions, error) {
 }
 
 // attachToken finds the room's link (package link's sources: the URL,
-// --link-file, PTYHOST_LINK, or prompt, nil without a terminal) and the
-// token: --token-file, PTYHOST_TOKEN, or the link's #token= fragment. It
-// returns the room's WebSocket URL.
-func attachToken(o attachOptions, prompt func() (string, error)) (tok, room string, err error) {
+// --link-file, PTYHOST_LINK, or prompt, nil without a terminal), the
+// token (--token-file, PTYHOST_TOKEN, or the link's #token= fragment)
+// and a sealed room's key (PTYHOST_KEY, or the link's). It returns the
+// room's WebSocket URL.
+func attachToken(o attachOptions, prompt func() (string, error)) (tok, room string, key *seal.Key, err error) {
 	l, err := link.From(link.Sources{Cmd: "attach", Arg: o.url, File: o.linkFile, Env: os.Getenv(link.EnvVar), Prompt: prompt})
 	if err != nil {
-		return "", "", usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
+		return "", "", nil, usagef("attach", "%s", strings.TrimPrefix(err.Error(), "link: "))
 	}
 	if l.Room == "" {
-		return "", "", usagef("attach", "%s names a relay, not a room: want …/v1/rooms/ID", link.Redacted(l.Base.String()))
+		return "", "", nil, usagef("attach", "%s names a relay, not a room: want …/v1/rooms/ID", link.Redacted(l.Base.String()))
 	}
+	if env := strings.TrimSpace(os.Getenv(link.KeyEnvVar)); env != "" {
+		l.Key = env
+	}
+	if key, err = l.RoomKey(); err != nil {
+		return "", "", nil, usagef("attach", "the room key (%s or the link's) is not one: 43 characters of base64url", link.KeyEnvVar)
+	}
+	tok, room, err = attachTokenOf(o, l)
+	return tok, room, key, err
+}
+
+// attachTokenOf is attachToken's token, for the link l.
+func attachTokenOf(o attachOptions, l link.Link) (tok, room string, err error) {
 	switch {
 	case o.tokenFile != "":
 		b, err := os.ReadFile(o.tokenFile)
@@ -177,7 +191,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 			return readHidden(ctx, fd, stdout, "Paste the room's link (it is not shown): ")
 		}
 	}
-	tok, room, err := attachToken(o, prompt)
+	tok, room, key, err := attachToken(o, prompt)
 	if err != nil {
 		return err
 	}
@@ -195,7 +209,7 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 		role = attachwire.RoleDriver
 	}
 	c, err := viewer.Dial(ctx, viewer.Config{
-		URL: room, Token: tok, Role: role,
+		URL: room, Token: tok, Role: role, Key: key,
 		Viewport: attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)},
 		OnEvent:  a.event,
 	})

@@ -145,7 +145,7 @@ func TestAttachRedeemsShortLink(t *testing.T) {
 	t.Setenv(link.EnvVar, short)
 	t.Setenv("USER", "zed")
 	for name, want := range map[string]string{"Ann": "Ann", "": "zed"} {
-		tok, roomURL, err := attachToken(attachOptions{name: name}, nil)
+		tok, roomURL, _, err := attachToken(attachOptions{name: name}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,14 +158,14 @@ func TestAttachRedeemsShortLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var es *exitStatus
-	if _, _, err := attachToken(attachOptions{}, nil); !errors.As(err, &es) || es.code != exitRefused || !strings.Contains(err.Error(), "revoked") {
+	if _, _, _, err := attachToken(attachOptions{}, nil); !errors.As(err, &es) || es.code != exitRefused || !strings.Contains(err.Error(), "revoked") {
 		t.Fatalf("a revoked link: %v, want exit %d", err, exitRefused)
 	}
 	if strings.Contains(es.Error(), inv.Secret) {
 		t.Error("the refusal shows the secret")
 	}
 	s.Close()
-	if _, _, err := attachToken(attachOptions{}, nil); !errors.As(err, &es) || es.code != exitUnreachable {
+	if _, _, _, err := attachToken(attachOptions{}, nil); !errors.As(err, &es) || es.code != exitUnreachable {
 		t.Fatalf("no relay: %v, want exit %d", err, exitUnreachable)
 	}
 }

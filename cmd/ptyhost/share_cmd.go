@@ -34,6 +34,13 @@ which the relay admits for one connection at a time (a dropped one may
 come back); anyone holding a link can use it until it expires: give drive
 links only to people who may type.
 
+The room is end-to-end encrypted unless --no-e2e: share makes a room key
+that every link carries (in its #fragment, after the token; a short link
+after a dot; PTYHOST_KEY for 'ptyhost attach'), and the relay passes the
+session without being able to read it: not the output, not the screen,
+not what anyone types. It still sees who is present, when, and how much
+(docs/security.md). Whoever holds a link holds the key.
+
 With --relay, share first checks that the relay answers and admits the
 key: if it cannot be reached, or is not a relay, share says so in one line
 and exits 69; if it refuses the key, 77; the program does not start. A
@@ -91,6 +98,8 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
                      --record-dir records rooms that ask)
   --prefix KEY       the prefix key, as ^X (Ctrl-X) or one character
                      (default ^])
+  --no-e2e           do not encrypt end to end: the relay reads the
+                     session as it passes (links then carry no key)
 `
 
 type shareOptions struct {
@@ -115,6 +124,7 @@ func parseShare(args []string) (shareOptions, error) {
 	fs.Var(durationFlag{&o.cfg.LinkTTL}, "ttl", "")
 	fs.Var(durationFlag{&o.cfg.FinalScreenWindow}, "final-screen", "")
 	fs.BoolVar(&o.cfg.RelayRecord, "relay-record", false, "")
+	fs.BoolVar(&o.cfg.Unsealed, "no-e2e", false, "")
 	if err := parseRunCommand("share", fs, args, &o.run); err != nil {
 		return o, err
 	}
@@ -257,8 +267,8 @@ func writeLinks(w io.Writer, l share.Links, prog string, rows int) {
 		where = "on a relay inside this ptyhost (this machine only, until it exits)"
 	}
 	fmt.Fprintf(w, "ptyhost share: room %s, %s\n\n", l.Room, where)
-	fmt.Fprintf(w, "Watch in a terminal:\n  PTYHOST_TOKEN=%s %s attach %s\n", l.ViewerToken, prog, l.AttachURL)
-	fmt.Fprintf(w, "Drive in a terminal:\n  PTYHOST_TOKEN=%s %s attach --drive %s\n", l.DriverToken, prog, l.AttachURL)
+	fmt.Fprintf(w, "Watch in a terminal:\n  PTYHOST_TOKEN=%s %s%s attach %s\n", l.ViewerToken, l.KeyEnv(), prog, l.AttachURL)
+	fmt.Fprintf(w, "Drive in a terminal:\n  PTYHOST_TOKEN=%s %s%s attach --drive %s\n", l.DriverToken, l.KeyEnv(), prog, l.AttachURL)
 	fmt.Fprintf(w, "Watch in a browser:\n  %s\n", l.BrowserURL(l.PageViewerToken))
 	fmt.Fprintf(w, "Drive in a browser:\n  %s\n\n", l.BrowserURL(l.PageDriverToken))
 	fmt.Fprintf(w, "Each link serves one viewer at a time until %s. Give drive links only to people who may type.\n",

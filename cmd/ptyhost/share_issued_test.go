@@ -164,7 +164,11 @@ func TestShareThroughAnIssuerEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := watch(t, s.RoomURL(l.Room), l.Room, r.Token, attachwire.RoleViewer, false)
+		key, err := l.RoomKey()
+		if err != nil || key == nil {
+			t.Fatalf("the watch link carries no room key: %v", err)
+		}
+		v := watch(t, s.RoomURL(l.Room), l.Room, r.Token, attachwire.RoleViewer, false, key)
 		if i == 0 {
 			// And ptyhost attach, given the short link privately.
 			tm.run("new-window", "-d", "-n", "att", "/bin/sh")

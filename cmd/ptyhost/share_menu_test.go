@@ -24,11 +24,11 @@ func TestShareMenuUnderTmux(t *testing.T) {
 	l := readLinks(t, tm, "main")
 	room := l.attachURL[strings.LastIndex(l.attachURL, "/")+1:]
 
-	v := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false)
+	v := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false, l.key)
 	tm.waitFor("viewer joined (watching)")
 
 	dm := attachLineRE.FindStringSubmatch(l.driveLine)
-	d := relaytest.MustDial(t, l.attachURL, dm[1], attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver,
+	d := relaytest.MustDial(t, l.attachURL, dm[1], attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver, Sealed: l.key.ID().String(),
 		Viewport: &attachwire.Viewport{Cols: 50, Rows: 12}})
 	relaytest.ExpectControl[attachwire.PenGranted](t, d)
 	tm.waitFor("driver has the pen")

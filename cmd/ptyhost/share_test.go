@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -30,11 +33,16 @@ type protoViewer struct {
 	exit *attachwire.Exit
 	err  error
 	stop func() // closes the leg and joins the reader; idempotent
+	room *seal.Room
+	// epoch is the last snapshot's, which a sealed room's frames open
+	// under.
+	epoch uint64
 }
 
 // watch dials url with tok (as a browser does when bearer is set),
-// subscribes to room as role, and records what comes.
-func watch(t *testing.T, wsURL, room, tok string, role attachwire.Role, bearer bool) *protoViewer {
+// subscribes to room as role, and records what comes, opened with key in
+// a sealed room (nil: a plain one).
+func watch(t *testing.T, wsURL, room, tok string, role attachwire.Role, bearer bool, key *seal.Key) *protoViewer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dctx, dcancel := context.WithTimeout(ctx, relaytest.Timeout)
@@ -44,11 +52,15 @@ func watch(t *testing.T, wsURL, room, tok string, role attachwire.Role, bearer b
 		cancel()
 		t.Fatalf("dialling %s as printed: %v", wsURL, err)
 	}
-	if err := c.SendControl(dctx, attachwire.Subscribe{SessionID: room, AsRole: role}); err != nil {
+	sub := attachwire.Subscribe{SessionID: room, AsRole: role}
+	v := &protoViewer{}
+	if key != nil {
+		sub.Sealed, v.room = key.ID().String(), seal.NewRoom(key, room)
+	}
+	if err := c.SendControl(dctx, sub); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	v := &protoViewer{}
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(ctx, c) })
 	var once sync.Once
@@ -67,6 +79,18 @@ func (v *protoViewer) read(ctx context.Context, c *relaytest.Conn) {
 	for {
 		f, err := c.Next(ctx)
 		v.mu.Lock()
+		if err == nil && v.room != nil && f.Type != attachwire.TypeControl {
+			if s, serr := attachwire.DecodeSnapshot(f.Payload); f.Type == attachwire.TypeSnapshot && serr == nil {
+				if ep, n := binary.Uvarint(s.Screen); n > 0 {
+					v.epoch = ep
+				}
+			}
+			o, oerr := v.room.Open(f, v.epoch)
+			if oerr != nil {
+				err = fmt.Errorf("%v seq %d did not open: %w", f.Type, f.Seq, oerr)
+			}
+			f = o
+		}
 		switch {
 		case err != nil:
 			v.err = err
@@ -137,14 +161,15 @@ func tail(s string) string {
 
 // sharedLinks are the links a share printed, parsed as a user reads them.
 type sharedLinks struct {
-	watchLine, driveLine string // the attach command lines
-	token, attachURL     string // from the watch line
-	watchPage, drivePage string // the browser addresses
+	watchLine, driveLine string    // the attach command lines
+	token, attachURL     string    // from the watch line
+	key                  *seal.Key // the watch line's PTYHOST_KEY: nil, a plain room
+	watchPage, drivePage string    // the browser addresses
 }
 
 var (
-	attachLineRE = regexp.MustCompile(`^PTYHOST_TOKEN=([A-Za-z0-9_.-]+) (\S+) attach (--drive )?(ws://\S+)$`)
-	pageRE       = regexp.MustCompile(`^http://\S+/view#token=[A-Za-z0-9_.-]+$`)
+	attachLineRE = regexp.MustCompile(`^PTYHOST_TOKEN=([A-Za-z0-9_.-]+) (?:PTYHOST_KEY=([A-Za-z0-9_-]{43}) )?(\S+) attach (--drive )?(ws://\S+)$`)
+	pageRE       = regexp.MustCompile(`^http://\S+/view#token=[A-Za-z0-9_.-]+(&key=[A-Za-z0-9_-]{43})?$`)
 )
 
 // readLinks finds the links in the pane's scrollback: each follows its
@@ -166,16 +191,23 @@ func readLinks(t *testing.T, tm *tmuxServer, target string) sharedLinks {
 	l.watchLine, l.driveLine = after("Watch in a terminal:"), after("Drive in a terminal:")
 	l.watchPage, l.drivePage = after("Watch in a browser:"), after("Drive in a browser:")
 	m := attachLineRE.FindStringSubmatch(l.watchLine)
-	if m == nil || m[3] != "" {
+	if m == nil || m[4] != "" {
 		t.Fatalf("watch line %q is not PTYHOST_TOKEN=… PROG attach URL", l.watchLine)
 	}
-	if dm := attachLineRE.FindStringSubmatch(l.driveLine); dm == nil || dm[3] == "" || dm[4] != m[4] {
+	if dm := attachLineRE.FindStringSubmatch(l.driveLine); dm == nil || dm[4] == "" || dm[5] != m[5] || dm[2] != m[2] {
 		t.Fatalf("drive line %q is not PTYHOST_TOKEN=… PROG attach --drive URL (the watch line's URL)", l.driveLine)
 	}
-	if m[2] != shellQuote(ptyhostBin) && m[2] != ptyhostBin {
-		t.Errorf("the attach line runs %q, want this ptyhost (%s), which is not on PATH", m[2], ptyhostBin)
+	if m[3] != shellQuote(ptyhostBin) && m[3] != ptyhostBin {
+		t.Errorf("the attach line runs %q, want this ptyhost (%s), which is not on PATH", m[3], ptyhostBin)
 	}
-	l.token, l.attachURL = m[1], m[4]
+	l.token, l.attachURL = m[1], m[5]
+	if m[2] != "" {
+		k, err := seal.ParseKey(m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.key = k
+	}
 	for _, p := range []string{l.watchPage, l.drivePage} {
 		if !pageRE.MatchString(p) {
 			t.Fatalf("browser address %q is not http://…/view#token=…", p)
@@ -185,8 +217,9 @@ func readLinks(t *testing.T, tm *tmuxServer, target string) sharedLinks {
 }
 
 // pageSocket turns a browser address into what the page dials: the room's
-// WebSocket (its path without /view) and the fragment's token.
-func pageSocket(t *testing.T, page string) (wsURL, tok string) {
+// WebSocket (its path without /view), the fragment's token and its room
+// key (nil: none).
+func pageSocket(t *testing.T, page string) (wsURL, tok string, key *seal.Key) {
 	t.Helper()
 	u, err := url.Parse(page)
 	if err != nil {
@@ -196,7 +229,12 @@ func pageSocket(t *testing.T, page string) (wsURL, tok string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "ws://" + u.Host + strings.TrimSuffix(u.Path, "/view"), q.Get("token")
+	if k := q.Get("key"); k != "" {
+		if key, err = seal.ParseKey(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "ws://" + u.Host + strings.TrimSuffix(u.Path, "/view"), q.Get("token"), key
 }
 
 // TestShareUnderTmux runs "ptyhost share" with its embedded relay in a
@@ -215,7 +253,7 @@ func TestShareUnderTmux(t *testing.T) {
 	l := readLinks(t, tm, "main")
 	room := l.attachURL[strings.LastIndex(l.attachURL, "/")+1:]
 
-	v := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false)
+	v := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false, l.key)
 	v.until(t, "the program's screen", func(s string, _ *attachwire.Exit) bool { return strings.Contains(s, "TUI-READY") })
 	tm.typeLine("hello-from-the-sharer")
 	v.until(t, "what the sharer typed", func(s string, _ *attachwire.Exit) bool {
@@ -242,14 +280,17 @@ func TestShareUnderTmux(t *testing.T) {
 	default:
 		t.Fatalf("GET the browser page: %s", resp.Status)
 	}
-	pageURL, pageTok := pageSocket(t, l.watchPage)
-	bv := watch(t, pageURL, room, pageTok, attachwire.RoleViewer, true)
+	pageURL, pageTok, pageKey := pageSocket(t, l.watchPage)
+	if pageKey == nil || l.key == nil || !pageKey.Equal(l.key) {
+		t.Fatalf("the share is not sealed, or its links carry different keys: %v %v", pageKey, l.key)
+	}
+	bv := watch(t, pageURL, room, pageTok, attachwire.RoleViewer, true, pageKey)
 	bv.until(t, "the screen through the browser link", func(s string, _ *attachwire.Exit) bool {
 		return strings.Contains(s, "got: hello-from-the-sharer")
 	})
-	dURL, dTok := pageSocket(t, l.drivePage)
+	dURL, dTok, dKey := pageSocket(t, l.drivePage)
 	// As a watcher: the pen is left for the drive line below.
-	dv := watch(t, dURL, room, dTok, attachwire.RoleViewer, true)
+	dv := watch(t, dURL, room, dTok, attachwire.RoleViewer, true, dKey)
 	dv.until(t, "the screen through the browser drive link", func(s string, _ *attachwire.Exit) bool {
 		return strings.Contains(s, "got: hello-from-the-sharer")
 	})
@@ -278,7 +319,7 @@ func TestShareUnderTmux(t *testing.T) {
 	v.stop()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		late := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false)
+		late := watch(t, l.attachURL, room, l.token, attachwire.RoleViewer, false, l.key)
 		if late.wait(t, 5*time.Second, func(s string) bool { return strings.Contains(s, "got: typed-by-the-attach") }) {
 			break
 		}
@@ -368,7 +409,7 @@ func TestShareThroughARelayYouRun(t *testing.T) {
 	if l.attachURL != s.RoomURL("mine") || !strings.HasPrefix(l.watchPage, s.HTTPURL+"/v1/rooms/mine/view#token=") {
 		t.Fatalf("links name %s and %s, want the relay's room", l.attachURL, l.watchPage)
 	}
-	v := watch(t, s.RoomURL("mine"), "mine", s.ViewerToken(t, "mine", "operator"), attachwire.RoleViewer, false)
+	v := watch(t, s.RoomURL("mine"), "mine", s.ViewerToken(t, "mine", "operator"), attachwire.RoleViewer, false, l.key)
 	tm.typeLine("over-your-relay")
 	v.until(t, "what the sharer typed", func(s string, _ *attachwire.Exit) bool { return strings.Contains(s, "got: over-your-relay") })
 	tm.typeLine("exit 5")

@@ -24,10 +24,16 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 )
 
 // EnvVar is the environment variable a link may come from.
 const EnvVar = "PTYHOST_LINK"
+
+// KeyEnvVar is the environment variable a sealed room's key may come
+// from, beside a link without one (share's terminal lines set it).
+const KeyEnvVar = "PTYHOST_KEY"
 
 // ErrSecretArgument is matched by CheckArgument's refusal.
 var ErrSecretArgument = errors.New("link: a URL with a #fragment is not taken as an argument")
@@ -48,6 +54,10 @@ type Link struct {
 	// Invite is a short link's invite secret (…/s/ID#SECRET); "" for
 	// every other form.
 	Invite string
+	// Key is a sealed room's key as the link carries it: a short link's
+	// after a dot (#SECRET.KEY), any other's fragment member key=. ""
+	// for a plain room's link. RoomKey reads it.
+	Key string
 }
 
 // RoomURL returns the room's WebSocket URL (Base/v1/rooms/Room), without
@@ -79,10 +89,11 @@ func Parse(raw string) (Link, error) {
 	var l Link
 	path := strings.TrimSuffix(u.Path, "/")
 	if prefix, room, ok := shortPath(path); ok {
-		if !validSecret(u.Fragment) {
-			return Link{}, fmt.Errorf("%w: %q: a short link ends in #SECRET, 22 characters of base64url", ErrURL, Redacted(raw))
+		secret, key, sealed := strings.Cut(u.Fragment, ".")
+		if !validSecret(secret) || sealed && !validKey(key) {
+			return Link{}, fmt.Errorf("%w: %q: a short link ends in #SECRET, 22 characters of base64url, or #SECRET.KEY with a room key of 43", ErrURL, Redacted(raw))
 		}
-		l.Room, l.Invite = room, u.Fragment
+		l.Room, l.Invite, l.Key = room, secret, key
 		u.Path, u.RawPath, u.Fragment, u.RawFragment = prefix, "", "", ""
 		l.Base = u
 		return l, nil
@@ -93,6 +104,7 @@ func Parse(raw string) (Link, error) {
 		}
 	}
 	u.Fragment, u.RawFragment = "", ""
+	l.Key = l.Fragment.Get("key")
 	if i := strings.LastIndex(path, "/v1/rooms"); i >= 0 {
 		rest := strings.TrimPrefix(path[i+len("/v1/rooms"):], "/")
 		rest = strings.TrimSuffix(rest, "/view")
@@ -128,15 +140,34 @@ func shortPath(path string) (prefix, room string, ok bool) {
 // validSecret reports whether s has an invite secret's form: 22
 // characters of unpadded base64url (16 bytes).
 func validSecret(s string) bool {
-	if len(s) != 22 {
-		return false
-	}
+	return len(s) == 22 && validB64URL(s)
+}
+
+// validB64URL reports whether s is all base64url characters.
+func validB64URL(s string) bool {
 	for _, c := range s {
 		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
 			return false
 		}
 	}
 	return true
+}
+
+// validKey reports whether s has a room key's form: 43 characters of
+// unpadded base64url (32 bytes).
+func validKey(s string) bool { return len(s) == 43 && validB64URL(s) }
+
+// RoomKey returns the sealed room's key the link carries, nil for a plain
+// room's link. A key that is not one is an error.
+func (l Link) RoomKey() (*seal.Key, error) {
+	if l.Key == "" {
+		return nil, nil
+	}
+	k, err := seal.ParseKey(l.Key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the link's key is not a room key", ErrURL)
+	}
+	return k, nil
 }
 
 // HTTPBase returns Base with the http scheme it stands for (ws → http,

@@ -101,7 +101,11 @@ func startIssued(cfg Config) (*Share, error) {
 			*inv.expiresOut = time.Unix(r.ExpiresAt, 0)
 		}
 	}
+	if err := l.sealLinks(cfg); err != nil {
+		return nil, err
+	}
 	s.Links = l
+	s.initRekey()
 	return s, nil
 }
 

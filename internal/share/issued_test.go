@@ -80,7 +80,11 @@ func TestShareThroughAnIssuer(t *testing.T) {
 	if err != nil || r.Role != attachwire.RoleViewer {
 		t.Fatalf("redeem: %+v %v", r, err)
 	}
-	v := relaytest.MustDial(t, l.AttachURL, r.Token, attachwire.Subscribe{SessionID: l.Room, AsRole: attachwire.RoleViewer})
+	key, err := watch.RoomKey()
+	if err != nil || key == nil || !key.Equal(l.Key) {
+		t.Fatalf("the watch link's key: %v %v", key, err)
+	}
+	v := relaytest.MustDial(t, l.AttachURL, r.Token, attachwire.Subscribe{SessionID: l.Room, AsRole: attachwire.RoleViewer, Sealed: key.ID().String()})
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{os.Args[0]}, Env: []string{helperEnv + "=1"}, Epoch: 7})
 	if err != nil {
 		t.Fatal(err)

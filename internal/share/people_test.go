@@ -110,7 +110,7 @@ func TestRevokeAnEmbeddedLink(t *testing.T) {
 		cancel()
 		<-carried
 	}()
-	sub := attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleViewer}
+	sub := attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleViewer, Sealed: s.Links.Key.ID().String()}
 	v := relaytest.MustDial(t, s.Links.AttachURL, s.Links.ViewerToken, sub)
 	testkit.Eventually(t, "the host to hear the viewer join", func() bool { return log.joined(attachwire.RoleViewer) != "" })
 
@@ -144,7 +144,7 @@ func TestRevokeAnEmbeddedLink(t *testing.T) {
 		t.Fatalf("links %+v, want the other three", links)
 	}
 	// Another link still admits.
-	d := relaytest.MustDial(t, s.Links.AttachURL, s.Links.DriverToken, attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleDriver})
+	d := relaytest.MustDial(t, s.Links.AttachURL, s.Links.DriverToken, attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleDriver, Sealed: s.Links.Key.ID().String()})
 	relaytest.ExpectControl[attachwire.PenGranted](t, d)
 	d.Close()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ptyhost/ptyhost/agent"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/token"
@@ -87,6 +88,11 @@ type Config struct {
 	// FinalScreenWindow is how long after the session's exit Carry keeps
 	// serving its final screen. Zero: attachclient's default (60 s).
 	FinalScreenWindow time.Duration
+	// Unsealed turns end-to-end encryption off: the relay then reads the
+	// session as it passes. False (the default): the room is sealed
+	// (docs/protocol.md, section 8) under a key Start makes, which the
+	// links carry in their fragments and the relay never sees.
+	Unsealed bool
 	// RelayRecord asks the relay to record the room (docs/relay.md,
 	// "Recording"). False: the relay's own policy.
 	RelayRecord bool
@@ -123,11 +129,49 @@ type Links struct {
 	// the invites' ids, for revoking them.
 	WatchLink, DriveLink     string
 	WatchInvite, DriveInvite string
+	// Key is the sealed room's key, which every link carries (the short
+	// links after a dot, the others as key=); nil when Config.Unsealed.
+	Key *seal.Key
 }
 
-// BrowserURL returns the page's address with tok in the fragment, which
-// a browser never sends to the server.
-func (l Links) BrowserURL(tok string) string { return l.PageURL + "#token=" + tok }
+// BrowserURL returns the page's address with tok, and the room key of a
+// sealed room, in the fragment, which a browser never sends to the
+// server.
+func (l Links) BrowserURL(tok string) string {
+	u := l.PageURL + "#token=" + tok
+	if l.Key != nil {
+		u += "&key=" + l.Key.Encode()
+	}
+	return u
+}
+
+// KeyEnv is what a terminal link sets besides PTYHOST_TOKEN for `ptyhost
+// attach` ("PTYHOST_KEY=…" and a space), "" for a plain room.
+func (l Links) KeyEnv() string {
+	if l.Key == nil {
+		return ""
+	}
+	return link.KeyEnvVar + "=" + l.Key.Encode() + " "
+}
+
+// sealLinks makes the room key of a sealed room (unless cfg.Unsealed)
+// and puts it in the short links, if any.
+func (l *Links) sealLinks(cfg Config) error {
+	if cfg.Unsealed {
+		return nil
+	}
+	k, err := seal.GenerateKey()
+	if err != nil {
+		return fmt.Errorf("share: %w", err)
+	}
+	l.Key = k
+	for _, s := range []*string{&l.WatchLink, &l.DriveLink} {
+		if *s != "" {
+			*s += "." + k.Encode()
+		}
+	}
+	return nil
+}
 
 // Share is a room on a relay, ready to carry one session.
 type Share struct {
@@ -144,6 +188,12 @@ type Share struct {
 	relayDone chan error
 	closeOnce sync.Once
 	issued    *issued // nil: not through a relay in issuer mode
+
+	// rekey carries Rekey's new keys to Carry's host (sealed rooms only);
+	// keyMu guards links, the links under the newest key.
+	rekey chan *seal.Key
+	keyMu sync.Mutex
+	links Links
 }
 
 // Start checks cfg, starts the embedded relay when cfg has no RelayURL,
@@ -298,7 +348,11 @@ func (s *Share) mintLinks(base *url.URL) error {
 		rv.links = append(rv.links, RevocableLink{ID: t.id, Label: t.label, Role: t.role})
 		rv.jtis[t.id] = jti
 	}
+	if err := l.sealLinks(s.cfg); err != nil {
+		return err
+	}
 	s.Links = l
+	s.initRekey()
 	s.revoker = rv
 	return nil
 }
@@ -363,6 +417,8 @@ func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger
 		Room:              s.cfg.OnRoom,
 		Link:              s.cfg.OnLink,
 		Controls:          s.controls,
+		Key:               s.Links.Key,
+		Rekey:             s.rekey,
 	})
 }
 

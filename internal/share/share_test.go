@@ -15,6 +15,7 @@ import (
 
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/token"
@@ -113,8 +114,22 @@ func TestLinksForARelayURL(t *testing.T) {
 	if l.AttachURL != "wss://relay.example/v1/rooms/r1" || l.PageURL != "https://relay.example/v1/rooms/r1/view" || l.Embedded {
 		t.Fatalf("links %+v", l)
 	}
-	if got := l.BrowserURL("T"); got != "https://relay.example/v1/rooms/r1/view#token=T" {
+	if l.Key == nil {
+		t.Fatal("a share is not sealed by default")
+	}
+	if got := l.BrowserURL("T"); got != "https://relay.example/v1/rooms/r1/view#token=T&key="+l.Key.Encode() {
 		t.Fatalf("BrowserURL = %q", got)
+	}
+	if got := l.KeyEnv(); got != "PTYHOST_KEY="+l.Key.Encode()+" " {
+		t.Fatalf("KeyEnv = %q", got)
+	}
+	plain, err := Start(Config{RelayURL: "https://relay.example/", Key: key, Room: "r2", Unsealed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if pl := plain.Links; pl.Key != nil || pl.BrowserURL("T") != "https://relay.example/v1/rooms/r2/view#token=T" || pl.KeyEnv() != "" {
+		t.Fatalf("an unsealed share's links: %+v", pl)
 	}
 	seen := map[string]bool{}
 	for _, tc := range []struct {
@@ -142,8 +157,10 @@ func TestLinksForARelayURL(t *testing.T) {
 }
 
 // The embedded relay: a session carried to it is seen through the
-// links' tokens, its exit reaches the viewer, and Carry returns nil
-// after the window; Close stops the relay (goleak checks the goroutines).
+// links' tokens and key (the room is sealed by default: the relay serves
+// frames that hold none of the text), its exit reaches the viewer, and
+// Carry returns nil after the window; Close stops the relay (goleak
+// checks the goroutines).
 func TestCarryThroughTheEmbeddedRelay(t *testing.T) {
 	s, err := Start(Config{Epoch: 42, FinalScreenWindow: 300 * time.Millisecond})
 	if err != nil {
@@ -154,7 +171,8 @@ func TestCarryThroughTheEmbeddedRelay(t *testing.T) {
 		t.Fatalf("links %+v", s.Links)
 	}
 	v := relaytest.MustDial(t, s.Links.AttachURL, s.Links.ViewerToken,
-		attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleViewer})
+		attachwire.Subscribe{SessionID: s.Links.Room, AsRole: attachwire.RoleViewer, Sealed: s.Links.Key.ID().String()})
+	room := seal.NewRoom(s.Links.Key, s.Links.Room)
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{os.Args[0]}, Env: []string{helperEnv + "=1"}, Epoch: 42})
 	if err != nil {
 		t.Fatal(err)
@@ -169,6 +187,16 @@ func TestCarryThroughTheEmbeddedRelay(t *testing.T) {
 		f, err := v.Next(ctx)
 		if err != nil {
 			t.Fatalf("viewer: %v; saw %q", err, text.String())
+		}
+		if f.Type != attachwire.TypeControl {
+			if strings.Contains(string(f.Payload), "shared line") {
+				t.Fatalf("the relay served the text in the clear: %v seq %d", f.Type, f.Seq)
+			}
+			o, err := room.Open(f, 42)
+			if err != nil {
+				t.Fatalf("%v seq %d: %v", f.Type, f.Seq, err)
+			}
+			f = o
 		}
 		if f.Type == attachwire.TypeOutput {
 			text.Write(f.Payload)

@@ -28,6 +28,7 @@ interface Engine {
   ping(): Uint8Array;
   holding(): boolean;
   applied(): { seq: number; epoch: number; ok: boolean };
+  sealed(): string; // a sealed room's key id, '' for a plain room
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
   // The degraded lane's wire, in Go (attachwire): a POST's body, the
   // reading of its answer, and of an SSE event's frame.
@@ -38,7 +39,7 @@ interface Engine {
 interface LaneAnswer { ack: number; events: Ev[] }
 declare function ptyhostRetryAfter(value: string): number;
 declare function ptyhostBackoff(attempt: number, atLeastMs: number): number;
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): Engine | string;
+declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string }): Engine | string;
 // The status line's words are Go's (package status), shared with
 // `ptyhost attach`: the page says what its parts say, in its chips.
 interface StatusPart { kind: string; text: string; class: string }
@@ -119,11 +120,14 @@ function swallowQueries(term: Terminal): void {
 
 // main runs the page. redeemed is the token an invite's short link was
 // traded for (see redeemInvite); without it the token is the fragment's.
-function main(boot: Boot, redeemed?: string): void {
+// shortKey is a short link's room key (#SECRET.KEY); without it a sealed
+// room's key is the fragment's key=.
+function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   const marks = boot.marks;
   mark(marks, 'app');
   const params = fragment();
   const tok = redeemed ?? params.get('token') ?? '';
+  const roomKey = shortKey ?? params.get('key') ?? '';
   const path = roomPath();
   const sessionId = roomOf(path);
   // The token's claims, read for display and routing only (the role
@@ -169,7 +173,7 @@ function main(boot: Boot, redeemed?: string): void {
   term.open($('term'));
   const commands = new Commands(term, $('command-list'), $('command-count'));
   // notice is hoisted: the rewind reports through it.
-  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
+  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s), roomKey);
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
@@ -572,6 +576,7 @@ function main(boot: Boot, redeemed?: string): void {
     const at = eng!.applied();
     let q = '?ticket=' + encodeURIComponent(ticket);
     if (at.ok) q += '&resume_from=' + at.seq + '&epoch=' + at.epoch;
+    if (eng!.sealed()) q += '&sealed=' + eng!.sealed();
     const es = new EventSource(laneBase + '/sse' + q);
     lane = es;
     laneOpen = false;
@@ -830,7 +835,7 @@ function main(boot: Boot, redeemed?: string): void {
   }
 
   boot.engine.then(() => {
-    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
+    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes, key: roomKey });
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     const d = fit.proposeDimensions();
@@ -877,11 +882,12 @@ async function redeemInvite(secret: string, room: string): Promise<string> {
 // It dials nothing for an invite's short link, whose fragment is a
 // secret, not a token: the page trades the secret first.
 const started = (window as any).ptyhostBoot as Boot | undefined;
-const invite = location.hash.slice(1);
+// A sealed room's short link carries its key after a dot: #SECRET.KEY.
+const [invite, inviteKey] = location.hash.slice(1).split('.', 2);
 if (!started) {
   $('notice').textContent = 'cannot start the viewer: its boot script did not run';
 } else if (SECRET_RE.test(invite)) {
-  redeemInvite(invite, roomOf(roomPath())).then((tok) => main(started, tok), (err: Error) => {
+  redeemInvite(invite, roomOf(roomPath())).then((tok) => main(started, tok, inviteKey), (err: Error) => {
     $('notice').textContent = 'cannot join: ' + err.message;
   });
 } else {

@@ -97,6 +97,9 @@ export function ticketRefusal(status: number, body: string, tok: string, room: s
 export function errorRefusal(code: string, message: string, tok: string, room: string, nowMs: number): string {
   const c = claims(tok);
   if (code === 'room-mismatch') return otherRoom(c?.roomId ?? '?', room);
+  // A sealed room's refusals (no key, an old one) and a frame that failed
+  // its integrity check: the message is already the sentence to show.
+  if (code === 'sealed' || code === 'integrity') return message;
   if (code !== 'auth') return '';
   if (/live connection/.test(message)) return IN_USE;
   // The relay's words for a revoked invite and a host's kick.

@@ -12,7 +12,7 @@ interface ReplayEngine { apply(msg: Uint8Array): Ev[] | string }
 interface Point { seq: number; t: number }
 interface Index { first: number; head: number; keyframes: Point[]; points: Point[]; marks: (Point & { label: string })[]; stopped?: string }
 interface Found { seq: number; end: number; line: string }
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number }): ReplayEngine | string;
+declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string }): ReplayEngine | string;
 declare function ptyhostFrames(file: Uint8Array, seq?: number, end?: number): Uint8Array[] | string;
 declare function ptyhostSearcher(query: string): { feed(file: Uint8Array): Found[] | string };
 
@@ -27,7 +27,8 @@ export class Rewind {
   showing = false;
 
   constructor(private base: string, private token: string, private sessionId: string,
-    private live: Terminal, private opts: Record<string, unknown>, private notice: (s: string) => void) {}
+    private live: Terminal, private opts: Record<string, unknown>, private notice: (s: string) => void,
+    private key = '') {}
 
   private async get(path: string): Promise<Response> {
     const resp = await fetch(this.base + path, { headers: { Authorization: 'Bearer ' + this.token }, cache: 'no-store' });
@@ -77,7 +78,8 @@ export class Rewind {
     const file = new Uint8Array(await (await this.get('/history/frames?at=' + seq)).arrayBuffer());
     const frames = end >= 0 ? ptyhostFrames(file, seq, end) : ptyhostFrames(file);
     if (typeof frames === 'string') throw new Error(frames);
-    const eng = ptyhostEngine({ sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0 });
+    // A sealed room's history is sealed: the replay opens it with the key.
+    const eng = ptyhostEngine({ sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0, key: this.key });
     if (typeof eng === 'string') throw new Error(eng);
     const term = this.terminal();
     term.reset();

@@ -18,6 +18,7 @@ import (
 	"syscall/js"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/web/engine"
 )
@@ -27,18 +28,27 @@ func main() {
 	select {}
 }
 
-// newEngine builds an Engine from {sessionId, connId, driver}.
+// newEngine builds an Engine from {sessionId, connId, driver, key?}: key
+// is a sealed room's key as the link's fragment carries it.
 func newEngine(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || args[0].Type() != js.TypeObject {
 		return js.ValueOf("ptyhostEngine: want one options object")
 	}
 	o := args[0]
+	var key *seal.Key
+	if k := o.Get("key"); k.Type() == js.TypeString && k.String() != "" {
+		var err error
+		if key, err = seal.ParseKey(k.String()); err != nil {
+			return js.ValueOf("the link's room key is damaged: copy the whole link again")
+		}
+	}
 	e := engine.New(engine.Options{
 		SessionID: o.Get("sessionId").String(),
 		ConnID:    o.Get("connId").String(),
 		Driver:    o.Get("driver").Truthy(),
 		// Absent or not a number: 0, the default bound.
 		MaxPendingBytes: intOf(o.Get("maxPendingBytes")),
+		Key:             key,
 	})
 	obj := js.Global().Get("Object").New()
 	method := func(name string, f func(args []js.Value) any) {
@@ -78,6 +88,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method("holding", func([]js.Value) any { return e.Holding() })
 	// The degraded lane (SSE down, POST up) needs the resume position for
 	// its GET and whether inputs await an ack; laneMethods has the rest.
+	method("sealed", func([]js.Value) any { return e.KeyID() })
 	method("applied", func([]js.Value) any {
 		seq, epoch, ok := e.Applied()
 		o := js.Global().Get("Object").New()
