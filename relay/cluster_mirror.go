@@ -278,8 +278,15 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 
 // joinOwner registers one of this node's legs with the owner's room.
 func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
+	st, _ := c.joinOwnerWhy(rm, l)
+	return st
+}
+
+// joinOwnerWhy is joinOwner that also returns, for joinSealed, the
+// sentence the owner turned the leg away with.
+func (c *cluster) joinOwnerWhy(rm *room, l *leg) (joinStatus, string) {
 	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti,
-		Name: l.name, Guest: l.guest, Exp: uint64(max(l.exp, 0))}
+		Name: l.name, Guest: l.guest, Exp: uint64(max(l.exp, 0)), Sealed: l.sealed}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
@@ -297,20 +304,23 @@ func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
 		if err == nil {
 			r, err := decodeJoinReply(m.Data)
 			if err != nil {
-				return joinUnreachable
+				return joinUnreachable, ""
+			}
+			if r.Status == joinSealed {
+				return joinSealed, sealedWhy(r.Wires)
 			}
 			for _, w := range r.Wires {
 				l.sendWire(w)
 			}
-			return r.Status
+			return r.Status, ""
 		}
 		if !errors.Is(err, nats.ErrNoResponders) {
-			return joinUnreachable
+			return joinUnreachable, ""
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
 		case <-ctx.Done():
-			return joinUnreachable
+			return joinUnreachable, ""
 		}
 	}
 }
@@ -342,9 +352,12 @@ func (rm *room) join(l *leg) error {
 	rm.viewers[l] = struct{}{}
 	c.register(l, c.legID())
 	rm.mu.Unlock()
-	switch c.joinOwner(rm, l) {
+	switch st, why := c.joinOwnerWhy(rm, l); st {
 	case joinOK:
 		return nil
+	case joinSealed:
+		rm.dropMirrorLeg(l)
+		return &errSealed{msg: why}
 	case joinFull:
 		rm.dropMirrorLeg(l)
 		return errRoomFull

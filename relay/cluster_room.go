@@ -354,6 +354,7 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 		"role", string(op.Role), "user", op.User, "node", op.Node))
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
 	l.name, l.guest, l.exp = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64))
+	l.sealed = op.Sealed
 	l.room = rm
 	if op.Cols != 0 && op.Rows != 0 {
 		l.viewport = &attachwire.Viewport{Cols: op.Cols, Rows: op.Rows}
@@ -378,6 +379,10 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	case errors.Is(err, errRoomFull):
 		c.dropRemote(l)
 		return joinReply{Status: joinFull}
+	case errors.As(err, new(*errSealed)):
+		c.dropRemote(l)
+		w, _ := controlWire(attachwire.ErrorControl{Code: attachwire.CodeSealed, Message: err.(*errSealed).msg})
+		return joinReply{Status: joinSealed, Wires: [][]byte{w}}
 	default:
 		c.dropRemote(l)
 		return joinReply{Status: joinClosed}

@@ -51,6 +51,7 @@ type clusterOp struct {
 	Name   string          // join: the token's display name
 	Guest  bool            // join: the token came from an invite
 	Exp    uint64          // join: the token's expiry, unix seconds
+	Sealed string          // join: the key id the leg stated (sealed.go); absent from older nodes' joins
 	Reason string          // snapshot
 	Wire   []byte          // input: the Input frame
 }
@@ -78,6 +79,9 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		}
 		dst = binary.AppendUvarint(dst, guest)
 		dst = binary.AppendUvarint(dst, op.Exp)
+		if op.Sealed != "" {
+			dst = appendWireString(dst, op.Sealed)
+		}
 	case opResize:
 		dst = binary.AppendUvarint(dst, uint64(op.Cols))
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
@@ -112,6 +116,9 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 			r.bad = true
 		}
 		op.Exp = r.uvarint()
+		if len(r.rest) > 0 {
+			op.Sealed = r.string()
+		}
 	case opResize:
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 	case opSnapshot:
@@ -133,6 +140,7 @@ const (
 	joinFull                              // the room is at MaxViewersPerRoom
 	joinClosed                            // the room is closing
 	joinKicked                            // the room's host removed this token
+	joinSealed                            // the leg's key id is not the room's; the reply's one frame is the error to send
 	joinUnreachable                       // (never sent) no answer, or none that decodes
 )
 
@@ -159,7 +167,7 @@ func appendJoinReply(dst []byte, r joinReply) []byte {
 func decodeJoinReply(b []byte) (joinReply, error) {
 	r := wireReader{rest: b}
 	rep := joinReply{Status: joinStatus(r.byte())}
-	if rep.Status < joinOK || rep.Status > joinKicked {
+	if rep.Status < joinOK || rep.Status > joinSealed {
 		r.bad = true
 	}
 	for !r.bad && len(r.rest) > 0 {

@@ -23,6 +23,7 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 	ops = []clusterOp{
 		{Op: opJoin, Node: "b", Leg: "l1", Role: attachwire.RoleDriver, User: "ann", JTI: "j1", Cols: 80, Rows: 24, Ack: 5},
 		{Op: opJoin, Node: "b", Leg: "l2", Role: attachwire.RoleViewer, User: "guest-1", JTI: "j2", Name: "Ada", Guest: true, Exp: 1 << 33},
+		{Op: opJoin, Node: "b", Leg: "l3", Role: attachwire.RoleViewer, User: "bo", JTI: "j3", Exp: 1 << 33, Sealed: "jKQ1EEj_HvM"},
 		{Op: opLeave, Node: "b", Leg: "l1"},
 		{Op: opInput, Node: "b", Leg: "l1", Wire: in},
 		{Op: opResize, Node: "b", Leg: "l1", Cols: 132, Rows: 50},
@@ -31,7 +32,7 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 		{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)},
 		{Op: opFetch, Node: "b"},
 	}
-	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}, {Status: joinKicked}}
+	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}, {Status: joinKicked}, {Status: joinSealed, Wires: [][]byte{ctl}}}
 	legs = []legMsg{
 		{Leg: "l1", Wire: ctl},
 		{Leg: "l1", End: true, Code: 1008, Why: "epoch-stale", Wire: ctl},
@@ -70,7 +71,9 @@ func TestClusterWire(t *testing.T) {
 	}{
 		{"join", appendClusterOp(nil, clusterOp{Op: opJoin, Node: "b", Leg: "l", Role: "viewer", User: "u", JTI: "j", Name: "A", Guest: true, Exp: 2}),
 			"010162016c" + "06766965776572" + "0175" + "016a" + "00" + "00" + "00" + "0141" + "01" + "02"},
-		{"resize", appendClusterOp(nil, ops[4]), "040162026c31" + "8401" + "32"},
+		{"resize", appendClusterOp(nil, ops[5]), "040162026c31" + "8401" + "32"},
+		{"sealed join", appendClusterOp(nil, clusterOp{Op: opJoin, Node: "b", Leg: "l", Role: "viewer", User: "u", JTI: "j", Exp: 2, Sealed: "K"}),
+			"010162016c" + "06766965776572" + "0175" + "016a" + "00" + "00" + "00" + "00" + "00" + "02" + "014b"},
 		{"input", appendClusterOp(nil, clusterOp{Op: opInput, Node: "b", Leg: "l1", Wire: []byte{9}}), "030162026c31" + "09"},
 		{"join reply", appendJoinReply(nil, joinReply{Status: joinOK, Wires: [][]byte{{7, 0}}}), "01" + "020700"},
 		{"leg end", appendLegMsg(nil, legMsg{Leg: "l", End: true, Code: 1000, Why: "x"}), "02016c" + "e807" + "0178"},
@@ -94,7 +97,7 @@ func TestClusterWire(t *testing.T) {
 			t.Errorf("op % x decoded", bad)
 		}
 	}
-	for _, bad := range [][]byte{nil, {0}, {5}, {byte(joinOK), 0}, {byte(joinOK), 3, 1}} {
+	for _, bad := range [][]byte{nil, {0}, {6}, {byte(joinOK), 0}, {byte(joinOK), 3, 1}} {
 		if _, err := decodeJoinReply(bad); err == nil {
 			t.Errorf("join reply % x decoded", bad)
 		}

@@ -55,3 +55,28 @@ func StallClusterPublishes(rl *Relay) (release func()) {
 		})
 	}
 }
+
+// RingWires returns a copy of every frame the ring of room (orgID,
+// sessionID) holds, with its cached final screen and Exit, as they sit in
+// memory: a sealed room's test looks in them for plaintext.
+func RingWires(rl *Relay, orgID, sessionID string) [][]byte {
+	rl.mu.Lock()
+	rm := rl.rooms[roomKey{org: orgID, session: sessionID}]
+	rl.mu.Unlock()
+	if rm == nil {
+		return nil
+	}
+	r := rm.ring
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out [][]byte
+	for i := range r.n {
+		out = append(out, append([]byte(nil), r.entries[(r.start+i)%len(r.entries)].wire...))
+	}
+	for _, b := range [][]byte{r.exit, r.final, r.finalBefore} {
+		if b != nil {
+			out = append(out, append([]byte(nil), b...))
+		}
+	}
+	return out
+}

@@ -67,9 +67,6 @@ func (rm *room) sealBindLocked(l *leg) (changed bool) {
 // the room's, after a host's bind set it.
 func (rm *room) endUnsealedViewersLocked() {
 	for v := range rm.viewers {
-		if v.clusterID() != "" {
-			continue // a mirror's leg: its own node checks it
-		}
 		if msg := sealMismatch(rm.sealID, v.sealed); msg != "" {
 			v.end(&attachwire.ErrorControl{Code: attachwire.CodeSealed, Message: msg}, websocket.StatusPolicyViolation, string(attachwire.CodeSealed))
 		}
@@ -132,4 +129,20 @@ func (rm *room) snapshotCheckLocked() func([]byte) (attachwire.Snapshot, bool) {
 		return rm.validSealedSnapshotLocked
 	}
 	return rm.validSnapshotLocked
+}
+
+// sealedWhy reads the sentence of a joinSealed reply's error control.
+func sealedWhy(wires [][]byte) string {
+	for _, w := range wires {
+		f, err := attachwire.DecodeFrame(w)
+		if err != nil || f.Type != attachwire.TypeControl {
+			continue
+		}
+		if c, err := attachwire.DecodeControl(f.Payload); err == nil {
+			if e, ok := c.(attachwire.ErrorControl); ok {
+				return e.Message
+			}
+		}
+	}
+	return msgSealedNeedsKey
 }

@@ -2,12 +2,19 @@ package relay_test
 
 import (
 	"bytes"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
+	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -224,5 +231,177 @@ func TestSealedRoomLane(t *testing.T) {
 	f := nextSSEOf(t, sse, attachwire.TypeSnapshot)
 	if _, err := seal.NewRoom(k, room).Open(f, 1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSealedRoomHoldsNoPlaintext writes unique markers through a sealed
+// room (Output, a Marker label, a snapshot's screen, a driver's Input, the
+// post-Exit screen) with a relay that keeps a history on disk and records
+// every room, then looks for them in the relay's ring, its history files
+// and its recording directory: none is there, while a viewer with the key
+// reads each one.
+func TestSealedRoomHoldsNoPlaintext(t *testing.T) {
+	histDir, recDir := t.TempDir(), t.TempDir()
+	cfg := quiet()
+	cfg.HistoryDir = histDir
+	cfg.Record = relay.RecordConfig{Dir: recDir, All: true}
+	s := relaytest.NewServer(t, cfg)
+	k := newSealKey(t)
+	h := dialSealedHost(t, s, 6, k)
+	h.snapshot("MKsnap")
+	h.output("MARK-output-7f3a")
+	h.seq++
+	mk, _ := attachwire.Marker{Label: "$ MARK-label-77e1"}.Frame(h.seq, h.seq)
+	h.sendSealed(mk)
+	d := dialViewer(t, s, s.DriverToken(t, room, "dan"), attachwire.RoleDriver, attachwire.Subscribe{Sealed: k.ID().String()})
+	pen := relaytest.ExpectControl[attachwire.PenGranted](t, d)
+	vr := seal.NewRoom(k, room)
+	in, err := vr.Seal(attachwire.Input{InputSeq: 1, PenGeneration: pen.PenGeneration, Data: []byte("MARK-input-c0de")}.Frame(0, 0), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Send(ctxT(t), in); err != nil {
+		t.Fatal(err)
+	}
+	for f := relaytest.NextFrame(t, h.c); f.Type != attachwire.TypeInput; f = relaytest.NextFrame(t, h.c) {
+	}
+	h.seq++
+	h.sendSealed(attachwire.Exit{Code: 0}.Frame(h.seq, h.seq))
+	sn, _ := attachwire.NewSnapshot(h.seq, screen(6, "MKfinal"))
+	ff, _ := sn.Frame(0, 0)
+	sff, err := h.room.SealFinal(ff, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(sff)
+	waitIngested(t, s, h.host)
+
+	// A viewer with the key reads them all.
+	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{Sealed: k.ID().String()})
+	f := relaytest.NextFrame(t, v)
+	o, err := vr.Open(f, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, scr := snapshotOf(t, o); text(scr) != "MKfinal" {
+		t.Errorf("the late joiner's final screen shows %q", text(scr))
+	}
+
+	markers := [][]byte{[]byte("MARK-"), []byte("MKsnap"), []byte("MKfinal")}
+	scan := func(where string, b []byte) {
+		t.Helper()
+		for _, m := range markers {
+			if bytes.Contains(b, m) {
+				t.Errorf("%s holds %q", where, m)
+			}
+		}
+	}
+	wires := relay.RingWires(s.Relay, relaytest.DefaultOrg, room)
+	if len(wires) < 4 {
+		t.Fatalf("the ring holds %d frames", len(wires))
+	}
+	for _, w := range wires {
+		scan("the ring", w)
+	}
+	files := 0
+	for _, dir := range []string{histDir, recDir} {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			files++
+			scan(p, b)
+			return nil
+		})
+	}
+	if files == 0 {
+		t.Error("the relay wrote no history: nothing was looked at")
+	}
+}
+
+// TestSealedRoomAcrossTheCluster: host on node A sealing, viewers on node
+// B: one without the key is turned away with the sealed sentence, one
+// with it reads the host's frames; nothing NATS carries between the nodes
+// holds the markers written through the room.
+func TestSealedRoomAcrossTheCluster(t *testing.T) {
+	ns := natsServer(t)
+	spy, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Close()
+	var mu sync.Mutex
+	var seen [][]byte
+	sub, err := spy.Subscribe(">", func(m *nats.Msg) {
+		mu.Lock()
+		seen = append(seen, append([]byte(m.Subject+" "), m.Data...))
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	k := newSealKey(t)
+	c := relaytest.MustDial(t, a.RoomURL(room), a.HostToken(t, room, 1),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(1), Sealed: k.ID().String()})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, c)
+	h := &sealedHost{host: &host{t: t, c: c, epoch: 1}, room: seal.NewRoom(k, room)}
+
+	plain := relaytest.MustDial(t, b.RoomURL(room), a.ViewerToken(t, room, "plain"), attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	if cl := expectClosed(t, plain, websocket.StatusPolicyViolation, attachwire.CodeSealed); cl.Err != nil && !bytes.Contains([]byte(cl.Err.Message), []byte("carries its key")) {
+		t.Errorf("a mirror's viewer without the key was told %q", cl.Err.Message)
+	}
+	v := relaytest.MustDial(t, b.RoomURL(room), a.DriverToken(t, room, "dan"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver, Sealed: k.ID().String()})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c)
+	h.snapshot("MKclus")
+	h.output("MARK-cluster-out")
+	vr := seal.NewRoom(k, room)
+	got, gen := "", uint64(0)
+	for !strings.Contains(got, "MARK-cluster-out") || gen == 0 {
+		f, err := v.Next(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == attachwire.TypeControl {
+			if c, err := attachwire.DecodeControl(f.Payload); err == nil {
+				if p, ok := c.(attachwire.PenGranted); ok {
+					gen = p.PenGeneration
+				}
+			}
+			continue
+		}
+		o, err := vr.Open(f, 1)
+		if err != nil {
+			t.Fatalf("%v seq %d from the mirror: %v", f.Type, f.Seq, err)
+		}
+		if o.Type == attachwire.TypeOutput {
+			got += string(o.Payload)
+		}
+	}
+	in, _ := vr.Seal(attachwire.Input{InputSeq: 1, PenGeneration: gen, Data: []byte("MARK-cluster-in")}.Frame(0, 0), 1)
+	if err := v.Send(ctxT(t), in); err != nil {
+		t.Fatal(err)
+	}
+	untilFrame(t, h.c, attachwire.TypeInput)
+	spy.Flush()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the spy saw no NATS message")
+	}
+	for _, m := range seen {
+		for _, mark := range []string{"MARK-", "MKclus"} {
+			if bytes.Contains(m, []byte(mark)) {
+				t.Errorf("a NATS message holds %q: %.80q", mark, m)
+			}
+		}
 	}
 }
