@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
 
@@ -73,16 +75,59 @@ func firehoseInProcess(b *testing.B) time.Duration {
 	}
 }
 
+// BenchmarkSealedFirehose is the firehose through the relay to a viewer
+// that opens every frame, plain and sealed, in one run: the rates, and the
+// process's CPU per byte (host, relay and viewer share it) for each, and
+// sealed over plain.
+func BenchmarkSealedFirehose(b *testing.B) {
+	k, err := seal.GenerateKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wall, cpu [2]time.Duration
+	for range b.N {
+		for i, key := range []*seal.Key{nil, k} {
+			c0 := processCPU(b)
+			wall[i] += firehoseRelayedKey(b, key)
+			cpu[i] += processCPU(b) - c0
+		}
+	}
+	mb := float64(firehoseBytes) * float64(b.N) / 1e6
+	b.ReportMetric(mb/wall[0].Seconds(), "plain-MB/s")
+	b.ReportMetric(mb/wall[1].Seconds(), "sealed-MB/s")
+	bytes := float64(firehoseBytes) * float64(b.N)
+	b.ReportMetric(float64(cpu[0].Nanoseconds())/bytes, "plain-cpu-ns/byte")
+	b.ReportMetric(float64(cpu[1].Nanoseconds())/bytes, "sealed-cpu-ns/byte")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "sealed/plain-cpu")
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // firehoseRelayed returns how long from spawn until a viewer on the relay
 // sees the Exit frame.
-func firehoseRelayed(b *testing.B) time.Duration {
+func firehoseRelayed(b *testing.B) time.Duration { return firehoseRelayedKey(b, nil) }
+
+// firehoseRelayedKey is firehoseRelayed in a room sealed under k (nil:
+// plain), the viewer opening every frame.
+func firehoseRelayedKey(b *testing.B, k *seal.Key) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := relaytest.NewServer(b, fastRelay())
 	defer srv.Close()
 	const room = "firehose"
-	v := relaytest.MustDial(b, srv.RoomURL(room), srv.ViewerToken(b, room, "v"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	sub := attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer}
+	var opener *seal.Room
+	if k != nil {
+		sub.Sealed, opener = k.ID().String(), seal.NewRoom(k, room)
+	}
+	v := relaytest.MustDial(b, srv.RoomURL(room), srv.ViewerToken(b, room, "v"), sub)
 	defer v.WS.CloseNow()
 	relaytest.ExpectControl[attachwire.RoomState](b, v)
 
@@ -97,6 +142,7 @@ func firehoseRelayed(b *testing.B) time.Duration {
 			TokenSource: func(context.Context) (string, error) { return mintHost(srv, room, 1) },
 			Session:     s.Agent(),
 			Logger:      testLogger(),
+			Key:         k,
 		})
 	}()
 	defer func() { stop(); <-done }()
@@ -104,6 +150,11 @@ func firehoseRelayed(b *testing.B) time.Duration {
 		f, err := v.Next(ctx)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if opener != nil && f.Type != attachwire.TypeControl {
+			if _, err := opener.Open(f, 1); err != nil {
+				b.Fatalf("%v seq %d: %v", f.Type, f.Seq, err)
+			}
 		}
 		if f.Type == attachwire.TypeExit {
 			return time.Since(start)
