@@ -3,12 +3,14 @@ package attachclient_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
+	"github.com/ptyhost/ptyhost/faultproxy"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 	"github.com/ptyhost/ptyhost/viewer"
@@ -195,4 +197,88 @@ func TestSealedRekey(t *testing.T) {
 		return err == nil && strings.Contains(screenText(s), "GOT<after the new key>")
 	})
 	waitSameScreen(t, r, fresh, "the new key's viewer sees the host")
+}
+
+// TestSealedRelayFeatures: the relay's features work on what it cannot
+// read. In a sealed room, a viewer on the degraded lane, a viewer whose
+// connection is cut (it resumes from the ring), and a viewer slower than
+// the host (skipped to the host's sealed snapshot) each end on the host's
+// screen; the host's own leg cut while a driver types loses no keys
+// (redelivery).
+func TestSealedRelayFeatures(t *testing.T) {
+	rcfg := fastRelay()
+	rcfg.ViewerQueueBytes = 64 << 10 // a burst passes it: skips
+	r := newRig(t, "lines", rcfg)
+	k, _ := seal.GenerateKey()
+	cfg := r.config()
+	cfg.Key = k
+	r.start(t, cfg)
+	srv := r.srv.Load()
+	door := newViewerDoor(t, srv)
+	door.RefuseUpgrades(true)
+
+	d, err := dialSealed(t, srv, r.room, "dan", attachwire.RoleDriver, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the pen", func() bool { return d.Pen().Mine })
+	lane, err := viewer.Dial(context.Background(), viewer.Config{
+		URL: door.roomURL(r.room), Token: srv.ViewerToken(t, r.room, "lana"), Role: attachwire.RoleViewer, Key: k,
+		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond, FallbackAfter: 1, ProbeInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lane.Close()
+	testkit.Eventually(t, "the viewer on the lane", lane.Lane)
+	cutDoor := newViewerDoor(t, srv)
+	cut, err := viewer.Dial(context.Background(), viewer.Config{
+		URL: cutDoor.roomURL(r.room), Token: srv.ViewerToken(t, r.room, "cut"), Role: attachwire.RoleViewer, Key: k,
+		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cut.Close()
+
+	waitSameScreen(t, r, cut, "the viewer's first screen")
+	if err := d.Input([]byte("burst 3000\n")); err != nil {
+		t.Fatal(err)
+	}
+	cutDoor.CutAfter(faultproxy.Downstream, 32<<10) // inside the burst: the viewer resumes
+	if err := d.Input([]byte("after the burst\n")); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the burst's end on the host", func() bool {
+		s, _, err := r.sess.Snapshot()
+		return err == nil && strings.Contains(screenText(s), "GOT<after the burst>")
+	})
+	for name, v := range map[string]*viewer.Client{"the driver": d, "the lane viewer": lane, "the viewer": cut} {
+		waitSameScreen(t, r, v, name+" on the host's screen after the burst")
+	}
+	if st := cutDoor.Stats(); st.Dials < 2 {
+		t.Errorf("the cut viewer dialled %d times: it was not cut", st.Dials)
+	}
+	if _, body := srv.Get(t, "/metrics"); !regexp.MustCompile(`(?m)^ptyhost_relay_viewer_skips_total [1-9]`).MatchString(body) {
+		t.Errorf("no viewer was skipped to a snapshot:\n%s", regexp.MustCompile(`(?m)^ptyhost_relay_viewer_skips.*$`).FindString(body))
+	}
+
+	// Cut the host's leg while the driver types: the keys arrive once.
+	r.proxy.CutAfter(faultproxy.Downstream, 0)
+	for i := range 5 {
+		if err := d.Input([]byte("key " + string(rune('a'+i)) + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Eventually(t, "every key typed across the host's redial", func() bool {
+		s, _, err := r.sess.Snapshot()
+		return err == nil && strings.Contains(screenText(s), "GOT<key e>")
+	})
+	s, _, _ := r.sess.Snapshot()
+	if n := strings.Count(screenText(s), "GOT<key c>"); n != 1 {
+		t.Errorf("key c typed %d times", n)
+	}
+	for name, v := range map[string]*viewer.Client{"the driver": d, "the lane viewer": lane, "the viewer": cut} {
+		waitSameScreen(t, r, v, name+" on the host's screen after its redial")
+	}
 }
