@@ -2,6 +2,7 @@ package attachwire
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -166,4 +167,39 @@ func validProposalText(text, reason string) error {
 		return fmt.Errorf("attachwire: proposal reason is %d bytes, over %d", len(reason), MaxProposalReason)
 	}
 	return nil
+}
+
+// VisibleInput returns text as a person reading a proposal should see it,
+// on one line and safe to print anywhere: Enter (CR) is "⏎", a line feed
+// "␤", Tab "⇥", Escape "␛", another control character in caret notation
+// ("^C" for 0x03, "^?" for DEL), a C1 control or invalid UTF-8 "�". It is
+// cut to about max bytes with "…" (max ≤ 0: no cut).
+func VisibleInput(text string, max int) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(text, "\uFFFD") {
+		if max > 0 && b.Len() >= max {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == '\r':
+			b.WriteString("⏎")
+		case r == '\n':
+			b.WriteString("␤")
+		case r == '\t':
+			b.WriteString("⇥")
+		case r == 0x1b:
+			b.WriteString("␛")
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteByte(byte(r) + '@')
+		case r == 0x7f:
+			b.WriteString("^?")
+		case r >= 0x80 && r < 0xa0:
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

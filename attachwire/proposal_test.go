@@ -71,3 +71,20 @@ func TestProposalIsHostControlDecisionIsNot(t *testing.T) {
 		t.Error("pending is done")
 	}
 }
+
+func TestVisibleInput(t *testing.T) {
+	for in, want := range map[string]string{
+		"ls -la\r":          "ls -la⏎",
+		"a\nb\tc":           "a␤b⇥c",
+		"\x1b[A\x03\x7f":    "␛[A^C^?",
+		"\xc2\x9b2J\xff ok": "�2J� ok",
+		"héllo ✅":           "héllo ✅",
+	} {
+		if got := VisibleInput(in, 0); got != want {
+			t.Errorf("VisibleInput(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := VisibleInput(strings.Repeat("x", 100), 10); got != strings.Repeat("x", 10)+"…" {
+		t.Errorf("cut: %q", got)
+	}
+}

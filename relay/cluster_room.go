@@ -227,6 +227,7 @@ func (rm *room) ownedLocked() {
 			}
 			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
 			rm.penJoinLocked(v)
+			rm.sendPendingLocked(v)
 		}
 	}
 	rm.publishedLocked(outGen, 0, nil)
@@ -334,6 +335,12 @@ func (rm *room) serveIn(m *nats.Msg) {
 		rm.grab(l)
 	case opRelease:
 		rm.release(l)
+	case opDecide:
+		if c, err := attachwire.ParseControl(op.Wire); err == nil {
+			if d, ok := c.(attachwire.Decision); ok && attachwire.ValidateDecision(d) == nil {
+				rm.decide(l, d)
+			}
+		}
 	}
 }
 

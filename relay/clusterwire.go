@@ -33,6 +33,7 @@ const (
 	opRelease                    // the leg gives the pen back
 	opSnapshot                   // a viewer here needs a snapshot: reason
 	opFetch                      // a new mirror's first fill (request, chunked answer)
+	opDecide                     // the leg's decide control: its JSON document
 )
 
 // clusterOp is one message on a room's input subject: the kind, the node
@@ -58,7 +59,8 @@ type clusterOp struct {
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
 // fields (join: role, user, jti, cols, rows, ack, name, guest (0 or 1),
 // exp; resize: cols, rows;
-// snapshot: reason; input: the frame, to the end).
+// snapshot: reason; input: the frame, decide: the control's JSON, each to
+// the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
 	dst = appendWireString(dst, op.Node)
@@ -83,7 +85,7 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 	case opSnapshot:
 		dst = appendWireString(dst, op.Reason)
-	case opInput:
+	case opInput, opDecide:
 		dst = append(dst, op.Wire...)
 	}
 	return dst
@@ -116,7 +118,7 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 	case opSnapshot:
 		op.Reason = r.string()
-	case opInput:
+	case opInput, opDecide:
 		op.Wire = r.tail()
 	case opLeave, opGrab, opRelease, opFetch:
 	default:

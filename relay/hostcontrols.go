@@ -81,6 +81,8 @@ func (rm *room) hostControl(h *leg, c attachwire.Control) {
 		rm.penTake(h)
 	case attachwire.ReadOnly:
 		rm.setReadOnly(h, c.On)
+	case attachwire.Proposal:
+		rm.propose(h, c)
 	}
 }
 
