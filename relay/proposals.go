@@ -112,7 +112,7 @@ func (rm *room) decide(l *leg, d attachwire.Decision) {
 	switch {
 	case rm.pen.holder != l:
 		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied,
-			Message: "only the pen holder decides proposals: take the pen first"})
+			Message: "only the pen holder decides proposals: take the pen first", Retryable: true})
 		return
 	case !rm.props.pending(d.ID):
 		l.log.Debug("relay: decision on a proposal not pending", "id", d.ID)

@@ -9,6 +9,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
+import { Proposals, type ProposalEv } from './proposals';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
@@ -16,7 +17,7 @@ interface Member { userId: string; connId: string; role: string; driving: boolea
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
-  input?: boolean; mark?: string; command?: string; status?: number;
+  input?: boolean; mark?: string; command?: string; status?: number; proposal?: ProposalEv;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -27,6 +28,8 @@ interface Engine {
   release(): Uint8Array;
   ping(): Uint8Array;
   holding(): boolean;
+  decide(id: string, verdict: string, text: string, reason: string): Uint8Array | string;
+  fromVisible(s: string): string;
   applied(): { seq: number; epoch: number; ok: boolean };
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
   // The degraded lane's wire, in Go (attachwire): a POST's body, the
@@ -168,6 +171,16 @@ function main(boot: Boot, redeemed?: string): void {
   swallowQueries(term);
   term.open($('term'));
   const commands = new Commands(term, $('command-list'), $('command-count'));
+  const proposals = new Proposals($('proposals'), $('proposal-list'), {
+    decide: (id, verdict, text, reason) => {
+      if (!eng) return 'not connected';
+      const f = eng.decide(id, verdict, text, reason);
+      if (typeof f === 'string') return f;
+      send(f);
+      return null;
+    },
+    fromVisible: (s) => (eng ? eng.fromVisible(s) : s),
+  }, (s) => notice(s));
   // notice is hoisted: the rewind reports through it.
   const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
   // The tests read the terminal and the status, and cut the connection
@@ -177,6 +190,7 @@ function main(boot: Boot, redeemed?: string): void {
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
+    proposals: () => proposals.pending(), proposalOutcomes: () => proposals.outcomes,
     historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
@@ -400,6 +414,7 @@ function main(boot: Boot, redeemed?: string): void {
           status.holder = ev.text ?? '';
           status.holderConn = ev.message ?? '';
           penSeen = true;
+          proposals.setHolding(status.holding);
           showStatus();
           if (gained) advertise();
           break;
@@ -413,6 +428,9 @@ function main(boot: Boot, redeemed?: string): void {
           } else {
             notice('marker: ' + ev.text);
           }
+          break;
+        case 'proposal':
+          if (ev.proposal) proposals.update(ev.proposal);
           break;
         case 'exit': {
           status.exit = ev.text ? `ended by ${ev.text} (status ${ev.code})` : `exited with status ${ev.code}`;
