@@ -323,6 +323,24 @@ func (c *Client) Grab() error {
 	return nil
 }
 
+// Decide approves, edits or rejects the pending proposal id (verdict
+// "approve", "edit" with text, the input to write instead, or "reject"
+// with an optional reason). The relay passes on only the pen holder's
+// decision; the outcome comes as an EventProposal.
+func (c *Client) Decide(id, verdict, text, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
+	f, err := c.eng.Decide(id, verdict, text, reason)
+	if err != nil {
+		return fmt.Errorf("viewer: %w", err)
+	}
+	c.queue(f)
+	return nil
+}
+
 // Release gives the pen back.
 func (c *Client) Release() error {
 	c.mu.Lock()

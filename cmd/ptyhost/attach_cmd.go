@@ -240,6 +240,8 @@ type attacher struct {
 	detached bool
 	cmds     attachui.CommandLog // the session's recent commands, from its command marks
 	cmdsUp   bool                // the commands panel shows
+	props    attachui.Proposals  // input proposals waiting for the pen holder
+	edit     *attachui.LineEdit  // the proposal being edited, or nil
 	restored sync.Once
 }
 
@@ -362,6 +364,12 @@ func (a *attacher) event(ev viewer.Event) {
 		if gained {
 			d.Message("keys go to the session (Ctrl-] r gives the pen back)")
 		}
+		a.mu.Lock()
+		waiting := a.props.Len() > 0
+		a.mu.Unlock()
+		if waiting {
+			a.showProposals() // its title says who may decide
+		}
 	case viewer.EventPresence:
 		a.st.Members = ev.Members
 		d.SetState(a.st)
@@ -376,6 +384,8 @@ func (a *attacher) event(ev viewer.Event) {
 		if up {
 			a.showCommands()
 		}
+	case viewer.EventProposal:
+		a.proposal(*ev.Proposal)
 	case viewer.EventNotice:
 		d.Message("relay: " + string(ev.Code) + ": " + ev.Text)
 	case viewer.EventConnection:
@@ -416,6 +426,9 @@ func (a *attacher) setDriving(on bool) {
 // keys handles one read of the terminal: prefix commands, and the rest
 // for the session while driving.
 func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
+	if a.editing(c, p) {
+		return
+	}
 	send := func(b []byte) {
 		if len(b) == 0 {
 			return
@@ -465,8 +478,10 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 		} else {
 			a.disp.HidePanel()
 		}
+	case attachui.CmdApprove, attachui.CmdReject, attachui.CmdEdit:
+		a.decide(c, cmd)
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, d detach, Ctrl-] send Ctrl-]")
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, y/n/e approve/reject/edit a proposal, d detach, Ctrl-] send Ctrl-]")
 	}
 }
 
