@@ -49,13 +49,17 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   d   detach (the session goes on; the pen, if held, is given back)
   c   show or hide the session's recent commands with their exit status
       (a shell marks them: see 'ptyhost help shell-integration')
+  y   approve the oldest input proposal waiting (the pen holder only)
+  n   reject it
+  e   edit it: a line editor on the panel, Enter sends, Esc cancels
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
 The terminal is in raw mode only while it holds the pen: then Ctrl-C,
 like every key, goes to the session. While watching, Ctrl-C detaches
 (status 0), as Ctrl-] d does. Pen, presence and room changes show for a
 moment on the bottom row; a lost connection or host stays there until it
-is back.
+is back. Input proposals (an agent's typing that waits for a person's
+approval, see 'ptyhost help mcp') show in a panel above the status line.
 
 Flags:
   --link-file FILE   read the room's link from FILE
