@@ -418,6 +418,7 @@ var (
 		entry[ReadOnly](),
 		entry[Proposal](),
 		entry[Decision](),
+		entry[Propose](),
 	}
 	controls = index(controlTable)
 )

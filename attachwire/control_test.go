@@ -56,6 +56,7 @@ func TestControlGolden(t *testing.T) {
 			`{"type":"proposal","id":"p1","state":"pending","text":"ls\r","fromUserId":"agent","fromName":"claude","expiresAt":1700000000000}`},
 		{"proposal rejected", Proposal{ID: "p1", State: ProposalRejected, Text: "rm -rf /", FromUserID: "agent", ByUserID: "ada", Reason: "no"},
 			`{"type":"proposal","id":"p1","state":"rejected","text":"rm -rf /","fromUserId":"agent","byUserId":"ada","reason":"no"}`},
+		{"propose", Propose{Text: "make\r"}, `{"type":"propose","text":"make\r"}`},
 		{"decide approve", Decision{ID: "p1", Verdict: VerdictApprove}, `{"type":"decide","id":"p1","verdict":"approve"}`},
 		{"decide edit stamped", Decision{ID: "p1", Verdict: VerdictEdit, Text: "ls -l\r", ByUserID: "ada", ByConnID: "j1", ByName: "Ada"},
 			`{"type":"decide","id":"p1","verdict":"edit","text":"ls -l\r","byUserId":"ada","byConnId":"j1","byName":"Ada"}`},

@@ -95,6 +95,33 @@ type Decision struct {
 	ByName   string  `json:"byName,omitempty"`
 }
 
+// Propose ("propose", a driver whose token marks its input as needing
+// approval → relay → host) asks the host to propose Text on the
+// participant's behalf: the host's gate announces it as a Proposal like
+// its own agent's. The relay passes on only a proposing driver's, and
+// sets FromUserID, FromConnID and FromName from its token, whatever the
+// leg sent.
+type Propose struct {
+	Text       string `json:"text"`
+	FromUserID string `json:"fromUserId,omitempty"`
+	FromConnID string `json:"fromConnId,omitempty"`
+	FromName   string `json:"fromName,omitempty"`
+}
+
+// ValidatePropose reports what makes p malformed: empty text, text over
+// MaxProposalText or not UTF-8.
+func ValidatePropose(p Propose) error {
+	if p.Text == "" {
+		return fmt.Errorf("attachwire: propose has no text")
+	}
+	return validProposalText(p.Text, "")
+}
+
+// ControlType returns "propose".
+func (Propose) ControlType() string { return "propose" }
+
+func (Propose) control() {}
+
 // ControlType returns "proposal".
 func (Proposal) ControlType() string { return "proposal" }
 

@@ -120,6 +120,8 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		l.room.release(l)
 	case attachwire.Decision:
 		return l.decideControl(c)
+	case attachwire.Propose:
+		return l.proposeControl(c)
 	case attachwire.ResumeFrom:
 		after := c.Seq
 		l.mu.Lock()

@@ -128,6 +128,39 @@ func (rm *room) decide(l *leg, d attachwire.Decision) {
 	rm.host.send(d)
 }
 
+// proposeFor passes a proposing driver's propose control to the host,
+// stamped with who proposes; anyone else is refused pen-denied.
+func (rm *room) proposeFor(l *leg, p attachwire.Propose) {
+	if !l.propose {
+		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Retryable: true,
+			Message: "only a participant whose input needs approval proposes: take the pen and type"})
+		return
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.host == nil {
+		l.send(attachwire.ErrorControl{Code: attachwire.CodeHostLost, Retryable: true,
+			Message: "the host is away: the proposal was not delivered; propose again when it is back"})
+		return
+	}
+	p.FromUserID, p.FromConnID, p.FromName = l.userID, l.jti, l.name
+	rm.host.send(p)
+}
+
+// proposeControl handles a propose control from a driver or viewer leg:
+// on a mirror node it goes to the room's owner.
+func (l *leg) proposeControl(p attachwire.Propose) bool {
+	if err := attachwire.ValidatePropose(p); err != nil {
+		l.framing(err.Error())
+		return false
+	}
+	if wire, err := attachwire.MarshalControl(p); err == nil && l.forwardRemote(clusterOp{Op: opPropose, Wire: wire}) {
+		return true
+	}
+	l.room.proposeFor(l, p)
+	return true
+}
+
 // decideControl handles a decide control from a driver or viewer leg: on
 // a mirror node it goes to the room's owner.
 func (l *leg) decideControl(d attachwire.Decision) bool {

@@ -6,6 +6,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/relaytest"
+	"github.com/ptyhost/ptyhost/token"
 )
 
 func hostSays(t testing.TB, h *host, c attachwire.Control) {
@@ -97,4 +98,33 @@ func TestProposalsWithdrawnOnRebindAndMalformedRefused(t *testing.T) {
 	expectClosed(t, d, websocket.StatusProtocolError, attachwire.CodeFraming)
 	v.SendControl(ctxT(t), attachwire.Proposal{ID: "p9", State: attachwire.ProposalPending, Text: "x"})
 	expectClosed(t, v, websocket.StatusProtocolError, attachwire.CodeFraming)
+}
+
+// A driver whose token has prop never holds the pen (not a free one on
+// joining, not by grab), and its propose controls reach the host stamped
+// with its identity; a plain driver's are refused.
+func TestProposerProposesAndNeverHoldsThePen(t *testing.T) {
+	s := relaytest.NewServer(t, quiet())
+	h := dialHost(t, s, 1)
+	tok := s.Token(t, token.Claims{RoomID: room, Role: attachwire.RoleDriver, UserID: "guest-1", Name: "Ada", Propose: true})
+	p := dialViewer(t, s, tok, attachwire.RoleDriver, attachwire.Subscribe{})
+	if ps := relaytest.ExpectControl[attachwire.PenState](t, p); ps.HolderConnID != "" {
+		t.Fatalf("a proposer took the free pen: %+v", ps)
+	}
+	p.SendControl(ctxT(t), attachwire.Grab{})
+	if e := relaytest.ExpectControl[attachwire.ErrorControl](t, p); e.Code != attachwire.CodePenDenied || !e.Retryable {
+		t.Fatalf("a proposer's grab: %+v", e)
+	}
+	p.SendControl(ctxT(t), attachwire.Propose{Text: "make test\r", FromUserID: "root"})
+	got := relaytest.ExpectControl[attachwire.Propose](t, h.c)
+	if got.Text != "make test\r" || got.FromUserID != "guest-1" || got.FromName != "Ada" || got.FromConnID == "" {
+		t.Fatalf("host got %+v", got)
+	}
+	d, _ := driverWithPen(t, s, "dan")
+	d.SendControl(ctxT(t), attachwire.Propose{Text: "x"})
+	if e := relaytest.ExpectControl[attachwire.ErrorControl](t, d); e.Code != attachwire.CodePenDenied {
+		t.Fatalf("a plain driver's propose: %+v", e)
+	}
+	p.SendControl(ctxT(t), attachwire.Propose{Text: ""})
+	expectClosed(t, p, websocket.StatusProtocolError, attachwire.CodeFraming)
 }
