@@ -33,8 +33,18 @@ func (p *Proposal) Pending() bool { return p.State == string(attachwire.Proposal
 // proposal turns a proposal control into its event; a malformed one (the
 // relay passes on only valid ones) is ignored.
 func (e *Engine) proposal(c attachwire.Proposal) []Event {
-	if attachwire.ValidateProposal(c) != nil {
+	p, ok := ProposalOf(c)
+	if !ok {
 		return nil
+	}
+	return []Event{{Kind: ProposalChanged, Proposal: &p}}
+}
+
+// ProposalOf is a proposal control as a viewer shows it; false for a
+// malformed one.
+func ProposalOf(c attachwire.Proposal) (Proposal, bool) {
+	if attachwire.ValidateProposal(c) != nil {
+		return Proposal{}, false
 	}
 	from := c.FromName
 	if from == "" {
@@ -44,12 +54,23 @@ func (e *Engine) proposal(c attachwire.Proposal) []Event {
 	if by == "" {
 		by = c.ByUserID
 	}
-	return []Event{{Kind: ProposalChanged, Proposal: &Proposal{
+	return Proposal{
 		ID: c.ID, State: string(c.State), Input: c.Text,
 		Visible: attachwire.VisibleInput(c.Text, maxVisibleInput),
 		From:    sanitize.UIString(from, maxNameRunes), By: sanitize.UIString(by, maxNameRunes),
 		Reason: sanitize.UIString(c.Reason, maxMessageRunes), ExpiresAt: c.ExpiresAt,
-	}}}
+	}, true
+}
+
+// Propose returns the propose control for text: what a proposing driver
+// (its token's prop claim) sends instead of typing. The answer is the
+// host's proposal, as a ProposalChanged event.
+func (e *Engine) Propose(text string) (attachwire.Frame, error) {
+	p := attachwire.Propose{Text: text}
+	if err := attachwire.ValidatePropose(p); err != nil {
+		return attachwire.Frame{}, err
+	}
+	return controlFrame(p), nil
 }
 
 // Decide returns the decide control for proposal id: verdict approve,
