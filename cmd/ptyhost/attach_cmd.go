@@ -52,6 +52,9 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   y   approve the oldest input proposal waiting (the pen holder only)
   n   reject it
   e   edit it: a line editor on the panel, Enter sends, Esc cancels
+  p   propose a line, with a link whose input needs approval ('ptyhost
+      share --approve'): it is typed once the sharer or pen holder
+      approves
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
 The terminal is in raw mode only while it holds the pen: then Ctrl-C,
@@ -450,7 +453,10 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 		} else {
 			a.waited = false
 		}
-		if errors.Is(err, viewer.ErrNoPen) {
+		switch {
+		case errors.Is(err, viewer.ErrNoPen) && c.Proposer():
+			a.disp.Message("your input needs approval: Ctrl-] p proposes a line")
+		case errors.Is(err, viewer.ErrNoPen):
 			a.disp.Message("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches")
 		}
 	}
@@ -484,8 +490,10 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 		}
 	case attachui.CmdApprove, attachui.CmdReject, attachui.CmdEdit:
 		a.decide(c, cmd)
+	case attachui.CmdPropose:
+		a.propose(c)
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, y/n/e approve/reject/edit a proposal, d detach, Ctrl-] send Ctrl-]")
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, y/n/e approve/reject/edit a proposal, p propose a line, d detach, Ctrl-] send Ctrl-]")
 	}
 }
 

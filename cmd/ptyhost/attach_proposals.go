@@ -35,6 +35,9 @@ func (a *attacher) showProposals() {
 	edit, driving, cmdsUp := a.edit, a.driving, a.cmdsUp
 	a.mu.Unlock()
 	switch {
+	case edit != nil && edit.Proposing():
+		a.disp.ShowPanel("propose a line (Enter sends it, with Enter; Esc cancels): "+edit.Text()+"▌", lines)
+		return
 	case n == 0 && cmdsUp:
 		a.showCommands()
 		return
@@ -81,6 +84,18 @@ func (a *attacher) decide(c *viewer.Client, cmd attachui.Command) {
 	}
 }
 
+// propose opens the editor for a line to propose (a proposer's token).
+func (a *attacher) propose(c *viewer.Client) {
+	if !c.Proposer() {
+		a.disp.Message("this link types directly (Ctrl-] g takes the pen): it does not propose")
+		return
+	}
+	a.mu.Lock()
+	a.edit = attachui.NewProposeEdit()
+	a.mu.Unlock()
+	a.showProposals()
+}
+
 // editing feeds keys to the proposal editor while one is open, and
 // reports whether it took them.
 func (a *attacher) editing(c *viewer.Client, p []byte) bool {
@@ -97,13 +112,23 @@ func (a *attacher) editing(c *viewer.Client, p []byte) bool {
 	a.mu.Unlock()
 	switch res {
 	case attachui.EditSend:
-		if input := e.Input(); input == "" || input == "\r" {
+		input := e.Input()
+		switch {
+		case e.Proposing() && input == "\r":
+			a.disp.Message("nothing proposed: the line is empty")
+		case e.Proposing():
+			if err := c.Propose(input); err != nil {
+				a.disp.Message("not sent: " + err.Error())
+			}
+		case input == "" || input == "\r":
 			a.disp.Message("the edited line is empty: Ctrl-] n rejects instead")
-		} else if err := c.Decide(e.ID, "edit", input, ""); err != nil {
-			a.disp.Message("not sent: " + err.Error())
+		default:
+			if err := c.Decide(e.ID, "edit", input, ""); err != nil {
+				a.disp.Message("not sent: " + err.Error())
+			}
 		}
 	case attachui.EditCancel:
-		a.disp.Message("edit cancelled")
+		a.disp.Message("cancelled")
 	}
 	a.showProposals()
 	return true

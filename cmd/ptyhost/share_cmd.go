@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/approval"
+	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/attachui"
 	"github.com/ptyhost/ptyhost/internal/share"
 	"github.com/ptyhost/ptyhost/token"

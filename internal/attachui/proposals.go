@@ -142,6 +142,14 @@ func (e *LineEdit) Feed(p []byte) EditResult {
 	return EditGoing
 }
 
+// NewProposeEdit opens an empty editor for a line to propose: the input
+// it makes ends with Enter.
+func NewProposeEdit() *LineEdit { return &LineEdit{enter: true} }
+
+// Proposing reports an editor opened by NewProposeEdit, whose line is a
+// new proposal rather than an edit of one.
+func (e *LineEdit) Proposing() bool { return e.ID == "" }
+
 // Text is the line as typed so far.
 func (e *LineEdit) Text() string { return string(e.buf) }
 
