@@ -341,7 +341,7 @@ func (g *Gate) record(from Person, o Outcome) {
 // Label is the record of an outcome, one displayable line:
 // `proposal 3f2a… approved by Ada: ls -la⏎ (proposed by agent)`.
 func Label(from Person, o Outcome) string {
-	s := "proposal " + o.ID + " " + string(o.State)
+	s := attachwire.ProposalLabelPrefix + o.ID + " " + string(o.State)
 	switch {
 	case o.Rule != "":
 		s += " by rule " + attachwire.VisibleInput(o.Rule, 128)

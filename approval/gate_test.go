@@ -123,7 +123,7 @@ func TestGateDecisions(t *testing.T) {
 			if len(g.Pending()) != 0 {
 				t.Fatal("still pending")
 			}
-			if len(r.labels) != 1 || !strings.Contains(r.labels[0], string(tc.state)+" by Ada") || !strings.Contains(r.labels[0], "proposed by claude") {
+			if len(r.labels) != 1 || !attachwire.IsProposalLabel(r.labels[0]) || !strings.Contains(r.labels[0], string(tc.state)+" by Ada") || !strings.Contains(r.labels[0], "proposed by claude") {
 				t.Fatalf("recorded %q", r.labels)
 			}
 			g.Decide(d) // a second decision changes nothing
@@ -176,6 +176,9 @@ func TestGateRulesAndRefusals(t *testing.T) {
 	if out := <-res; out.o.State != attachwire.ProposalRejected {
 		t.Fatalf("%+v", out)
 	}
+	if told := next(t, r); told.State != attachwire.ProposalRejected {
+		t.Fatalf("told %+v", told)
+	}
 	if _, err := g.Propose(context.Background(), Request{Text: ""}); !errors.Is(err, ErrBadText) {
 		t.Fatalf("empty: %v", err)
 	}
@@ -193,7 +196,7 @@ func TestGateRulesAndRefusals(t *testing.T) {
 	for range MaxPending {
 		next(t, r)
 	}
-	if _, err := g.Propose(context.Background(), Request{Text: "z"}); !errors.Is(err, ErrTooManyPending) {
+	if _, err := g.Propose(context.Background(), Request{Text: "z", Timeout: time.Second}); !errors.Is(err, ErrTooManyPending) {
 		t.Fatalf("over the bound: %v", err)
 	}
 	g.Close()

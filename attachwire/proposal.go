@@ -196,6 +196,31 @@ func validProposalText(text, reason string) error {
 	return nil
 }
 
+// ProposalLabelPrefix starts the Marker label that records a proposal's
+// outcome: "proposal <id> <state> …" (docs/protocol.md §6).
+const ProposalLabelPrefix = "proposal "
+
+// IsProposalLabel reports whether a Marker label records a proposal's
+// outcome, so a viewer that shows the outcome already need not show the
+// marker as well.
+func IsProposalLabel(label string) bool {
+	rest, ok := strings.CutPrefix(label, ProposalLabelPrefix)
+	if !ok {
+		return false
+	}
+	id, rest, ok := strings.Cut(rest, " ")
+	if !ok || validProposalID(id) != nil {
+		return false
+	}
+	state, _, _ := strings.Cut(rest, " ")
+	state, _, _ = strings.Cut(state, ":")
+	switch ProposalState(state) {
+	case ProposalApproved, ProposalEdited, ProposalRejected, ProposalExpired, ProposalWithdrawn:
+		return true
+	}
+	return false
+}
+
 // VisibleInput returns text as a person reading a proposal should see it,
 // on one line and safe to print anywhere: Enter (CR) is "⏎", a line feed
 // "␤", Tab "⇥", Escape "␛", another control character in caret notation

@@ -72,6 +72,22 @@ func TestProposalIsHostControlDecisionIsNot(t *testing.T) {
 	}
 }
 
+func TestIsProposalLabel(t *testing.T) {
+	for label, want := range map[string]bool{
+		"proposal 9c01e2a7b3f40d11 approved by ada: ls⏎ (proposed by claude)": true,
+		"proposal 9c01 expired (proposed by claude)":                          true,
+		"proposal 9c01 rejected by ada (no) (proposed by x)":                  true,
+		"proposal 9c01 pending":                                               false,
+		"proposal  approved":                                                  false,
+		"proposals are welcome":                                               false,
+		"$ proposal 1 approved":                                               false,
+	} {
+		if got := IsProposalLabel(label); got != want {
+			t.Errorf("IsProposalLabel(%q) = %v", label, got)
+		}
+	}
+}
+
 func TestVisibleInput(t *testing.T) {
 	for in, want := range map[string]string{
 		"ls -la\r":          "ls -la⏎",

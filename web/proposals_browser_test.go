@@ -10,7 +10,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/mcpserver"
+	"github.com/ptyhost/ptyhost/internal/share"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
@@ -135,4 +138,85 @@ func TestBrowserApprovesAgentInput(t *testing.T) {
 	testkit.Eventually(t, "the panel hides once nothing waits", func() bool {
 		return eval[bool](t, ctx, `document.getElementById('proposals').hidden`)
 	})
+}
+
+// TestBrowserProposerProposes: with `share --approve` the page of a drive
+// link proposes lines from its propose bar instead of typing; what the
+// sharer approves reaches the program, what it rejects never does, and
+// the page says which.
+func TestBrowserProposerProposes(t *testing.T) {
+	bctx := startBrowser(t)
+	props := make(chan attachwire.Proposal, 16)
+	sh, err := share.Start(share.Config{Approve: true, OnProposal: func(p attachwire.Proposal) { props <- p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{"sh", "-c", `stty -echo; echo ready; while read -r l; do echo "got:$l"; done`}, Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	carried := make(chan error, 1)
+	go func() { carried <- sh.Carry(ctx, sess.Agent(), nil) }()
+	t.Cleanup(func() {
+		cancel()
+		<-carried
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		sess.Stop(sctx)
+	})
+	pctx := page(t, bctx, sh.Links.BrowserURL(sh.Links.PageDriverToken))
+	waitScreen(t, pctx, "ready")
+	if eval[bool](t, pctx, `document.getElementById('propose-bar').hidden || !document.getElementById('pen-button').hidden`) {
+		t.Fatal("a proposer's page shows no propose bar, or a pen button")
+	}
+	pending := func(want string) attachwire.Proposal {
+		t.Helper()
+		for {
+			select {
+			case p := <-props:
+				if p.State == attachwire.ProposalPending {
+					if p.Text != want || p.FromUserID != share.PageDriverUser {
+						t.Fatalf("proposal %+v, want %q from %s", p, want, share.PageDriverUser)
+					}
+					return p
+				}
+			case <-time.After(testkit.Deadline):
+				t.Fatalf("no proposal of %q", want)
+			}
+		}
+	}
+	proposeLine := func(line string) {
+		t.Helper()
+		eval[bool](t, pctx, fmt.Sprintf(`(() => { document.getElementById('propose-text').value = %q;
+			document.getElementById('propose-button').click(); return true; })()`, line))
+	}
+
+	proposeLine("echo hi")
+	p := pending("echo hi\r")
+	if shown := waitProposal(t, pctx); shown != "echo hi⏎" {
+		t.Fatalf("the proposer's page shows %q", shown)
+	}
+	if !eval[bool](t, pctx, `document.querySelector('#proposal-list .proposal button.approve').disabled`) {
+		t.Fatal("a page without the pen may click approve")
+	}
+	if !sh.Decide(p.ID, true, "") {
+		t.Fatal("the sharer's approval found no proposal")
+	}
+	waitScreen(t, pctx, "got:echo hi")
+
+	proposeLine("rm -rf /")
+	p = pending("rm -rf /\r")
+	sh.Decide(p.ID, false, "no")
+	var note string
+	testkit.EventuallyDescribe(t, "the page says it was rejected", func() bool {
+		note = eval[string](t, pctx, `document.getElementById('notice').textContent`)
+		return strings.Contains(note, "rejected by the sharer: no")
+	}, func() string {
+		return "notice: " + note + "\noutcomes: " + fmt.Sprint(eval[any](t, pctx, `ptyhostViewer.proposalOutcomes()`))
+	})
+	if strings.Contains(pageScreen(t, pctx), "got:rm") {
+		t.Fatal("a rejected line reached the program")
+	}
 }

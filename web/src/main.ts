@@ -29,6 +29,7 @@ interface Engine {
   ping(): Uint8Array;
   holding(): boolean;
   decide(id: string, verdict: string, text: string, reason: string): Uint8Array | string;
+  propose(text: string): Uint8Array | string;
   fromVisible(s: string): string;
   applied(): { seq: number; epoch: number; ok: boolean };
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
@@ -134,6 +135,9 @@ function main(boot: Boot, redeemed?: string): void {
   // connection): the relay verifies the signature.
   const c = claims(tok) ?? {};
   const driver = c.role === 'driver';
+  // A proposer's input needs approval: it never holds the pen, and
+  // proposes lines from the propose bar instead of typing.
+  const proposer = driver && c.prop === true;
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
@@ -279,7 +283,7 @@ function main(boot: Boot, redeemed?: string): void {
   // the relay's room state or, while no leg is up, the page's own.
   function showStatus(): void {
     const btn = $('pen-button') as HTMLButtonElement;
-    btn.hidden = !driver;
+    btn.hidden = !driver || proposer;
     btn.textContent = status.holding ? 'Release the pen' : 'Take the pen';
     if (typeof ptyhostStatus !== 'function') {
       $('room').textContent = status.room; // the engine is not loaded (yet)
@@ -337,12 +341,31 @@ function main(boot: Boot, redeemed?: string): void {
     // A paste comes as several messages, in order, whole or not at all;
     // when not at all (too much still awaits the relay's ack), the person
     // is told, never left to think it went.
+    if (proposer) {
+      notice('your input needs approval: write it in the propose bar');
+      ($('propose-text') as HTMLInputElement).focus();
+      return;
+    }
     const msgs = eng.input(data);
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
     for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
+
+  // The propose bar: a proposer's line goes to the host as a proposal,
+  // with Enter at its end, and waits for the pen holder or the sharer.
+  $('propose-bar').hidden = !proposer;
+  $('propose-bar').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const box = $('propose-text') as HTMLInputElement;
+    if (!eng || box.value === '') return;
+    const f = eng.propose(box.value + '\r');
+    if (typeof f === 'string') { notice('not proposed: ' + f); return; }
+    send(f);
+    box.value = '';
+    notice('proposed: it waits for approval');
+  });
 
   $('rewind-button').addEventListener('click', () => {
     const tl = $('timeline');
@@ -423,6 +446,7 @@ function main(boot: Boot, redeemed?: string): void {
           if (ev.mark) {
             // The shell's command marks: the commands bar shows once the
             // first command comes.
+            if (ev.mark === 'proposal') break; // the panel says it already
             if (ev.mark === 'command') $('commands-bar').hidden = false;
             commands.mark(ev);
           } else {

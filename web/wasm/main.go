@@ -89,6 +89,16 @@ func newEngine(_ js.Value, args []js.Value) any {
 		}
 		return frameToJS(f)
 	})
+	method("propose", func(a []js.Value) any {
+		if len(a) < 1 {
+			return js.ValueOf("propose: want the text")
+		}
+		f, err := e.Propose(a[0].String())
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		return frameToJS(f)
+	})
 	method("fromVisible", func(a []js.Value) any {
 		if len(a) < 1 {
 			return ""
@@ -213,6 +223,9 @@ func eventToJS(ev engine.Event) js.Value {
 			if m.HasStatus {
 				status = m.Status
 			}
+		}
+		if attachwire.IsProposalLabel(ev.Text) {
+			kind = "proposal" // the outcome the proposals panel shows
 		}
 		o.Set("mark", kind)
 		o.Set("command", m.Command)
