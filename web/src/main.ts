@@ -9,6 +9,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
+import { Proposals, type ProposalEv } from './proposals';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
@@ -16,7 +17,7 @@ interface Member { userId: string; connId: string; role: string; driving: boolea
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
-  input?: boolean; mark?: string; command?: string; status?: number;
+  input?: boolean; mark?: string; command?: string; status?: number; proposal?: ProposalEv;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -27,6 +28,9 @@ interface Engine {
   release(): Uint8Array;
   ping(): Uint8Array;
   holding(): boolean;
+  decide(id: string, verdict: string, text: string, reason: string): Uint8Array | string;
+  propose(text: string): Uint8Array | string;
+  fromVisible(s: string): string;
   applied(): { seq: number; epoch: number; ok: boolean };
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
   // The degraded lane's wire, in Go (attachwire): a POST's body, the
@@ -131,6 +135,9 @@ function main(boot: Boot, redeemed?: string): void {
   // connection): the relay verifies the signature.
   const c = claims(tok) ?? {};
   const driver = c.role === 'driver';
+  // A proposer's input needs approval: it never holds the pen, and
+  // proposes lines from the propose bar instead of typing.
+  const proposer = driver && c.prop === true;
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
@@ -168,6 +175,16 @@ function main(boot: Boot, redeemed?: string): void {
   swallowQueries(term);
   term.open($('term'));
   const commands = new Commands(term, $('command-list'), $('command-count'));
+  const proposals = new Proposals($('proposals'), $('proposal-list'), {
+    decide: (id, verdict, text, reason) => {
+      if (!eng) return 'not connected';
+      const f = eng.decide(id, verdict, text, reason);
+      if (typeof f === 'string') return f;
+      send(f);
+      return null;
+    },
+    fromVisible: (s) => (eng ? eng.fromVisible(s) : s),
+  }, (s) => notice(s));
   // notice is hoisted: the rewind reports through it.
   const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
   // The tests read the terminal and the status, and cut the connection
@@ -177,6 +194,7 @@ function main(boot: Boot, redeemed?: string): void {
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
+    proposals: () => proposals.pending(), proposalOutcomes: () => proposals.outcomes,
     historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
@@ -265,7 +283,7 @@ function main(boot: Boot, redeemed?: string): void {
   // the relay's room state or, while no leg is up, the page's own.
   function showStatus(): void {
     const btn = $('pen-button') as HTMLButtonElement;
-    btn.hidden = !driver;
+    btn.hidden = !driver || proposer;
     btn.textContent = status.holding ? 'Release the pen' : 'Take the pen';
     if (typeof ptyhostStatus !== 'function') {
       $('room').textContent = status.room; // the engine is not loaded (yet)
@@ -323,12 +341,31 @@ function main(boot: Boot, redeemed?: string): void {
     // A paste comes as several messages, in order, whole or not at all;
     // when not at all (too much still awaits the relay's ack), the person
     // is told, never left to think it went.
+    if (proposer) {
+      notice('your input needs approval: write it in the propose bar');
+      ($('propose-text') as HTMLInputElement).focus();
+      return;
+    }
     const msgs = eng.input(data);
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
     for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
   term.onData((d) => typed(new TextEncoder().encode(d)));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
+
+  // The propose bar: a proposer's line goes to the host as a proposal,
+  // with Enter at its end, and waits for the pen holder or the sharer.
+  $('propose-bar').hidden = !proposer;
+  $('propose-bar').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const box = $('propose-text') as HTMLInputElement;
+    if (!eng || box.value === '') return;
+    const f = eng.propose(box.value + '\r');
+    if (typeof f === 'string') { notice('not proposed: ' + f); return; }
+    send(f);
+    box.value = '';
+    notice('proposed: it waits for approval');
+  });
 
   $('rewind-button').addEventListener('click', () => {
     const tl = $('timeline');
@@ -400,6 +437,7 @@ function main(boot: Boot, redeemed?: string): void {
           status.holder = ev.text ?? '';
           status.holderConn = ev.message ?? '';
           penSeen = true;
+          proposals.setHolding(status.holding);
           showStatus();
           if (gained) advertise();
           break;
@@ -408,11 +446,15 @@ function main(boot: Boot, redeemed?: string): void {
           if (ev.mark) {
             // The shell's command marks: the commands bar shows once the
             // first command comes.
+            if (ev.mark === 'proposal') break; // the panel says it already
             if (ev.mark === 'command') $('commands-bar').hidden = false;
             commands.mark(ev);
           } else {
             notice('marker: ' + ev.text);
           }
+          break;
+        case 'proposal':
+          if (ev.proposal) proposals.update(ev.proposal);
           break;
         case 'exit': {
           status.exit = ev.text ? `ended by ${ev.text} (status ${ev.code})` : `exited with status ${ev.code}`;
