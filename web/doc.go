@@ -68,6 +68,24 @@
 // says so while the page keeps trying. The page then stops: no redial,
 // no degraded lane.
 //
+// On a touch screen (a coarse pointer, or touch points) the page shows a
+// row of the keys a soft keyboard lacks (src/touchkeys.ts): Esc, Tab,
+// Ctrl, the four arrows, Ctrl-C and Paste. They send through the same path
+// as typing, so without the pen they send nothing and the notice line
+// says why (as it does for keys typed). Ctrl is sticky: a tap holds it
+// for the next key typed on the soft keyboard or the row (c then sends
+// 0x03, an arrow CSI 1;5). The arrows send SS3 in application cursor mode
+// and CSI otherwise, from the mode the terminal holds, which is the one
+// a real keyboard's arrows follow. Paste reads the clipboard where the
+// browser lets the page (a secure page with the person's leave) and
+// sends it as a paste (bracketed when the program asked); elsewhere it
+// says the browser does not let it. At 360 px wide the bar wraps, the
+// notice is cut to its own line, and a terminal wider than the screen
+// (the host's size, for a viewer) scrolls inside its box: the page
+// itself never scrolls sideways. The bar's "screen reader" switch turns
+// on xterm.js's screen-reader mode (its rows as an accessible tree), and
+// the browser remembers it (localStorage ptyhost.screenReader).
+//
 // The page starts in two scripts. The boot script (wasm_exec.js, the Go
 // runtime's side in the page, and src/boot.ts), first in the page's
 // head, starts the engine's WebAssembly (fetched and compiled while it
@@ -83,12 +101,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   853 B                     2,004 B
-//	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             96,646 B                   366,705 B
-//	app.<hash>.css             2,644 B                     7,457 B
-//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
-//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
+//	index.html                   966 B                     2,290 B
+//	boot.<hash>.js             3,820 B                    10,580 B
+//	app.<hash>.js             98,419 B                   371,637 B
+//	app.<hash>.css             2,785 B                     7,993 B
+//	engine.<hash>.wasm     1,164,491 B                 4,214,089 B
+//	dist/ in all           1,270,931 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

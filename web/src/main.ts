@@ -9,6 +9,8 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
+import { TouchKeys } from './touchkeys';
+import { screenReaderOn, screenReaderSwitch } from './screenreader';
 import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
@@ -161,6 +163,7 @@ function main(boot: Boot, redeemed?: string): void {
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
+    screenReaderMode: screenReaderOn(),
   };
   const term = new Terminal(termOptions);
   const fit = new FitAddon();
@@ -319,6 +322,20 @@ function main(boot: Boot, redeemed?: string): void {
 
   function typed(data: Uint8Array): void {
     if (!typedByPerson()) { status.repliesDropped++; return; }
+    sendTyped(data);
+  }
+  // cannotType says why what a person types does not reach the program
+  // now, or '' when it does.
+  function cannotType(): string {
+    if (!eng) return 'the viewer is still starting';
+    if (status.holding) return '';
+    return driver ? 'you do not hold the pen: take it to type' : 'this link only views: it cannot type';
+  }
+  // sendTyped sends what a person typed, tapped or pasted; without the
+  // pen it says why nothing went.
+  function sendTyped(data: Uint8Array): void {
+    const why = cannotType();
+    if (why) { notice(why); return; }
     if (!eng) return;
     // A paste comes as several messages, in order, whole or not at all;
     // when not at all (too much still awaits the relay's ack), the person
@@ -327,7 +344,14 @@ function main(boot: Boot, redeemed?: string): void {
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
     for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
-  term.onData((d) => typed(new TextEncoder().encode(d)));
+  const keys = new TouchKeys($('touchkeys'), {
+    send: sendTyped, notice,
+    refusal: cannotType,
+    appCursor: () => term.modes.applicationCursorKeysMode,
+    bracketed: () => term.modes.bracketedPasteMode,
+  });
+  screenReaderSwitch($('sr-button') as HTMLButtonElement, () => [term]);
+  term.onData((d) => typed(new TextEncoder().encode(keys.modify(d))));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
   $('rewind-button').addEventListener('click', () => {
