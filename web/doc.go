@@ -90,9 +90,12 @@
 // runtime's side in the page, and src/boot.ts), first in the page's
 // head, starts the engine's WebAssembly (fetched and compiled while it
 // streams in, then run) and the WebSocket dial at once, while xterm.js
-// and the page's script (app.js) load and set up the terminal; the page
-// takes the socket over, replaying what it did meanwhile, and subscribes
-// once the engine runs. A snapshot is written to xterm.js as soon as the
+// and the page's script (app.js) load and set up the terminal. Once the
+// engine runs and the socket is open it subscribes (with no viewport:
+// xterm.js has not measured the screen yet; a driver sends its viewport
+// when it takes the pen), so the relay's snapshot is on its way while
+// xterm.js still loads; the page takes the engine and the socket over,
+// replaying what the socket did meanwhile. A snapshot is written to xterm.js as soon as the
 // engine has decoded it. window.ptyhostViewer.marks holds the start-up
 // timeline the tests and BenchmarkFirstPaint read.
 //
@@ -101,12 +104,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   966 B                     2,290 B
-//	boot.<hash>.js             3,820 B                    10,580 B
-//	app.<hash>.js             98,419 B                   371,637 B
+//	index.html                   964 B                     2,290 B
+//	boot.<hash>.js             4,056 B                    11,087 B
+//	app.<hash>.js             98,445 B                   371,725 B
 //	app.<hash>.css             2,785 B                     7,993 B
 //	engine.<hash>.wasm     1,164,491 B                 4,214,089 B
-//	dist/ in all           1,270,931 B (README included; budget 1.3 MiB)
+//	dist/ in all           1,271,191 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

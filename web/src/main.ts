@@ -11,7 +11,7 @@ import { Commands } from './commands';
 import { Rewind } from './rewind';
 import { TouchKeys } from './touchkeys';
 import { screenReaderOn, screenReaderSwitch } from './screenreader';
-import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
+import { Boot, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
@@ -142,10 +142,6 @@ function main(boot: Boot, redeemed?: string): void {
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
   let blockWS = params.get('nows') === '1';
   const probeMs = Number(params.get('probe')) || PROBE_MS;
-  // Another: #maxpaste=N lowers the bytes a paste may leave awaiting the
-  // relay's ack (never raises them), so a test reaches the refusal with a
-  // small paste.
-  const maxPendingBytes = Number(params.get('maxpaste')) || 0;
   // And #silence=MS shortens the keepalive (a ping after a fifth of it),
   // so a test sees a black-holed path noticed in a second.
   const silenceMs = Number(params.get('silence')) || SILENCE_MS;
@@ -816,6 +812,7 @@ function main(boot: Boot, redeemed?: string): void {
       status.connected = true;
       status.connects++;
       notice('');
+      if (early?.subscribed) return; // the boot script subscribed on this dial
       const d = fit.proposeDimensions();
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
@@ -854,7 +851,7 @@ function main(boot: Boot, redeemed?: string): void {
   }
 
   boot.engine.then(() => {
-    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
+    const made = (boot.eng as Engine | null) ?? ptyhostEngine(engineOptions(tok));
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     const d = fit.proposeDimensions();
