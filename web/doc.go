@@ -86,7 +86,9 @@
 // on xterm.js's screen-reader mode (its rows as an accessible tree), and
 // the browser remembers it (localStorage ptyhost.screenReader).
 //
-// The page starts in two scripts. The boot script (wasm_exec.js, the Go
+// The page starts in two scripts. The page's head preloads the engine's
+// WebAssembly, so that its request leaves beside the boot script's
+// instead of after it has run. The boot script (wasm_exec.js, the Go
 // runtime's side in the page, and src/boot.ts), first in the page's
 // head, starts the engine's WebAssembly (fetched and compiled while it
 // streams in, then run) and the WebSocket dial at once, while xterm.js
@@ -104,12 +106,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   964 B                     2,290 B
-//	boot.<hash>.js             4,056 B                    11,087 B
+//	index.html                   991 B                     2,364 B
+//	boot.<hash>.js             4,087 B                    11,129 B
 //	app.<hash>.js             98,445 B                   371,725 B
 //	app.<hash>.css             2,785 B                     7,993 B
 //	engine.<hash>.wasm     1,164,491 B                 4,214,089 B
-//	dist/ in all           1,271,191 B (README included; budget 1.3 MiB)
+//	dist/ in all           1,271,249 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

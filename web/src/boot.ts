@@ -15,8 +15,10 @@ declare function ptyhostEngine(o: object): { subscribe(cols: number, rows: numbe
 function boot(): Boot {
   const marks: Record<string, number> = {};
   mark(marks, 'boot');
-  const me = document.currentScript as HTMLScriptElement | null;
-  const engineURL = new URL(me?.dataset.engine ?? 'engine.wasm', me?.src ?? location.href).href;
+  // The page preloads the engine (its request leaves with the boot
+  // script's, not after it); this fetch takes that response.
+  const pre = document.querySelector('link[rel="preload"][as="fetch"]') as HTMLLinkElement | null;
+  const engineURL = pre?.href ?? new URL('engine.wasm', (document.currentScript as HTMLScriptElement | null)?.src ?? location.href).href;
   const go = new Go();
   const b: Boot = { engine: Promise.resolve(), ws: null, events: [], marks, eng: null, subscribed: false };
   const params = fragment();
