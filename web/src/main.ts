@@ -166,6 +166,7 @@ function main(boot: Boot, redeemed?: string): void {
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
+  screenReaderSwitch($('sr-button') as HTMLButtonElement, () => [term]);
   const commands = new Commands(term, $('command-list'), $('command-count'));
   // notice is hoisted: the rewind reports through it.
   const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s));
@@ -346,7 +347,6 @@ function main(boot: Boot, redeemed?: string): void {
     appCursor: () => term.modes.applicationCursorKeysMode,
     bracketed: () => term.modes.bracketedPasteMode,
   });
-  screenReaderSwitch($('sr-button') as HTMLButtonElement, () => [term]);
   term.onData((d) => typed(new TextEncoder().encode(keys.modify(d))));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
