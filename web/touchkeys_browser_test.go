@@ -168,6 +168,13 @@ func TestBrowserTouchKeys(t *testing.T) {
 	if got := k.next(t); got != "78" {
 		t.Errorf("x after Ctrl tapped twice: the program read %s, want 78", got)
 	}
+	// A tap on the row leaves the focus in the terminal, so a phone's
+	// soft keyboard stays up.
+	tap(t, ctx, "#key-tab")
+	k.next(t)
+	if cls := eval[string](t, ctx, `document.activeElement ? document.activeElement.className : ''`); !strings.Contains(cls, "xterm-helper-textarea") {
+		t.Errorf("after a tap on the key row the focus is on %q, want the terminal's textarea", cls)
+	}
 
 	for _, a := range []struct{ key, csi, ss3 string }{
 		{"left", "1b5b44", "1b4f44"}, {"up", "1b5b41", "1b4f41"}, {"down", "1b5b42", "1b4f42"}, {"right", "1b5b43", "1b4f43"},
