@@ -10,7 +10,9 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
 import { Proposals, type ProposalEv } from './proposals';
-import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
+import { TouchKeys } from './touchkeys';
+import { screenReaderOn, screenReaderSwitch } from './screenreader';
+import { Boot, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
@@ -147,10 +149,6 @@ function main(boot: Boot, redeemed?: string): void {
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
   let blockWS = params.get('nows') === '1';
   const probeMs = Number(params.get('probe')) || PROBE_MS;
-  // Another: #maxpaste=N lowers the bytes a paste may leave awaiting the
-  // relay's ack (never raises them), so a test reaches the refusal with a
-  // small paste.
-  const maxPendingBytes = Number(params.get('maxpaste')) || 0;
   // And #silence=MS shortens the keepalive (a ping after a fifth of it),
   // so a test sees a black-holed path noticed in a second.
   const silenceMs = Number(params.get('silence')) || SILENCE_MS;
@@ -168,12 +166,14 @@ function main(boot: Boot, redeemed?: string): void {
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
+    screenReaderMode: screenReaderOn(),
   };
   const term = new Terminal(termOptions);
   const fit = new FitAddon();
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
+  screenReaderSwitch($('sr-button') as HTMLButtonElement, () => [term]);
   const commands = new Commands(term, $('command-list'), $('command-count'));
   const proposals = new Proposals($('proposals'), $('proposal-list'), {
     decide: (id, verdict, text, reason) => {
@@ -337,20 +337,40 @@ function main(boot: Boot, redeemed?: string): void {
 
   function typed(data: Uint8Array): void {
     if (!typedByPerson()) { status.repliesDropped++; return; }
+    sendTyped(data);
+  }
+  // cannotType says why what a person types does not reach the program
+  // now, or '' when it does.
+  function cannotType(): string {
+    if (!eng) return 'the viewer is still starting';
+    if (proposer) return 'your input needs approval: write it in the propose bar';
+    if (status.holding) return '';
+    return driver ? 'you do not hold the pen: take it to type' : 'this link only views: it cannot type';
+  }
+  // sendTyped sends what a person typed, tapped or pasted; without the
+  // pen it says why nothing went.
+  function sendTyped(data: Uint8Array): void {
+    const why = cannotType();
+    if (why) {
+      notice(why);
+      if (proposer) ($('propose-text') as HTMLInputElement).focus();
+      return;
+    }
     if (!eng) return;
     // A paste comes as several messages, in order, whole or not at all;
     // when not at all (too much still awaits the relay's ack), the person
     // is told, never left to think it went.
-    if (proposer) {
-      notice('your input needs approval: write it in the propose bar');
-      ($('propose-text') as HTMLInputElement).focus();
-      return;
-    }
     const msgs = eng.input(data);
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
     for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
-  term.onData((d) => typed(new TextEncoder().encode(d)));
+  const keys = new TouchKeys($('touchkeys'), {
+    send: sendTyped, notice,
+    refusal: cannotType,
+    appCursor: () => term.modes.applicationCursorKeysMode,
+    bracketed: () => term.modes.bracketedPasteMode,
+  });
+  term.onData((d) => typed(new TextEncoder().encode(keys.modify(d))));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
 
   // The propose bar: a proposer's line goes to the host as a proposal,
@@ -834,6 +854,7 @@ function main(boot: Boot, redeemed?: string): void {
       status.connected = true;
       status.connects++;
       notice('');
+      if (early?.subscribed) return; // the boot script subscribed on this dial
       const d = fit.proposeDimensions();
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
@@ -872,7 +893,7 @@ function main(boot: Boot, redeemed?: string): void {
   }
 
   boot.engine.then(() => {
-    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes });
+    const made = (boot.eng as Engine | null) ?? ptyhostEngine(engineOptions(tok));
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     const d = fit.proposeDimensions();
