@@ -90,7 +90,20 @@ func (e *Engine) Decide(id, verdict, text, reason string) (attachwire.Frame, err
 // feed, "⇥" Tab and "␛" Escape. Caret notation stays text: "^C" typed in
 // an editor is two characters, not Ctrl-C.
 func InputFromVisible(s string) string {
-	return visibleKeys.Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '⏎':
+			b.WriteByte('\r')
+		case '␤':
+			b.WriteByte('\n')
+		case '⇥':
+			b.WriteByte('\t')
+		case '␛':
+			b.WriteByte(0x1b)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
-
-var visibleKeys = strings.NewReplacer("⏎", "\r", "␤", "\n", "⇥", "\t", "␛", "\x1b")
