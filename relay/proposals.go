@@ -92,14 +92,7 @@ func (rm *room) propose(h *leg, p attachwire.Proposal) {
 			Message: "too many proposals pending: decide or withdraw some first"})
 		return
 	}
-	b, err := controlWire(p)
-	if err != nil {
-		rm.relay.log.Error("relay: encode control", "type", p.ControlType(), "err", err)
-		return
-	}
-	for v := range rm.viewers {
-		v.sendWire(b)
-	}
+	rm.broadcastLocked(p) // every driver and viewer; not the host (forHost)
 }
 
 // decide passes the pen holder's decision on a pending proposal to the
@@ -147,30 +140,28 @@ func (rm *room) proposeFor(l *leg, p attachwire.Propose) {
 	rm.host.send(p)
 }
 
-// proposeControl handles a propose control from a driver or viewer leg:
-// on a mirror node it goes to the room's owner.
+// proposeControl handles a propose control from a driver or viewer leg,
+// decideControl a decide; it reports false when the leg ended for a
+// malformed one.
 func (l *leg) proposeControl(p attachwire.Propose) bool {
-	if err := attachwire.ValidatePropose(p); err != nil {
-		l.framing(err.Error())
-		return false
-	}
-	if wire, err := attachwire.MarshalControl(p); err == nil && l.forwardRemote(clusterOp{Op: opPropose, Wire: wire}) {
-		return true
-	}
-	l.room.proposeFor(l, p)
-	return true
+	return l.participantControl(p, attachwire.ValidatePropose(p), opPropose, func() { l.room.proposeFor(l, p) })
 }
 
-// decideControl handles a decide control from a driver or viewer leg: on
-// a mirror node it goes to the room's owner.
 func (l *leg) decideControl(d attachwire.Decision) bool {
-	if err := attachwire.ValidateDecision(d); err != nil {
-		l.framing(err.Error())
+	return l.participantControl(d, attachwire.ValidateDecision(d), opDecide, func() { l.room.decide(l, d) })
+}
+
+// participantControl ends the leg for a control that failed validation
+// (invalid), sends a valid one to the room's owner from a mirror node
+// (as op), and applies it here otherwise.
+func (l *leg) participantControl(c attachwire.Control, invalid error, op opKind, apply func()) bool {
+	if invalid != nil {
+		l.framing(invalid.Error())
 		return false
 	}
-	if wire, err := attachwire.MarshalControl(d); err == nil && l.forwardRemote(clusterOp{Op: opDecide, Wire: wire}) {
+	if wire, err := attachwire.MarshalControl(c); err == nil && l.forwardRemote(clusterOp{Op: op, Wire: wire}) {
 		return true
 	}
-	l.room.decide(l, d)
+	apply()
 	return true
 }
