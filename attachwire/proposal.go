@@ -3,6 +3,7 @@ package attachwire
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -224,8 +225,10 @@ func IsProposalLabel(label string) bool {
 // VisibleInput returns text as a person reading a proposal should see it,
 // on one line and safe to print anywhere: Enter (CR) is "⏎", a line feed
 // "␤", Tab "⇥", Escape "␛", another control character in caret notation
-// ("^C" for 0x03, "^?" for DEL), a C1 control or invalid UTF-8 "�". It is
-// cut to about max bytes with "…" (max ≤ 0: no cut).
+// ("^C" for 0x03, "^?" for DEL), a C1 control or invalid UTF-8 "�", and a
+// format character (a bidi override, a zero-width space: what would make
+// the text read otherwise than it types) "<U+202E>". It is cut to about
+// max bytes with "…" (max ≤ 0: no cut).
 func VisibleInput(text string, max int) string {
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(text, "\uFFFD") {
@@ -249,6 +252,8 @@ func VisibleInput(text string, max int) string {
 			b.WriteString("^?")
 		case r >= 0x80 && r < 0xa0:
 			b.WriteRune(utf8.RuneError)
+		case unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteRune(r)
 		}

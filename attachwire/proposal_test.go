@@ -95,6 +95,8 @@ func TestVisibleInput(t *testing.T) {
 		"\x1b[A\x03\x7f":    "␛[A^C^?",
 		"\xc2\x9b2J\xff ok": "�2J� ok",
 		"héllo ✅":           "héllo ✅",
+		"ls \u202etxt.exe":  "ls <U+202E>txt.exe",
+		"a\u200bb":          "a<U+200B>b",
 	} {
 		if got := VisibleInput(in, 0); got != want {
 			t.Errorf("VisibleInput(%q) = %q, want %q", in, got, want)
