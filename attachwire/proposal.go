@@ -27,6 +27,13 @@ const (
 	// MaxProposalReason is the longest reason a decision or a proposal's
 	// outcome carries.
 	MaxProposalReason = 512
+	// MaxProposalWireText and MaxProposalWireReason bound the members as
+	// they travel: in a sealed room a text is sealed and base64url
+	// encoded (docs/protocol.md section 8), longer than what it holds.
+	// Validate checks these; whoever seals or types checks the plain
+	// bounds above.
+	MaxProposalWireText   = 96 << 10
+	MaxProposalWireReason = 1024
 )
 
 // ProposalState is where a proposal stands.
@@ -186,6 +193,21 @@ func validProposalID(id string) error {
 }
 
 func validProposalText(text, reason string) error {
+	switch {
+	case len(text) > MaxProposalWireText:
+		return fmt.Errorf("attachwire: proposal text is %d bytes, over %d", len(text), MaxProposalWireText)
+	case !utf8.ValidString(text):
+		return fmt.Errorf("attachwire: proposal text is not UTF-8")
+	case len(reason) > MaxProposalWireReason:
+		return fmt.Errorf("attachwire: proposal reason is %d bytes, over %d", len(reason), MaxProposalWireReason)
+	}
+	return nil
+}
+
+// CheckProposalPlain reports text or a reason over the plain bounds
+// (MaxProposalText, MaxProposalReason), or text that is not UTF-8: what
+// a proposer or a decider may write before it is sealed.
+func CheckProposalPlain(text, reason string) error {
 	switch {
 	case len(text) > MaxProposalText:
 		return fmt.Errorf("attachwire: proposal text is %d bytes, over %d", len(text), MaxProposalText)

@@ -18,8 +18,8 @@ func TestValidateProposal(t *testing.T) {
 		"unknown state": {ID: "p", State: "maybe", Text: "x"},
 		"pending empty": {ID: "p", State: ProposalPending},
 		"not UTF-8":     {ID: "p", State: ProposalPending, Text: "\xff"},
-		"text too long": {ID: "p", State: ProposalPending, Text: strings.Repeat("a", MaxProposalText+1)},
-		"long reason":   {ID: "p", State: ProposalRejected, Text: "x", Reason: strings.Repeat("r", MaxProposalReason+1)},
+		"text too long": {ID: "p", State: ProposalPending, Text: strings.Repeat("a", MaxProposalWireText+1)},
+		"long reason":   {ID: "p", State: ProposalRejected, Text: "x", Reason: strings.Repeat("r", MaxProposalWireReason+1)},
 	}
 	for name, p := range bad {
 		if err := ValidateProposal(p); err == nil {
@@ -104,5 +104,16 @@ func TestVisibleInput(t *testing.T) {
 	}
 	if got := VisibleInput(strings.Repeat("x", 100), 10); got != strings.Repeat("x", 10)+"…" {
 		t.Errorf("cut: %q", got)
+	}
+}
+
+func TestCheckProposalPlain(t *testing.T) {
+	if err := CheckProposalPlain("ls\r", "no"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range [][2]string{{strings.Repeat("a", MaxProposalText+1), ""}, {"\xff", ""}, {"x", strings.Repeat("r", MaxProposalReason+1)}} {
+		if CheckProposalPlain(tc[0], tc[1]) == nil {
+			t.Errorf("%.20q accepted", tc[0])
+		}
 	}
 }

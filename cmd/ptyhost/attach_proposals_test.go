@@ -18,12 +18,12 @@ func TestAttachDecidesProposals(t *testing.T) {
 	mustCall(t, cs, "start", map[string]any{"command": "sh", "args": []string{"-c", `stty -echo; echo ready; while read -r l; do echo "got:$l"; done`}}, &st)
 	var sh mcpShared
 	mustCall(t, cs, "share", map[string]any{"id": st.ID}, &sh)
-	line, ok := strings.CutPrefix(sh.AttachDrive, "PTYHOST_TOKEN=")
-	tok, rest, _ := strings.Cut(line, " ")
-	if !ok || !strings.HasPrefix(rest, "ptyhost attach --drive ") {
+	// The room is sealed: the line sets the room key beside the token.
+	env, rest, ok := strings.Cut(sh.AttachDrive, " ptyhost attach --drive ")
+	if !ok || !strings.HasPrefix(env, "PTYHOST_TOKEN=") || !strings.Contains(env, " PTYHOST_KEY=") {
 		t.Fatalf("share's attach line %q", sh.AttachDrive)
 	}
-	cmd := "PTYHOST_TOKEN=" + tok + " " + shellQuote(ptyhostBin) + strings.TrimPrefix(rest, "ptyhost") + "; echo rc=$?"
+	cmd := env + " " + shellQuote(ptyhostBin) + " attach --drive " + rest + "; echo rc=$?"
 	tm.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "20", "/bin/sh")
 	tm.run("send-keys", "-t", "main:0", "-l", cmd)
 	tm.run("send-keys", "-t", "main:0", "Enter")

@@ -98,7 +98,9 @@ func fileText(t *testing.T, name string) string {
 func TestMCPApproval(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "got")
-	cs := mcpClient(t, "--auto-approve", `echo ok\r`, "--approval-timeout", "3s")
+	// Unsealed: this test's approver is a bare protocol leg; the sealed
+	// path is the attach and browser tests'.
+	cs := mcpClient(t, "--auto-approve", `echo ok\r`, "--approval-timeout", "3s", "--no-e2e")
 	var st mcpStarted
 	mustCall(t, cs, "start", map[string]any{"command": "sh", "args": []string{"-c", "stty -echo; echo ready; while read -r l; do echo \"$l\" >> " + out + "; echo \"got $l\"; done"}, "approval": true}, &st)
 	mcpWaitFor(t, cs, st.ID, `^ready$`)

@@ -53,6 +53,10 @@ Flags:
                           (without: a relay in issuer mode, logged in to
                           with your SSH key)
   --identity FILE         the SSH key for a relay in issuer mode
+  --no-e2e                share without end-to-end encryption: the relay
+                          reads the session (by default the links carry a
+                          room key the relay never sees, as 'ptyhost share'
+                          does)
 `
 
 func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -69,6 +73,7 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	fs.StringVar(&sharer.RelayURL, "relay", "", "")
 	fs.StringVar(&keyFile, "key", "", "")
 	fs.StringVar(&sharer.Identity, "identity", "", "")
+	fs.BoolVar(&sharer.Unsealed, "no-e2e", false, "")
 	rest, _, err := parseArgs(fs, args, true)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

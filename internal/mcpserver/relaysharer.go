@@ -24,6 +24,9 @@ type RelaySharer struct {
 	RelayURL string
 	Key      ed25519.PrivateKey
 	Identity string
+	// Unsealed turns off end-to-end encryption (share.Config.Unsealed):
+	// the relay then reads the sessions it carries.
+	Unsealed bool
 	// Logger receives the carriers' logs; nil discards them.
 	Logger *slog.Logger
 
@@ -51,13 +54,19 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 		logger = slog.New(slog.DiscardHandler)
 	}
 	var up func(bool)
+	var sh *share.Share // set before Carry calls the hooks
 	sh, err := share.Start(share.Config{
-		RelayURL: rs.RelayURL, Key: rs.Key, Identity: rs.Identity,
+		RelayURL: rs.RelayURL, Key: rs.Key, Identity: rs.Identity, Unsealed: rs.Unsealed,
 		OnRoom: func(c attachwire.Control) {
-			if d, ok := c.(attachwire.Decision); ok {
-				if g := s.Gate(); g != nil {
-					g.Decide(d)
-				}
+			d, ok := c.(attachwire.Decision)
+			g := s.Gate()
+			if !ok || g == nil {
+				return
+			}
+			if c, err := sh.OpenControl(d); err == nil {
+				g.Decide(c.(attachwire.Decision))
+			} else {
+				logger.Warn("mcp: dropped a decision that failed its integrity check", "session", s.ID(), "err", err)
 			}
 		},
 		OnLink: func(ok bool) { up(ok) },
@@ -74,7 +83,7 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 		}
 	}
 	if g := s.Gate(); g != nil {
-		g.SetAnnounce(ctx, func(ctx context.Context, p attachwire.Proposal) error { return sh.Controls().Send(ctx, p) })
+		g.SetAnnounce(ctx, sh.Announce)
 	}
 	ss := &sharedSession{sh: sh, cancel: cancel}
 	ss.links = ShareLinks{Watch: sh.Links.WatchLink, Drive: sh.Links.DriveLink}
@@ -82,7 +91,7 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 		ss.links = ShareLinks{
 			Watch:       sh.Links.BrowserURL(sh.Links.PageViewerToken),
 			Drive:       sh.Links.BrowserURL(sh.Links.PageDriverToken),
-			AttachDrive: fmt.Sprintf("PTYHOST_TOKEN=%s ptyhost attach --drive %s", sh.Links.DriverToken, sh.Links.AttachURL),
+			AttachDrive: fmt.Sprintf("PTYHOST_TOKEN=%s %sptyhost attach --drive %s", sh.Links.DriverToken, sh.Links.KeyEnv(), sh.Links.AttachURL),
 		}
 	}
 	if rs.shared == nil {

@@ -25,7 +25,7 @@ func (s *Share) newGate(sess agent.InteractiveSession, logger *slog.Logger) *app
 			if s.cfg.OnProposal != nil {
 				s.cfg.OnProposal(p)
 			}
-			return s.controls.Send(ctx, p)
+			return s.Announce(ctx, p)
 		},
 		Record:  func(label string) { sess.EmitMarker(label) }, //nolint:errcheck // after exit nothing is written either
 		Timeout: s.cfg.ApprovalTimeout,
@@ -42,6 +42,13 @@ func (s *Share) newGate(sess agent.InteractiveSession, logger *slog.Logger) *app
 // forgets them when a host binds).
 func (s *Share) gated(ctx context.Context, g *approval.Gate, logger *slog.Logger) (func(attachwire.Control), func(bool)) {
 	room := func(c attachwire.Control) {
+		c, err := s.OpenControl(c)
+		if err != nil {
+			if logger != nil {
+				logger.Warn("share: dropped a control that failed its integrity check", "err", err)
+			}
+			return
+		}
 		switch c := c.(type) {
 		case attachwire.Propose:
 			go func() {

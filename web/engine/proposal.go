@@ -5,6 +5,7 @@ import (
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 )
 
 // maxVisibleInput bounds a proposal's visible text: a page or a status
@@ -33,6 +34,17 @@ func (p *Proposal) Pending() bool { return p.State == string(attachwire.Proposal
 // proposal turns a proposal control into its event; a malformed one (the
 // relay passes on only valid ones) is ignored.
 func (e *Engine) proposal(c attachwire.Proposal) []Event {
+	if e.room != nil {
+		// A sealed room's proposal texts travel sealed: one that does
+		// not open was made under another key or altered, and is
+		// shown as nothing.
+		text, err := e.room.OpenText(seal.TextProposal, c.ID, c.Text)
+		reason, rerr := e.room.OpenText(seal.TextReason, c.ID, c.Reason)
+		if err != nil || rerr != nil {
+			return nil
+		}
+		c.Text, c.Reason = text, reason
+	}
 	p, ok := ProposalOf(c)
 	if !ok {
 		return nil
@@ -70,6 +82,12 @@ func (e *Engine) Propose(text string) (attachwire.Frame, error) {
 	if err := attachwire.ValidatePropose(p); err != nil {
 		return attachwire.Frame{}, err
 	}
+	if err := attachwire.CheckProposalPlain(text, ""); err != nil {
+		return attachwire.Frame{}, err
+	}
+	if e.room != nil {
+		p.Text = e.room.SealText(seal.TextPropose, "", p.Text)
+	}
 	return controlFrame(p), nil
 }
 
@@ -81,6 +99,13 @@ func (e *Engine) Decide(id, verdict, text, reason string) (attachwire.Frame, err
 	d := attachwire.Decision{ID: id, Verdict: attachwire.Verdict(verdict), Text: text, Reason: reason}
 	if err := attachwire.ValidateDecision(d); err != nil {
 		return attachwire.Frame{}, err
+	}
+	if err := attachwire.CheckProposalPlain(text, reason); err != nil {
+		return attachwire.Frame{}, err
+	}
+	if e.room != nil {
+		d.Text = e.room.SealText(seal.TextDecision, d.ID, d.Text)
+		d.Reason = e.room.SealText(seal.TextReason, d.ID, d.Reason)
 	}
 	return controlFrame(d), nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 )
 
 func TestProposalEventsAndDecide(t *testing.T) {
@@ -51,5 +52,48 @@ func TestInputFromVisible(t *testing.T) {
 	in := "a\rb\nc\td\x1be^C"
 	if got := InputFromVisible(attachwire.VisibleInput(in, 0)); got != "a\rb\nc\td\x1be^C" {
 		t.Fatalf("round trip %q", got)
+	}
+}
+
+// In a sealed room the proposal texts travel sealed: the engine opens
+// them, drops one that does not open, and seals its own decisions and
+// proposals.
+func TestSealedProposals(t *testing.T) {
+	k, _ := seal.GenerateKey()
+	other, _ := seal.GenerateKey()
+	room := seal.NewRoom(k, "s")
+	e := New(Options{SessionID: "s", Key: k})
+	sealed := attachwire.Proposal{ID: "p1", State: attachwire.ProposalPending, FromUserID: "agent",
+		Text: room.SealText(seal.TextProposal, "p1", "ls\r")}
+	evs := apply(t, e, controlMsg(t, sealed))
+	if len(evs) != 1 || evs[0].Proposal.Input != "ls\r" || evs[0].Proposal.Visible != "ls⏎" {
+		t.Fatalf("sealed proposal: %+v", evs)
+	}
+	forged := sealed
+	forged.Text = seal.NewRoom(other, "s").SealText(seal.TextProposal, "p1", "rm -rf /\r")
+	if evs := apply(t, e, controlMsg(t, forged)); len(evs) != 0 {
+		t.Fatalf("a proposal under another key was shown: %+v", evs)
+	}
+	moved := sealed
+	moved.ID = "p2" // the relay passing p1's text off as p2's
+	if evs := apply(t, e, controlMsg(t, moved)); len(evs) != 0 {
+		t.Fatalf("a text moved to another proposal was shown: %+v", evs)
+	}
+	f, err := e.Decide("p1", "edit", "ls -l\r", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := attachwire.DecodeControl(f.Payload)
+	d := c.(attachwire.Decision)
+	if d.Text == "ls -l\r" {
+		t.Fatal("an edit travels in the clear in a sealed room")
+	}
+	if got, err := room.OpenText(seal.TextDecision, "p1", d.Text); err != nil || got != "ls -l\r" {
+		t.Fatalf("the host opens %q, %v", got, err)
+	}
+	f, _ = e.Propose("make\r")
+	c, _ = attachwire.DecodeControl(f.Payload)
+	if got, err := room.OpenText(seal.TextPropose, "", c.(attachwire.Propose).Text); err != nil || got != "make\r" {
+		t.Fatalf("the host opens the proposal as %q, %v", got, err)
 	}
 }
