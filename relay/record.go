@@ -214,7 +214,7 @@ func (rs *recorders) sweep() {
 	var files []recordFile
 	var total int64
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), recordSuffix) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), recordSuffix) && !strings.HasSuffix(e.Name(), sealedRecordSuffix) {
 			continue
 		}
 		fi, err := e.Info()

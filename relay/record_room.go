@@ -80,8 +80,8 @@ func (rm *room) recordBoundLocked(wants bool) {
 	}
 	if rm.sealID != "" {
 		// An asciicast holds text the relay can read; a sealed room's
-		// stream is not that.
-		rm.relay.log.Info("relay: a sealed room is not recorded", "room", rm.key.session)
+		// stream is recorded as it is, sealed (record_sealed.go).
+		rm.startSealedRecordingLocked(rs)
 		return
 	}
 	now := time.Now()

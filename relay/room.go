@@ -391,7 +391,11 @@ func (rm *room) ingest(l *leg, f attachwire.Frame) error {
 	rm.ring.append(f.Seq, typ, atSeq, wire)
 	rm.publishedLocked(outFrame, atSeq, wire)
 	rm.historyAddLocked(f.Seq, typ, atSeq, f.RelTime, wire)
-	rm.recordFrameLocked(typ, payload)
+	if rm.sealID != "" {
+		rm.recordSealedLocked(typ, wire)
+	} else {
+		rm.recordFrameLocked(typ, payload)
+	}
 	if typ == attachwire.TypeExit {
 		rm.exitSeq = f.Seq
 		rm.setStateLocked(attachwire.RoomEnded, false)

@@ -2,6 +2,8 @@ package relay_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relay"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -321,6 +324,42 @@ func TestSealedRoomHoldsNoPlaintext(t *testing.T) {
 	}
 	if files == 0 {
 		t.Error("the relay wrote no history: nothing was looked at")
+	}
+
+	// The recording is the sealed stream, which the key opens.
+	var rec []string
+	testkit.Eventually(t, "the sealed recording", func() bool {
+		rec, _ = filepath.Glob(filepath.Join(recDir, "*.sealed.frames"))
+		return len(rec) == 1
+	})
+	b, err := os.ReadFile(rec[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened strings.Builder
+	fr := attachwire.NewFileReader(bytes.NewReader(b))
+	for {
+		f, err := fr.ReadFrame()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the recording: %v", err)
+		}
+		o, err := vr.Open(f, 6)
+		if err != nil {
+			t.Fatalf("recorded %v seq %d does not open: %v", f.Type, f.Seq, err)
+		}
+		switch o.Type {
+		case attachwire.TypeOutput:
+			opened.Write(o.Payload)
+		case attachwire.TypeMarker:
+			m, _ := attachwire.DecodeMarker(o.Payload)
+			opened.WriteString(m.Label)
+		}
+	}
+	if !strings.Contains(opened.String(), "MARK-output-7f3a") || !strings.Contains(opened.String(), "MARK-label-77e1") {
+		t.Errorf("the recording opens to %q", opened.String())
 	}
 }
 

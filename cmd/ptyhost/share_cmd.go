@@ -58,6 +58,9 @@ a name a guest typed is marked "(guest)". The prefix key (Ctrl-] unless
   x       revoke a link: nobody more joins with it, its holder is closed
   p       take the pen back
   o       read-only on or off: while on, nobody else may type
+  e       a new room key: the old links stop working at once; the new
+          ones (same tokens, new key) are written to a file only you can
+          read, which the status line names
   y       approve the oldest input proposal waiting (with --approve)
   n       reject it
   s       stop sharing; the program goes on here

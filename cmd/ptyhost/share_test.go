@@ -202,11 +202,7 @@ func readLinks(t *testing.T, tm *tmuxServer, target string) sharedLinks {
 	}
 	l.token, l.attachURL = m[1], m[5]
 	if m[2] != "" {
-		k, err := seal.ParseKey(m[2])
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.key = k
+		l.key = mustKey(t, m[2])
 	}
 	for _, p := range []string{l.watchPage, l.drivePage} {
 		if !pageRE.MatchString(p) {
@@ -214,6 +210,16 @@ func readLinks(t *testing.T, tm *tmuxServer, target string) sharedLinks {
 		}
 	}
 	return l
+}
+
+// mustKey parses a room key as a link carries it.
+func mustKey(t *testing.T, s string) *seal.Key {
+	t.Helper()
+	k, err := seal.ParseKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // pageSocket turns a browser address into what the page dials: the room's

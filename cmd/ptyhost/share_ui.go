@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -50,6 +52,7 @@ func newShareUI(a *attachment, sh *share.Share, prefix byte, stopCarry func()) *
 				go sh.Close() // waits for the relay's goroutine
 			}
 		},
+		Rekey: rekeyFor(sh),
 	})
 	a.disp, a.keys = u.disp, u.console.Keys
 	u.wg.Go(func() {
@@ -65,6 +68,33 @@ func newShareUI(a *attachment, sh *share.Share, prefix byte, stopCarry func()) *
 		}
 	})
 	return u
+}
+
+// rekeyFor is the menu's new key for a sealed share, nil for a plain one.
+func rekeyFor(sh *share.Share) func() (string, error) {
+	if sh.Links.Key == nil {
+		return nil
+	}
+	return func() (string, error) { return rekeyLinks(sh) }
+}
+
+// rekeyLinks starts a new room key and writes the links under it to a
+// file only this user can read: the program owns the screen, and a link
+// is too long for the status line. It returns the sentence to show.
+func rekeyLinks(sh *share.Share) (string, error) {
+	l, err := sh.Rekey()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp("", "ptyhost-links-*.txt") // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("new key made, but its links could not be written: %w", err)
+	}
+	writeLinks(f, l, attachProgram(), 0)
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("new key made, but its links could not be written: %w", err)
+	}
+	return "new key: the old links no longer work; the new ones are in " + f.Name(), nil
 }
 
 // close stops the status line's clock and waits for the menu's controls.

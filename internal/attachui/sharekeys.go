@@ -19,11 +19,12 @@ const (
 	SharePick                  // the key read after Pick: a menu's choice
 	ShareApprove               // y: approve the oldest input proposal waiting
 	ShareReject                // n: reject it
+	ShareRekey                 // e: a new room key; the old links stop
 )
 
 // ShareKeys splits the sharer's input into bytes for the session and
 // prefix commands, as Keys does for attach: the prefix then w, k, x, p,
-// o, s, y, n or ? is a command, the prefix twice sends one prefix byte, the
+// o, e, s, y, n or ? is a command, the prefix twice sends one prefix byte, the
 // prefix then any other key is ShareUnknown (dropped). After Pick, the
 // next key, whatever it is, is a SharePick: a menu's choice (or its
 // cancellation), never the session's.
@@ -82,6 +83,8 @@ func shareCommand(b byte) ShareCommand {
 		return ShareApprove
 	case 'n':
 		return ShareReject
+	case 'e':
+		return ShareRekey
 	}
 	return ShareUnknown
 }

@@ -34,6 +34,10 @@ type ConsoleConfig struct {
 	// Decide approves or rejects a waiting input proposal as the sharer
 	// (Share.Decide); nil: the share takes no proposals.
 	Decide func(id string, approve bool, reason string) bool
+	// Rekey starts a new room key and returns what to tell the sharer
+	// (where the new links are). Nil: the menu says the room has no key
+	// to change. It runs in the background.
+	Rekey func() (string, error)
 }
 
 // Console is share's side of the sharer's terminal: it shows joins,
@@ -136,7 +140,7 @@ func (c *Console) Keys(p []byte) []byte {
 }
 
 // help is the prefix menu's help line.
-const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, y/n approve/reject a proposal, s stop sharing, Ctrl-] send Ctrl-]"
+const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, e new key, y/n approve/reject a proposal, s stop sharing, Ctrl-] send Ctrl-]"
 
 // commandLocked carries out one prefix command or menu choice.
 func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
@@ -180,6 +184,24 @@ func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
 		c.send("read-only", func(ctx context.Context) error { return c.cfg.Controls.SetReadOnly(ctx, on) })
 	case attachui.ShareApprove, attachui.ShareReject:
 		c.decideLocked(cmd == attachui.ShareApprove)
+	case attachui.ShareRekey:
+		if c.cfg.Rekey == nil {
+			d.Message("the room is not end-to-end encrypted: no key to change")
+			return
+		}
+		c.bg.Go(func() {
+			msg, err := c.cfg.Rekey()
+			if err != nil {
+				d.Message("new key: " + strings.TrimPrefix(err.Error(), "share: "))
+				return
+			}
+			// A panel, not the status line: the joins and leaves the new
+			// key causes would push a message off at once, and the sharer
+			// needs to read where the new links are.
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.openLocked(menuPeople, "new room key (any key closes)", []string{msg}, nil)
+		})
 	case attachui.ShareStop:
 		c.stopped = true
 		c.cfg.StopSharing()

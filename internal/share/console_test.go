@@ -93,3 +93,30 @@ func TestConsole(t *testing.T) {
 		t.Fatalf("after stop: line %q", d.Line())
 	}
 }
+
+// The new-key command runs the console's Rekey in the background and
+// shows what it says; without one (a plain room) the menu says so.
+func TestConsoleRekey(t *testing.T) {
+	var screen strings.Builder
+	d := attachui.NewDisplay(&screen, func() (attachwire.Screen, uint64, bool) { return attachwire.Screen{}, 0, false }, 120, 20)
+	calls := 0
+	c := NewConsole(ConsoleConfig{Display: d, StopSharing: func() {}, RestoreSize: func() {},
+		Rekey: func() (string, error) { calls++; return "new key: the new links are in /tmp/x", nil }})
+	if got := string(c.Keys([]byte("\x1de"))); got != "" {
+		t.Fatalf("keys sent %q", got)
+	}
+	c.Close()
+	if calls != 1 || !strings.Contains(screen.String(), "new key: the new links are in /tmp/x") {
+		t.Fatalf("calls %d, screen %q", calls, screen.String())
+	}
+	// The panel's closing key is not the program's.
+	if got := string(c.Keys([]byte("q"))); got != "" {
+		t.Fatalf("keys sent %q", got)
+	}
+	plain := NewConsole(ConsoleConfig{Display: d, StopSharing: func() {}, RestoreSize: func() {}})
+	plain.Keys([]byte("\x1de"))
+	plain.Close()
+	if !strings.Contains(d.Line(), "not end-to-end encrypted") {
+		t.Fatalf("line %q", d.Line())
+	}
+}
