@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,8 +86,11 @@ type Config struct {
 	// Record notes an outcome in the session's record (a marker). Nil:
 	// not recorded.
 	Record func(label string)
-	// AutoApprove are rules: input that one matches whole is written at
-	// once, recorded as approved by the rule.
+	// AutoApprove are rules: input that one matches whole (as if written
+	// \A(?:rule)\z) is written at once, recorded as approved by the
+	// rule. Input with a control character other than one final Enter
+	// (CR) is never auto-approved: a rule's . or \s would let
+	// "ls\rrm -rf ~\r" through as one line.
 	AutoApprove []*regexp.Regexp
 	// Timeout is how long a proposal waits. Zero: DefaultTimeout; at
 	// most MaxTimeout.
@@ -105,6 +109,11 @@ type Gate struct {
 	waiting  map[string]*waiter
 	order    []string // ids of waiting, oldest first
 	closed   bool
+	rules    []rule
+
+	// sending serializes announcements, so that a re-announcement never
+	// follows the outcome it would contradict.
+	sending sync.Mutex
 }
 
 // waiter is one pending proposal and the Propose call waiting on it.
@@ -125,7 +134,17 @@ func New(cfg Config) *Gate {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Gate{cfg: cfg, announce: cfg.Announce, waiting: make(map[string]*waiter)}
+	g := &Gate{cfg: cfg, announce: cfg.Announce, waiting: make(map[string]*waiter)}
+	for _, re := range cfg.AutoApprove {
+		g.rules = append(g.rules, rule{source: re.String(), re: regexp.MustCompile(`\A(?:` + re.String() + `)\z`)})
+	}
+	return g
+}
+
+// rule is an auto-approve rule, anchored at both ends.
+type rule struct {
+	source string
+	re     *regexp.Regexp
 }
 
 // SetAnnounce sets where proposals are announced (a session shared after
@@ -140,6 +159,8 @@ func (g *Gate) SetAnnounce(ctx context.Context, fn func(context.Context, attachw
 // Reannounce sends every waiting proposal to the room again: after the
 // relay leg comes back up, since a relay forgets them when a host binds.
 func (g *Gate) Reannounce(ctx context.Context) {
+	g.sending.Lock()
+	defer g.sending.Unlock()
 	g.mu.Lock()
 	fn := g.announce
 	ps := make([]attachwire.Proposal, 0, len(g.order))
@@ -151,6 +172,8 @@ func (g *Gate) Reannounce(ctx context.Context) {
 		return
 	}
 	for _, p := range ps {
+		// An outcome waits for sending: one decided meanwhile is still
+		// here, and is told after this.
 		fn(ctx, p) //nolint:errcheck // a failure waits for the next Reannounce
 	}
 }
@@ -236,22 +259,41 @@ func (g *Gate) Propose(ctx context.Context, req Request) (Outcome, error) {
 		if g.forget(id) {
 			o = Outcome{ID: id, State: attachwire.ProposalExpired}
 		} else {
-			o = outcomeOf(w.p, <-w.done) // decided as the timer fired
+			o, err = g.late(w) // decided, or closed, as the timer fired
 		}
 	case <-ctx.Done():
 		if g.forget(id) {
 			o, err = Outcome{ID: id, State: attachwire.ProposalWithdrawn}, ctx.Err()
 		} else {
-			o = outcomeOf(w.p, <-w.done)
+			o, err = g.late(w)
 		}
 	}
 	g.record(req.From, o)
+	// The room learns the outcome before the write, which may wait for a
+	// program that does not read.
+	g.tell(ctx, w.p, o)
 	if o.Written() {
 		// Written even when ctx ended meanwhile: the person approved it.
-		err = g.cfg.Write(context.WithoutCancel(ctx), o.Text)
+		// Bounded: a program that never reads gets the rest in order,
+		// and the proposer hears so (Write's error).
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		err = g.cfg.Write(wctx, o.Text)
+		cancel()
 	}
-	g.tell(ctx, w.p, o)
 	return o, err
+}
+
+// writeTimeout bounds the wait for a program to take approved input.
+const writeTimeout = 10 * time.Second
+
+// late is the outcome of a proposal that something else took off the
+// waiting list just as its wait ended: a decision, or Close.
+func (g *Gate) late(w *waiter) (Outcome, error) {
+	d, ok := <-w.done
+	if !ok {
+		return Outcome{ID: w.p.ID, State: attachwire.ProposalWithdrawn}, ErrClosed
+	}
+	return outcomeOf(w.p, d), nil
 }
 
 // Decide applies a decision from the room (a host's Room hook). A
@@ -305,11 +347,19 @@ func (g *Gate) removeLocked(id string) {
 	}
 }
 
-// rule returns the first auto-approve rule that matches text whole.
+// rule returns the first auto-approve rule that matches text whole, ""
+// for none or for text with a control character before its end (a final
+// CR alone is allowed: the Enter of one line).
 func (g *Gate) rule(text string) string {
-	for _, re := range g.cfg.AutoApprove {
-		if loc := re.FindStringIndex(text); loc != nil && loc[0] == 0 && loc[1] == len(text) {
-			return re.String()
+	body := strings.TrimSuffix(text, "\r")
+	for _, r := range body {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ""
+		}
+	}
+	for _, r := range g.rules {
+		if r.re.MatchString(text) {
+			return r.source
 		}
 	}
 	return ""
@@ -328,6 +378,8 @@ func (g *Gate) tell(ctx context.Context, p attachwire.Proposal, o Outcome) {
 		p.Text = o.Text
 	}
 	p.ByUserID, p.ByName, p.Reason = o.By.UserID, o.By.Name, o.Reason
+	g.sending.Lock()
+	defer g.sending.Unlock()
 	fn(context.WithoutCancel(ctx), p) //nolint:errcheck // a viewer that misses it is told again on its next join: nothing pending
 }
 

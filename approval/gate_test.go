@@ -225,3 +225,25 @@ func TestGateReannounce(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 }
+
+// A rule matches the whole text, as a person reading it would: never
+// across a control character (Go's . and \s match CR), and an
+// alternation whose first branch is a prefix still matches the longer.
+func TestGateRulesMatchAsRead(t *testing.T) {
+	r := newRoom()
+	cfg := r.config()
+	cfg.AutoApprove = []*regexp.Regexp{regexp.MustCompile(`git log.*\r`), regexp.MustCompile(`ls|ls -la`)}
+	cfg.Timeout = 50 * time.Millisecond
+	g := New(cfg)
+	if o, _ := g.Propose(context.Background(), Request{Text: "ls -la"}); o.State != attachwire.ProposalApproved {
+		t.Fatalf("ls -la under ls|ls -la: %+v", o)
+	}
+	if o, _ := g.Propose(context.Background(), Request{Text: "git log --oneline\r"}); o.State != attachwire.ProposalApproved {
+		t.Fatalf("one line: %+v", o)
+	}
+	for _, text := range []string{"git log\rrm -rf ~\r", "git log\x1b[A\r", "git log\x03"} {
+		if o, _ := g.Propose(context.Background(), Request{Text: text}); o.State == attachwire.ProposalApproved {
+			t.Fatalf("%q auto-approved", text)
+		}
+	}
+}

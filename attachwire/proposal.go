@@ -219,6 +219,20 @@ func CheckProposalPlain(text, reason string) error {
 	return nil
 }
 
+// caretNext reports whether what VisibleInput shows of rest starts with a
+// character caret notation puts after "^": a "^" before it would read
+// back as a control character.
+func caretNext(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	switch {
+	case rest == "" || r == '\r' || r == '\n' || r == '\t' || r == 0x1b:
+		return false
+	case r < 0x20 || r == 0x7f:
+		return true // shown as "^X"
+	}
+	return rest[0] >= '@' && rest[0] <= '_' || rest[0] == '?'
+}
+
 // ProposalLabelPrefix starts the Marker label that records a proposal's
 // outcome: "proposal <id> <state> …" (docs/protocol.md §6).
 const ProposalLabelPrefix = "proposal "
@@ -251,12 +265,27 @@ func IsProposalLabel(label string) bool {
 // format character (a bidi override, a zero-width space: what would make
 // the text read otherwise than it types) "<U+202E>". It is cut to about
 // max bytes with "…" (max ≤ 0: no cut).
+//
+// Uncut, it can be read back exactly (web/engine.InputFromVisible): a C1
+// control is "<U+0085>", and the text's own "⏎", "␤", "⇥", "␛", a "^"
+// before a character caret notation uses, and a "<" before "U+" are
+// written "<U+XXXX>" too, so an editor that starts from the visible text
+// changes only what the person changes.
 func VisibleInput(text string, max int) string {
 	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(text, "\uFFFD") {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	for i, r := range text {
 		if max > 0 && b.Len() >= max {
 			b.WriteString("…")
 			break
+		}
+		rest := text[i+utf8.RuneLen(r):]
+		switch {
+		case r == '⏎' || r == '␤' || r == '⇥' || r == '␛' || r >= 0x80 && r < 0xa0,
+			r == '^' && caretNext(rest),
+			r == '<' && strings.HasPrefix(rest, "U+"):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
 		}
 		switch {
 		case r == '\r':
@@ -272,8 +301,6 @@ func VisibleInput(text string, max int) string {
 			b.WriteByte(byte(r) + '@')
 		case r == 0x7f:
 			b.WriteString("^?")
-		case r >= 0x80 && r < 0xa0:
-			b.WriteRune(utf8.RuneError)
 		case unicode.Is(unicode.Cf, r):
 			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:

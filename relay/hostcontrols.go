@@ -27,7 +27,8 @@ type kickKey struct {
 // setClaims takes what presence shows of a leg, and its token's expiry,
 // from its token.
 func (l *leg) setClaims(c token.Claims) {
-	l.name, l.guest, l.exp, l.propose = c.Name, c.Invite != "", c.ExpiresAt, c.Propose
+	// A driver token subscribed as a viewer watches: it proposes nothing.
+	l.name, l.guest, l.exp, l.propose = c.Name, c.Invite != "", c.ExpiresAt, c.Propose && l.role == attachwire.RoleDriver
 }
 
 // refuseKicked records that jti is refused in room k until exp.

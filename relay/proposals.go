@@ -108,7 +108,9 @@ func (rm *room) decide(l *leg, d attachwire.Decision) {
 			Message: "only the pen holder decides proposals: take the pen first", Retryable: true})
 		return
 	case !rm.props.pending(d.ID):
-		l.log.Debug("relay: decision on a proposal not pending", "id", d.ID)
+		// Decided by someone else, expired, or never here: the leg's
+		// list is stale, and this clears it.
+		l.send(attachwire.Proposal{ID: d.ID, State: attachwire.ProposalWithdrawn})
 		return
 	case rm.host == nil:
 		// The host re-announces what is still pending when it is back;

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/approval"
 )
 
 // DefaultMaxSessions is how many sessions a Driver holds at once when
@@ -73,6 +74,10 @@ type StartSpec struct {
 	Env []string
 	// Cols and Rows are the terminal size; 0 means 80x24.
 	Cols, Rows int
+	// Approval, when not nil, puts the session in approval mode from its
+	// start (Session.RequireApproval): it is never visible without its
+	// gate, so no Type can slip in before it.
+	Approval *approval.Config
 }
 
 // Start runs a program and returns its session. It fails with
@@ -126,6 +131,9 @@ func (d *Driver) Start(spec StartSpec) (*Session, error) {
 		return nil, fmt.Errorf("termdriver: start: %w", err)
 	}
 	s := newSession(id, host, spec.Command)
+	if spec.Approval != nil {
+		s.RequireApproval(*spec.Approval)
+	}
 	if d.opts.LogBytes > 0 {
 		if s.log, err = startLog(host, d.opts.LogBytes); err != nil {
 			delete(d.sessions, id)

@@ -106,12 +106,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,155 B                     2,803 B
+//	index.html                 1,156 B                     2,803 B
 //	boot.<hash>.js             4,097 B                    11,156 B
-//	app.<hash>.js             99,799 B                   375,839 B
+//	app.<hash>.js             99,895 B                   376,094 B
 //	app.<hash>.css             3,031 B                     8,983 B
-//	engine.<hash>.wasm     1,221,269 B                 4,455,130 B
-//	dist/ in all           1,329,801 B (README included; budget 1.3 MiB)
+//	engine.<hash>.wasm     1,223,621 B                 4,462,647 B
+//	dist/ in all           1,332,250 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +83,22 @@ func TestBrowserApprovesAgentInput(t *testing.T) {
 		t.Fatalf("start: %v", st)
 	}
 	links := call(t, cs, "share", map[string]any{"id": id})
-	drive, _ := links["drive"].(string)
+	if _, given := links["drive"]; given {
+		t.Fatalf("the agent was given the approver's link: %v", links)
+	}
+	file, _ := links["approver_links"].(string)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("share: %v: %v", links, err)
+	}
+	var drive string
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "browser: "); ok {
+			drive = v
+		}
+	}
 	if !strings.Contains(drive, "/view#token=") {
-		t.Fatalf("share: %v", links)
+		t.Fatalf("approver links:\n%s", b)
 	}
 	ctx := page(t, bctx, drive)
 	waitScreen(t, ctx, "ready")

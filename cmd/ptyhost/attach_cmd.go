@@ -262,6 +262,7 @@ type attacher struct {
 	cmds     attachui.CommandLog // the session's recent commands, from its command marks
 	cmdsUp   bool                // the commands panel shows
 	props    attachui.Proposals  // input proposals waiting for the pen holder
+	shown    attachui.Shown      // the proposal the panel shows, which y/n/e decide
 	edit     *attachui.LineEdit  // the proposal being edited, or nil
 	restored sync.Once
 }

@@ -29,9 +29,11 @@ func (a *attacher) proposal(p viewer.Proposal) {
 // showProposals draws the proposals panel, or gives the screen back to
 // the commands panel (or the session) once none waits.
 func (a *attacher) showProposals() {
+	cols, _ := a.disp.Size()
 	a.mu.Lock()
 	n := a.props.Len()
-	lines := a.props.Lines(1<<16, maxProposalRows)
+	lines, shown := a.props.Panel(cols-1, maxProposalRows)
+	a.shown = shown
 	edit, driving, cmdsUp := a.edit, a.driving, a.cmdsUp
 	a.mu.Unlock()
 	switch {
@@ -45,31 +47,41 @@ func (a *attacher) showProposals() {
 		a.disp.HidePanel()
 		return
 	}
-	title := "waiting for approval: Ctrl-] y approves the first, n rejects it, e edits it"
+	title := "waiting for approval: Ctrl-] y approves it, n rejects it, e edits it"
+	if !shown.Whole {
+		title = "waiting for approval, too long to show here: Ctrl-] n rejects it (or decide in the browser)"
+	}
 	if !driving {
 		title = "waiting for approval by the pen holder (Ctrl-] g takes the pen)"
 	}
 	if edit != nil {
-		title = "edit the first (Enter sends, Esc cancels, ⏎ is Enter): " + edit.Text() + "▌"
+		title = "edit (Enter sends, Esc cancels, ⏎ is Enter): " + edit.Text() + "▌"
 	}
 	a.disp.ShowPanel(title, lines)
 }
 
-// decide applies a decision key to the oldest proposal waiting.
+// decide applies a decision key to the proposal the panel shows: never
+// to one that took its place meanwhile, and approve or edit only one it
+// showed whole.
 func (a *attacher) decide(c *viewer.Client, cmd attachui.Command) {
 	a.mu.Lock()
+	shown, driving := a.shown, a.driving
 	p, ok := a.props.Oldest()
-	driving := a.driving
-	if ok && driving && cmd == attachui.CmdEdit {
+	ok = ok && shown.ID != "" && p.ID == shown.ID
+	if ok && driving && shown.Whole && cmd == attachui.CmdEdit {
 		a.edit = attachui.NewLineEdit(p)
 	}
 	a.mu.Unlock()
 	switch {
 	case !ok:
-		a.disp.Message("no proposal waits for a decision")
+		a.disp.Message("no proposal waits for a decision here")
+		a.showProposals()
 		return
 	case !driving:
 		a.disp.Message("only the pen holder decides proposals: Ctrl-] g takes the pen")
+		return
+	case !shown.Whole && cmd != attachui.CmdReject:
+		a.disp.Message("too long to show here whole: Ctrl-] n rejects it, or decide it in the browser")
 		return
 	case cmd == attachui.CmdEdit:
 		a.showProposals()

@@ -18,10 +18,11 @@ func TestAttachDecidesProposals(t *testing.T) {
 	mustCall(t, cs, "start", map[string]any{"command": "sh", "args": []string{"-c", `stty -echo; echo ready; while read -r l; do echo "got:$l"; done`}}, &st)
 	var sh mcpShared
 	mustCall(t, cs, "share", map[string]any{"id": st.ID}, &sh)
+	_, attachDrive := approverLinks(t, sh)
 	// The room is sealed: the line sets the room key beside the token.
-	env, rest, ok := strings.Cut(sh.AttachDrive, " ptyhost attach --drive ")
+	env, rest, ok := strings.Cut(attachDrive, " ptyhost attach --drive ")
 	if !ok || !strings.HasPrefix(env, "PTYHOST_TOKEN=") || !strings.Contains(env, " PTYHOST_KEY=") {
-		t.Fatalf("share's attach line %q", sh.AttachDrive)
+		t.Fatalf("the approver's attach line %q", attachDrive)
 	}
 	cmd := env + " " + shellQuote(ptyhostBin) + " attach --drive " + rest + "; echo rc=$?"
 	tm.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "20", "/bin/sh")
@@ -31,7 +32,7 @@ func TestAttachDecidesProposals(t *testing.T) {
 	tm.waitIn("main:0", "pen: you")
 
 	ch := typeAsync(t, cs, map[string]any{"id": st.ID, "text": "rm -rf ~", "keys": []string{"Enter"}})
-	got := tm.waitIn("main:0", "Ctrl-] y approves")
+	got := tm.waitIn("main:0", "Ctrl-] y approves it")
 	if !strings.Contains(got, "ptyhost-test: rm -rf ~⏎") {
 		t.Fatalf("the panel does not show the proposal:\n%s", got)
 	}
@@ -44,7 +45,7 @@ func TestAttachDecidesProposals(t *testing.T) {
 	ch = typeAsync(t, cs, map[string]any{"id": st.ID, "text": "rm -rf ~", "keys": []string{"Enter"}})
 	tm.waitIn("main:0", "Ctrl-] y approves")
 	tm.run("send-keys", "-t", "main:0", "C-]", "e")
-	tm.waitIn("main:0", "edit the first")
+	tm.waitIn("main:0", "edit (Enter sends")
 	tm.run("send-keys", "-t", "main:0", "C-u")
 	tm.run("send-keys", "-t", "main:0", "-l", "echo safe")
 	tm.waitIn("main:0", "echo safe▌")

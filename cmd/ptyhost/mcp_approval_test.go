@@ -18,9 +18,39 @@ import (
 )
 
 type mcpShared struct {
-	Watch       string `json:"watch"`
-	Drive       string `json:"drive"`
-	AttachDrive string `json:"attach_drive"`
+	Watch         string `json:"watch"`
+	Drive         string `json:"drive"`
+	AttachDrive   string `json:"attach_drive"`
+	ApproverLinks string `json:"approver_links"`
+}
+
+// approverLinks reads the file a session in approval mode keeps its drive
+// links in: the browser's and the terminal's.
+func approverLinks(t *testing.T, sh mcpShared) (browser, terminal string) {
+	t.Helper()
+	if sh.Drive != "" || sh.AttachDrive != "" || sh.ApproverLinks == "" {
+		t.Fatalf("share of a session in approval mode returned %+v: the agent got the approver's links, or no file", sh)
+	}
+	fi, err := os.Stat(sh.ApproverLinks)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("approver links file %s: %v %v", sh.ApproverLinks, fi, err)
+	}
+	b, err := os.ReadFile(sh.ApproverLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "browser: "); ok {
+			browser = v
+		}
+		if v, ok := strings.CutPrefix(l, "terminal: "); ok {
+			terminal = v
+		}
+	}
+	if browser == "" || terminal == "" {
+		t.Fatalf("approver links file:\n%s", b)
+	}
+	return browser, terminal
 }
 
 type mcpTyped struct {
@@ -36,16 +66,14 @@ type mcpTyped struct {
 func approver(t *testing.T, cs *mcp.ClientSession, id string) (driver, watcher *relaytest.Conn) {
 	t.Helper()
 	var sh mcpShared
-	mustCall(t, cs, "share", map[string]any{"id": id}, &sh)
-	if sh.Watch == "" || sh.Drive == "" || sh.AttachDrive == "" {
-		t.Fatalf("share of a session in approval mode returned %+v, want the drive links too", sh)
-	}
-	u, err := url.Parse(sh.Drive)
+	mustCall(t, cs, "share", map[string]any{"id": id, "drive": true}, &sh)
+	drive, attachDrive := approverLinks(t, sh)
+	u, err := url.Parse(drive)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tok := strings.TrimPrefix(u.Fragment, "token=")
-	fields := strings.Fields(sh.AttachDrive)
+	fields := strings.Fields(attachDrive)
 	attachURL := fields[len(fields)-1]
 	d := relaytest.MustDial(t, attachURL, tok, attachwire.Subscribe{SessionID: path.Base(attachURL), AsRole: attachwire.RoleDriver})
 	relaytest.ExpectControl[attachwire.PenGranted](t, d)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -102,6 +104,7 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 			return usagef("mcp", "--key: %s", strings.TrimPrefix(err.Error(), "token: "))
 		}
 	}
+	sharer.Notify = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
 	defer sharer.Close()
 	srv := mcpserver.New(mcpserver.Options{
 		Version:  version.String(),

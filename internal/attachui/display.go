@@ -51,6 +51,14 @@ func (d *Display) Err() error {
 }
 
 // SetSize records the local terminal's new size and repaints.
+// Size returns the terminal's size as the Display knows it.
+func (d *Display) Size() (cols, rows int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cols, d.rows
+}
+
+// SetSize sets the terminal's size.
 func (d *Display) SetSize(cols, rows int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

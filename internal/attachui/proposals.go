@@ -1,6 +1,7 @@
 package attachui
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -47,21 +48,54 @@ func (ps *Proposals) Oldest() (engine.Proposal, bool) {
 // Len is how many proposals wait.
 func (ps *Proposals) Len() int { return len(ps.waiting) }
 
-// Lines are the panel's lines: one per proposal, each cut to width
-// cells, at most max of them.
-func (ps *Proposals) Lines(width, max int) []string {
-	var out []string
-	for i, p := range ps.waiting {
-		if i == max {
-			break
-		}
-		from := p.From
-		if from == "" {
-			from = "someone"
-		}
-		out = append(out, fit(from+": "+p.Visible, width))
+// Shown is what a panel showed: the proposal a decision key applies to,
+// and whether it showed it whole. A key applies to what was shown, never
+// to a proposal that took its place meanwhile.
+type Shown struct {
+	ID    string
+	Whole bool
+}
+
+// Panel is the panel's lines for the oldest proposal, the one a key
+// decides: its text wrapped at width cells over at most rows lines, then
+// how many more wait. Whole is false when the text did not fit (or was
+// too long to show at all): such a proposal may only be rejected here.
+func (ps *Proposals) Panel(width, rows int) ([]string, Shown) {
+	p, ok := ps.Oldest()
+	if !ok {
+		return nil, Shown{}
 	}
-	return out
+	from := p.From
+	if from == "" {
+		from = "someone"
+	}
+	width = max(width, 8)
+	text := []rune(from + ": " + p.Visible)
+	var lines []string
+	for len(text) > 0 && len(lines) < rows {
+		n := min(width, len(text))
+		lines = append(lines, string(text[:n]))
+		text = text[n:]
+	}
+	shown := Shown{ID: p.ID, Whole: len(text) == 0 && !p.Cut}
+	if !shown.Whole && len(lines) > 0 {
+		last := []rune(lines[len(lines)-1])
+		lines[len(lines)-1] = string(last[:len(last)-1]) + "…"
+	}
+	if n := len(ps.waiting) - 1; n > 0 {
+		lines = append(lines, fmt.Sprintf("(%d more waiting)", n))
+	}
+	return lines, shown
+}
+
+// Pending reports whether id still waits.
+func (ps *Proposals) Pending(id string) bool {
+	for _, p := range ps.waiting {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Outcome says what became of a proposal, for the message line.
@@ -101,9 +135,9 @@ type LineEdit struct {
 	enter bool // the proposal ended with Enter: the edited line does too
 }
 
-// NewLineEdit opens an editor on p.
+// NewLineEdit opens an editor on p, from its whole visible text.
 func NewLineEdit(p engine.Proposal) *LineEdit {
-	v := p.Visible
+	v := p.Editable
 	enter := strings.HasSuffix(v, "⏎")
 	return &LineEdit{ID: p.ID, buf: []rune(strings.TrimSuffix(v, "⏎")), enter: enter}
 }

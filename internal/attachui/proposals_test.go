@@ -8,17 +8,21 @@ import (
 
 func TestProposalsList(t *testing.T) {
 	var ps Proposals
-	a := engine.Proposal{ID: "a", State: "pending", Visible: "ls -la⏎", From: "claude"}
-	b := engine.Proposal{ID: "b", State: "pending", Visible: "make⏎"}
+	a := engine.Proposal{ID: "a", State: "pending", Visible: "ls -la⏎", Editable: "ls -la⏎", From: "claude"}
+	b := engine.Proposal{ID: "b", State: "pending", Visible: "make⏎", Editable: "make⏎"}
 	if !ps.Update(a) || !ps.Update(b) || ps.Len() != 2 {
 		t.Fatal("not added")
 	}
 	if p, _ := ps.Oldest(); p.ID != "a" {
 		t.Fatalf("oldest %q", p.ID)
 	}
-	lines := ps.Lines(10, 5)
-	if lines[0] != "claude: l…" || lines[1] != "someone: …" {
-		t.Fatalf("lines %q", lines)
+	lines, shown := ps.Panel(10, 5)
+	if len(lines) != 3 || lines[0] != "claude: ls" || lines[1] != " -la⏎" || lines[2] != "(1 more waiting)" || shown != (Shown{ID: "a", Whole: true}) {
+		t.Fatalf("panel %q %+v", lines, shown)
+	}
+	lines, shown = ps.Panel(10, 1)
+	if len(lines) != 2 || lines[0] != "claude: l…" || lines[1] != "(1 more waiting)" || shown.Whole {
+		t.Fatalf("a panel too small: %q %+v", lines, shown)
 	}
 	a.State = "rejected"
 	if !ps.Update(a) || ps.Len() != 1 {
@@ -33,7 +37,7 @@ func TestProposalsList(t *testing.T) {
 }
 
 func TestLineEdit(t *testing.T) {
-	e := NewLineEdit(engine.Proposal{ID: "a", Visible: "rm -rf /⏎"})
+	e := NewLineEdit(engine.Proposal{ID: "a", Visible: "rm -rf /⏎", Editable: "rm -rf /⏎"})
 	if e.Text() != "rm -rf /" {
 		t.Fatalf("starts with %q", e.Text())
 	}
@@ -43,7 +47,7 @@ func TestLineEdit(t *testing.T) {
 	if r := e.Feed([]byte("\x01\r")); r != EditSend || e.Input() != "ls -l\r" {
 		t.Fatalf("%v %q", r, e.Input())
 	}
-	e = NewLineEdit(engine.Proposal{ID: "b", Visible: "y"})
+	e = NewLineEdit(engine.Proposal{ID: "b", Visible: "y", Editable: "y"})
 	if r := e.Feed([]byte("\x1b")); r != EditCancel {
 		t.Fatal("escape did not cancel")
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -29,6 +30,11 @@ type RelaySharer struct {
 	Unsealed bool
 	// Logger receives the carriers' logs; nil discards them.
 	Logger *slog.Logger
+	// Notify tells the person running the server where a session's
+	// approver links are (`ptyhost mcp` writes it to its stderr, which
+	// MCP clients show in their server log). Nil: nobody is told but the
+	// file.
+	Notify func(msg string)
 
 	mu     sync.Mutex
 	shared map[*termdriver.Session]*sharedSession
@@ -39,6 +45,9 @@ type sharedSession struct {
 	sh     *share.Share
 	links  ShareLinks
 	cancel context.CancelFunc
+	// approvers is the file holding the drive links of a session in
+	// approval mode, which the agent is not given (approverLinks).
+	approvers string
 }
 
 // Share starts carrying s to a room, or returns the room's links when it
@@ -94,6 +103,13 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 			AttachDrive: fmt.Sprintf("PTYHOST_TOKEN=%s %sptyhost attach --drive %s", sh.Links.DriverToken, sh.Links.KeyEnv(), sh.Links.AttachURL),
 		}
 	}
+	if s.Gate() != nil {
+		if ss.approvers, err = rs.approverLinks(s, ss.links); err != nil {
+			cancel()
+			sh.Close()
+			return ShareLinks{}, err
+		}
+	}
 	if rs.shared == nil {
 		rs.shared = make(map[*termdriver.Session]*sharedSession)
 	}
@@ -103,6 +119,14 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 		defer rs.wg.Done()
 		if err := sh.Carry(carryCtx, s.Host().Agent(), logger); err != nil && carryCtx.Err() == nil {
 			logger.Warn("mcp: sharing ended", "session", s.ID(), "err", err)
+		}
+		// No room any more: proposals have nobody to reach, and say so
+		// at once rather than wait out their time.
+		if g := s.Gate(); g != nil {
+			g.SetAnnounce(context.Background(), nil)
+		}
+		if ss.approvers != "" {
+			os.Remove(ss.approvers)
 		}
 		sh.Close()
 		rs.mu.Lock()
@@ -114,15 +138,44 @@ func (rs *RelaySharer) Share(ctx context.Context, s *termdriver.Session, req Sha
 	return rs.linksFor(ss, s, req), nil
 }
 
-// linksFor is what a share call returns: the drive links only when asked
-// for, or when the session needs a person to approve its input (who must
-// hold the pen to decide).
+// linksFor is what a share call returns: the drive links when asked for,
+// except in approval mode, where they are the approver's: whoever holds
+// the pen decides the proposals, so the agent gets the watch link and
+// where the person finds theirs.
 func (rs *RelaySharer) linksFor(ss *sharedSession, s *termdriver.Session, req ShareRequest) ShareLinks {
 	l := ss.links
-	if !req.Drive && s.Gate() == nil {
+	if !req.Drive || ss.approvers != "" {
 		l.Drive, l.AttachDrive = "", ""
 	}
+	l.ApproverLinks = ss.approvers
 	return l
+}
+
+// approverLinks writes the drive links of a session in approval mode to a
+// file only this user can read, and tells the person running the server
+// where it is.
+func (rs *RelaySharer) approverLinks(s *termdriver.Session, l ShareLinks) (string, error) {
+	f, err := os.CreateTemp("", "ptyhost-approve-"+s.ID()+"-*.txt")
+	if err != nil {
+		return "", fmt.Errorf("mcp: writing the approver links: %w", err)
+	}
+	body := "Approve what the agent types into session " + s.ID() + ": open one of these (they are the pen).\n" +
+		"browser: " + l.Drive + "\n"
+	if l.AttachDrive != "" {
+		body += "terminal: " + l.AttachDrive + "\n"
+	}
+	_, err = f.WriteString(body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("mcp: writing the approver links: %w", err)
+	}
+	if rs.Notify != nil {
+		rs.Notify("ptyhost mcp: session " + s.ID() + " waits for approval; its approver links are in " + f.Name())
+	}
+	return f.Name(), nil
 }
 
 // Close stops carrying every session and waits for the carriers.

@@ -72,11 +72,15 @@ type ShareRequest struct {
 // where they drive when it was asked for.
 type ShareLinks struct {
 	Watch string `json:"watch" jsonschema:"link that shows the session live, read-only"`
-	Drive string `json:"drive,omitempty" jsonschema:"link that can also type into the session, and approve proposed input"`
+	Drive string `json:"drive,omitempty" jsonschema:"link that can also type into the session"`
 	// AttachDrive is the terminal's way in, a command line with the
 	// token in the environment; empty through a relay in issuer mode,
 	// whose drive link `ptyhost attach` takes as it is.
-	AttachDrive string `json:"attach_drive,omitempty" jsonschema:"command that drives (and approves) from a terminal"`
+	AttachDrive string `json:"attach_drive,omitempty" jsonschema:"command that drives from a terminal"`
+	// ApproverLinks is, for a session in approval mode, the file that
+	// holds its drive links, which the agent is not given: they decide
+	// its proposals.
+	ApproverLinks string `json:"approver_links,omitempty" jsonschema:"in approval mode: the file where the person running ptyhost mcp finds the links that approve your input (not for you)"`
 }
 
 // Server is an MCP server over a termdriver.Driver. It is safe for

@@ -158,8 +158,9 @@ func (s *Server) addTools() {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, viewSchema[screenIn], s.screen)
 	add(s, &mcp.Tool{
-		Name:        "type",
-		Description: "Type text and press keys in a session, as a person at the keyboard would. Returns once the program's terminal took it; use wait to see the effect.",
+		Name: "type",
+		Description: "Type text and press keys in a session, as a person at the keyboard would. Returns once the program's terminal took it; use wait to see the effect. " +
+			"In a session in approval mode it waits until a person approves, edits or rejects the input, and says which.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(true)},
 	}, typeSchema, s.typeTool)
 	add(s, &mcp.Tool{
@@ -216,18 +217,21 @@ func (s *Server) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) 
 		}
 		env = append(env, k+"="+in.Env[k])
 	}
-	sess, err := s.driver.Start(termdriver.StartSpec{
+	approving := in.Approval || s.opts.Approval.All
+	spec := termdriver.StartSpec{
 		Command: append([]string{in.Command}, in.Args...),
 		Dir:     in.Cwd, Env: env, Cols: in.Cols, Rows: in.Rows,
-	})
+	}
+	if approving {
+		spec.Approval = &approval.Config{AutoApprove: s.opts.Approval.AutoApprove, Timeout: s.opts.Approval.Timeout}
+	}
+	sess, err := s.driver.Start(spec)
 	if err != nil {
 		return nil, startOut{}, startError(in, err)
 	}
 	info := sess.Info()
 	text := fmt.Sprintf("started %s: %s (pid %d, %dx%d)", info.ID, in.Command, info.PID, info.Cols, info.Rows)
-	approving := in.Approval || s.opts.Approval.All
 	if approving {
-		sess.RequireApproval(approval.Config{AutoApprove: s.opts.Approval.AutoApprove, Timeout: s.opts.Approval.Timeout})
 		text += "; input waits for a person's approval"
 		if s.opts.Sharer != nil {
 			text += ": share it so someone can approve"
@@ -426,6 +430,9 @@ func (s *Server) share(ctx context.Context, _ *mcp.CallToolRequest, in shareIn) 
 	text := "watch: " + links.Watch
 	if links.Drive != "" {
 		text += "\ndrive: " + links.Drive
+	}
+	if links.ApproverLinks != "" {
+		text += "\nthe person who approves your input finds their links in " + links.ApproverLinks + " (ask them to open it)"
 	}
 	return textResult(text), links, nil
 }

@@ -56,6 +56,7 @@ type Console struct {
 	choices []string // what 1..9 pick in the open menu
 	stopped bool
 	props   attachui.Proposals // input proposals waiting for a decision
+	shown   attachui.Shown     // the one the panel shows, which y and n decide
 	bg      sync.WaitGroup     // controls sent in the background
 }
 

@@ -37,14 +37,28 @@ func (c *Console) showProposalsLocked() {
 		c.cfg.Display.HidePanel()
 		return
 	}
-	c.cfg.Display.ShowPanel("waiting for your approval: Ctrl-] y approves the first, n rejects it",
-		c.props.Lines(1<<16, maxProposalRows))
+	cols, _ := c.cfg.Display.Size()
+	lines, shown := c.props.Panel(cols-1, maxProposalRows)
+	c.shown = shown
+	title := "waiting for your approval: Ctrl-] y approves it, n rejects it"
+	if !shown.Whole {
+		title = "waiting for your approval, too long to show here: Ctrl-] n rejects it"
+	}
+	c.cfg.Display.ShowPanel(title, lines)
 }
 
-// decideLocked approves or rejects the oldest proposal waiting.
+// decideLocked approves or rejects the proposal the panel shows: never
+// one that took its place meanwhile, and approves only one it showed
+// whole.
 func (c *Console) decideLocked(approve bool) {
 	p, ok := c.props.Oldest()
-	if !ok || c.cfg.Decide == nil || !c.cfg.Decide(p.ID, approve, "") {
+	switch {
+	case !ok || p.ID != c.shown.ID:
+		c.cfg.Display.Message("no proposal waits for a decision here")
+		c.showProposalsLocked()
+	case approve && !c.shown.Whole:
+		c.cfg.Display.Message("too long to show here whole: Ctrl-] n rejects it")
+	case c.cfg.Decide == nil || !c.cfg.Decide(p.ID, approve, ""):
 		c.cfg.Display.Message("no proposal waits for a decision")
 	}
 }

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/sanitize"
@@ -18,10 +21,16 @@ const maxVisibleInput = 4096
 // one line with its control characters shown (attachwire.VisibleInput).
 // From and By are names, Reason a rejection's words, all made displayable.
 type Proposal struct {
-	ID        string
-	State     string
-	Input     string
-	Visible   string
+	ID      string
+	State   string
+	Input   string
+	Visible string
+	// Cut reports a Visible cut short (a proposal over maxVisibleInput):
+	// a viewer must not offer to approve what it cannot show whole.
+	// Editable is the whole visible text, which InputFromVisible reads
+	// back exactly: what an editor starts from.
+	Cut       bool
+	Editable  string
 	From      string
 	By        string
 	Reason    string
@@ -68,10 +77,17 @@ func ProposalOf(c attachwire.Proposal) (Proposal, bool) {
 	}
 	return Proposal{
 		ID: c.ID, State: string(c.State), Input: c.Text,
-		Visible: attachwire.VisibleInput(c.Text, maxVisibleInput),
-		From:    sanitize.UIString(from, maxNameRunes), By: sanitize.UIString(by, maxNameRunes),
+		Visible:  attachwire.VisibleInput(c.Text, maxVisibleInput),
+		Editable: attachwire.VisibleInput(c.Text, 0),
+		From:     sanitize.UIString(from, maxNameRunes), By: sanitize.UIString(by, maxNameRunes),
 		Reason: sanitize.UIString(c.Reason, maxMessageRunes), ExpiresAt: c.ExpiresAt,
-	}, true
+	}.cut(), true
+}
+
+// cut sets Cut from Visible and Editable.
+func (p Proposal) cut() Proposal {
+	p.Cut = p.Visible != p.Editable
+	return p
 }
 
 // Propose returns the propose control for text: what a proposing driver
@@ -110,25 +126,57 @@ func (e *Engine) Decide(id, verdict, text, reason string) (attachwire.Frame, err
 	return controlFrame(d), nil
 }
 
-// InputFromVisible reverses the marks attachwire.VisibleInput gives the
-// keys a person edits a command line with: "⏎" is Enter (CR), "␤" a line
-// feed, "⇥" Tab and "␛" Escape. Caret notation stays text: "^C" typed in
-// an editor is two characters, not Ctrl-C.
+// InputFromVisible reads back what attachwire.VisibleInput wrote, the
+// form a person edits a proposal in: "⏎" is Enter (CR), "␤" a line feed,
+// "⇥" Tab, "␛" Escape, "^C" caret notation (a control character, "^?"
+// DEL), and "<U+XXXX>" the character U+XXXX. Anything else is itself, so
+// VisibleInput's whole (uncut) text reads back exactly.
 func InputFromVisible(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '⏎':
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '⏎':
 			b.WriteByte('\r')
-		case '␤':
+		case r == '␤':
 			b.WriteByte('\n')
-		case '⇥':
+		case r == '⇥':
 			b.WriteByte('\t')
-		case '␛':
+		case r == '␛':
 			b.WriteByte(0x1b)
-		default:
+		case r == '^' && i+1 < len(s) && s[i+1] == '?':
+			b.WriteByte(0x7f)
+			n = 2
+		case r == '^' && i+1 < len(s) && s[i+1] >= '@' && s[i+1] <= '_':
+			b.WriteByte(s[i+1] - '@')
+			n = 2
+		case r == '<':
+			if c, m, ok := codePoint(s[i:]); ok {
+				b.WriteRune(c)
+				n = m
+				break
+			}
 			b.WriteRune(r)
+		default:
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
+}
+
+// codePoint reads "<U+XXXX>" (4 to 6 hex digits) at the start of s.
+func codePoint(s string) (rune, int, bool) {
+	if !strings.HasPrefix(s, "<U+") {
+		return 0, 0, false
+	}
+	end := strings.IndexByte(s, '>')
+	if end < 7 || end > 9 {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(s[3:end], 16, 32)
+	if err != nil || v > unicode.MaxRune || v >= 0xd800 && v < 0xe000 {
+		return 0, 0, false
+	}
+	return rune(v), end + 1, true
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -48,10 +49,30 @@ func TestProposalEventsAndDecide(t *testing.T) {
 	}
 }
 
-func TestInputFromVisible(t *testing.T) {
-	in := "a\rb\nc\td\x1be^C"
-	if got := InputFromVisible(attachwire.VisibleInput(in, 0)); got != "a\rb\nc\td\x1be^C" {
-		t.Fatalf("round trip %q", got)
+// Whatever a proposal holds, its whole visible text reads back exactly:
+// an editor that starts from it changes only what the person changes.
+func TestInputFromVisibleRoundTrip(t *testing.T) {
+	cases := []string{
+		"a\rb\nc\td\x1be^C", "^C\x03^?\x7f", "⏎␤⇥␛ are text", "<U+0041> <U+ <b>", "\u202e\u200b", "\u0085\u009b[2J",
+		"2^3 ^^ ^", "<U+110000> <U+D800>",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("ab^<U+0123>⏎␤⇥␛\r\n\t\x1b\x03\x7f\u0085\u202e✅ ?@_")
+	for range 2000 {
+		r := make([]rune, rng.IntN(12))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(r))
+	}
+	for _, in := range cases {
+		if got := InputFromVisible(attachwire.VisibleInput(in, 0)); got != in {
+			t.Fatalf("%q shows as %q and reads back as %q", in, attachwire.VisibleInput(in, 0), got)
+		}
+	}
+	// What a person types in the editor: the marks and caret notation.
+	if got := InputFromVisible("ls -l⏎^C<U+1F600>"); got != "ls -l\r\x03😀" {
+		t.Fatalf("typed marks read as %q", got)
 	}
 }
 

@@ -7,7 +7,8 @@
 // writes what was approved, and the page sees it echoed like any input.
 
 export interface ProposalEv {
-  id: string; state: string; input: string; visible: string; from: string; by: string; reason: string; expiresAt: number;
+  id: string; state: string; input: string; visible: string; editable: string; cut: boolean;
+  from: string; by: string; reason: string; expiresAt: number;
 }
 
 // decide sends a decision (the engine's frame, through the page's send);
@@ -76,6 +77,12 @@ export class Proposals {
     const text = document.createElement('code');
     text.className = 'text';
     text.textContent = p.visible;
+    // Nobody approves what they were not shown: too long to show whole,
+    // it can only be rejected here.
+    const note = document.createElement('div');
+    note.className = 'who';
+    note.hidden = !p.cut;
+    note.textContent = `${p.input.length} characters, too long to show whole: it can only be rejected`;
     const left = document.createElement('span');
     left.className = 'expires';
     const editor = document.createElement('input');
@@ -94,7 +101,7 @@ export class Proposals {
     const approve = button('approve', 'Approve', () => this.decide(p.id, 'approve', '', ''));
     const edit = button('edit', 'Edit', () => {
       if (editor.hidden) {
-        editor.value = this.rows.get(p.id)?.p.visible ?? p.visible;
+        editor.value = this.rows.get(p.id)?.p.editable ?? p.editable;
         editor.hidden = false;
         edit.textContent = 'Send edited';
         editor.focus();
@@ -119,7 +126,7 @@ export class Proposals {
     editor.addEventListener('keydown', (e) => { if (e.key === 'Enter') edit.click(); });
     reason.addEventListener('keydown', (e) => { if (e.key === 'Enter') reject.click(); });
     buttons.append(approve, edit, reject, left);
-    li.append(who, text, editor, reason, buttons);
+    li.append(who, text, note, editor, reason, buttons);
     return li;
   }
 
@@ -139,8 +146,9 @@ export class Proposals {
     const now = Date.now();
     for (const { p, el } of this.rows.values()) {
       for (const b of el.querySelectorAll('button')) {
-        (b as HTMLButtonElement).disabled = !this.holding;
-        b.title = this.holding ? '' : 'take the pen to decide';
+        const unseen = p.cut && !b.classList.contains('reject');
+        (b as HTMLButtonElement).disabled = !this.holding || unseen;
+        b.title = unseen ? 'too long to show whole: reject it' : this.holding ? '' : 'take the pen to decide';
       }
       const left = el.querySelector('.expires') as HTMLElement;
       const s = p.expiresAt > 0 ? Math.max(0, Math.round((p.expiresAt - now) / 1000)) : -1;

@@ -248,6 +248,8 @@ func eventToJS(ev engine.Event) js.Value {
 		po.Set("state", p.State)
 		po.Set("input", p.Input)
 		po.Set("visible", p.Visible)
+		po.Set("editable", p.Editable)
+		po.Set("cut", p.Cut)
 		po.Set("from", p.From)
 		po.Set("by", p.By)
 		po.Set("reason", p.Reason)
