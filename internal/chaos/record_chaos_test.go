@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 )
 
 // 'ptyhost share --record' onto a full disk (/dev/full: every write fails
@@ -55,7 +57,18 @@ func TestRecordingOntoAFullDisk(t *testing.T) {
 	}()
 	shared := func() string { mu.Lock(); defer mu.Unlock(); return screen.String() }
 	eventually(t, "share's links", func() bool { return strings.Contains(shared(), "Watch in a terminal") })
-	v := watch(t, k, "v", r.roomURL(room), room, watchOptions{})
+	// share seals the room: the watch line carries its key.
+	var key *seal.Key
+	eventually(t, "the room key in share's links", func() bool {
+		m := regexp.MustCompile(`PTYHOST_KEY=([A-Za-z0-9_-]{43})`).FindStringSubmatch(shared())
+		if m == nil {
+			return false
+		}
+		var err error
+		key, err = seal.ParseKey(m[1])
+		return err == nil
+	})
+	v := watch(t, k, "v", r.roomURL(room), room, watchOptions{key: key})
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

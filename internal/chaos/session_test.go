@@ -14,6 +14,7 @@ import (
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/viewer"
 )
 
@@ -130,6 +131,7 @@ type watcher struct {
 type watchOptions struct {
 	localAddr string // the client address to dial from ("127.0.0.2")
 	role      attachwire.Role
+	key       *seal.Key // a sealed room's key; nil: a plain room
 }
 
 func watch(t testing.TB, k *keys, name, url, room string, o watchOptions) *watcher {
@@ -158,6 +160,7 @@ func watch(t testing.TB, k *keys, name, url, room string, o watchOptions) *watch
 		BackoffMax: time.Second,
 		HTTPClient: &http.Client{Transport: tr},
 		OnEvent:    w.event,
+		Key:        o.key,
 	})
 	if err != nil {
 		t.Fatalf("viewer %s: %v", name, err)
