@@ -34,14 +34,26 @@
 // what a paste may leave awaiting the relay's ack, so a test reaches the
 // refusal without pasting 16 MiB.
 //
-// The page decodes frames, snapshots and controls, and sanitizes output,
-// with the project's own Go code (package web/engine, compiled to
-// WebAssembly by web/wasm), so its filtering is the Go sanitizer's, byte
-// for byte. xterm.js only renders: its replies to queries are swallowed
-// (the sanitizer strips queries anyway, the page registers handlers that
-// consume them, and only data produced inside a trusted keyboard, paste,
-// mouse or focus event of the person at the page is sent, and only while
-// the page holds the pen).
+// The page decodes frames, snapshots and controls with the project's own
+// Go code (package web/engine, compiled to WebAssembly by web/wasm), and
+// its screen is the host's by construction: the host's own terminal
+// engine (internal/term/engine) runs in the WebAssembly as the page's
+// emulator, loaded from each snapshot and fed each Output frame's bytes
+// as the host sent them, answering nothing. xterm.js only renders: it is
+// written the paint of what changed on that engine's screen (package
+// web/screen: changed rows from their first changed cell, each cell's
+// text at its column with its SGR, lines scrolled into its scrollback,
+// the alternate screen, the cursor, and the program's input modes while
+// the page holds the pen), never the program's output, and measures
+// characters by the engine's width table (src/widths.ts registers it as
+// xterm.js's Unicode provider), so each glyph covers the cells the engine
+// gave it. Its replies to queries are swallowed all the same (the paint
+// holds none, the page registers handlers that consume them, and only
+// data produced inside a trusted keyboard, paste, mouse or focus event of
+// the person at the page is sent, and only while the page holds the pen).
+// #grid=1 is the tests' switch that adds to window.ptyhostViewer the
+// screen cell for cell (src/grid.ts) and the last seq applied, which the
+// differential test compares with the host's engine.
 //
 // Command marks (docs/protocol.md §4) are read by the engine's
 // WebAssembly and filed by web/src/commands.ts: each command a block in
@@ -83,12 +95,17 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   853 B                     2,004 B
-//	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             96,646 B                   366,705 B
+//	index.html                   851 B                     2,004 B
+//	boot.<hash>.js             3,820 B                    10,580 B
+//	app.<hash>.js             97,829 B                   369,473 B
 //	app.<hash>.css             2,644 B                     7,457 B
-//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
-//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
+//	engine.<hash>.wasm     1,226,201 B                 4,688,883 B
+//	dist/ in all           1,331,795 B (README included; budget 1.3 MiB)
+//
+// The terminal engine and its painter in the WebAssembly add about
+// 68 KB to it; to stay in the budget the WebAssembly is built with
+// inlining off except in the runtime, the engine and the painter (about
+// 55 KB less).
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,
