@@ -174,7 +174,9 @@ func (s *Screen) paint(dst []byte) []byte {
 	start := len(dst)
 	s.emu.Visible(&s.now)
 	newLines := int(pushed - s.pushed)
-	if newLines > 0 || !sameCells(s.now.Primary, s.prim) {
+	// On the primary screen grid compares as it paints; the primary is
+	// compared first only when the terminal shows the alternate one.
+	if newLines > 0 || !s.inAlt || !sameCells(s.now.Primary, s.prim) {
 		if s.inAlt {
 			dst = append(dst, "\x1b[?1047l"...)
 			s.inAlt = false

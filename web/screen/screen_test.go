@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -182,6 +183,70 @@ func TestSplitCases(t *testing.T) {
 			host, page := run(t, 20, 4, 0, chunks)
 			if d := diff(&host, &page); len(d) > 0 {
 				t.Errorf("%s, %s:\n%v", c.Name, name, d)
+			}
+		}
+	}
+}
+
+// TestResize: after a resize the terminal shows the host's rewrapped
+// screen and scrollback, however the terminal's own rewrap went.
+func TestResize(t *testing.T) {
+	for _, rec := range termtest.LoadRecordings(t) {
+		opts := term.Options{Cols: rec.Cols, Rows: rec.Rows, Scrollback: testScrollback}
+		h, view := termengine.New(opts), termengine.New(opts)
+		s := screen.New(testScrollback)
+		var snap attachwire.Screen
+		h.Screen(&snap)
+		view.Write(standIn(s.Load(nil, &snap)))
+		h.Write(rec.Data)
+		view.Write(standIn(s.Write(nil, rec.Data)))
+		for _, size := range [][2]int{{rec.Cols - 3, rec.Rows + 2}, {rec.Cols + 5, rec.Rows - 1}} {
+			h.Resize(size[0], size[1], 0, 0)
+			view.Resize(size[0], size[1], 0, 0)
+			view.Write(standIn(s.Resize(nil, size[0], size[1], 0, 0)))
+			h.Write([]byte("after\r\n"))
+			view.Write(standIn(s.Write(nil, []byte("after\r\n"))))
+			var host, page attachwire.Screen
+			h.Screen(&host)
+			view.Screen(&page)
+			if d := diff(&host, &page); len(d) > 0 {
+				t.Errorf("%s resized to %dx%d:\n%v", rec.Name, size[0], size[1], d)
+			}
+		}
+		h.Close()
+		view.Close()
+		s.Close()
+	}
+}
+
+// TestInputModes: the program's input modes reach the terminal only
+// while the page holds the pen, and are all turned off when it loses it.
+func TestInputModes(t *testing.T) {
+	s := screen.New(0)
+	blank := attachwire.Screen{Cols: 10, Rows: 2, Primary: make([]attachwire.Cell, 20)}
+	for i := range blank.Primary {
+		blank.Primary[i] = attachwire.BlankCell()
+	}
+	s.Load(nil, &blank)
+	if p := string(s.Write(nil, []byte("\x1b[?2004h\x1b[?1000;1006h"))); strings.Contains(p, "2004h") || strings.Contains(p, "1000") {
+		t.Errorf("a page without the pen was painted the input modes: %q", p)
+	}
+	if p := string(s.SetInput(nil, true)); !strings.Contains(p, "2004") || !strings.Contains(p, "1000") || !strings.Contains(p, "1006") {
+		t.Errorf("taking the pen painted %q, want bracketed paste and SGR mouse on", p)
+	}
+	if p := string(s.Write(nil, []byte("\x1b[?2004l"))); !strings.Contains(p, "2004") {
+		t.Errorf("the program turning bracketed paste off painted %q", p)
+	}
+	if p := string(s.SetInput(nil, false)); !strings.HasPrefix(p, "\x1b[?1;2004;1004;1000;1002;1003;1005;1006l") || strings.Contains(p, "h") {
+		t.Errorf("losing the pen painted %q, want every input mode off", p)
+	}
+	// The paint never carries what the program sent but cells: no
+	// query, title or clipboard write.
+	for _, q := range []string{"\x1b[c", "\x1b]0;title\x07", "\x1b]52;c;eA==\x07", "\x1b[6n", "\x1bP$qm\x1b\\"} {
+		p := string(s.Write(nil, []byte(q+"x")))
+		for _, bad := range []string{"]0;", "]52", "6n", "P$q", "[c"} {
+			if strings.Contains(p, bad) {
+				t.Errorf("writing %q painted %q", q, p)
 			}
 		}
 	}
