@@ -26,9 +26,12 @@
 // set again after every glyph that is not one ASCII character.
 //
 // A Load, a Resize or a change of the scrollback other than lines pushed
-// (ED 3, a resize's rewrap) repaints everything, scrollback included;
-// otherwise a paint costs O(cols·rows) to find what changed plus what it
-// paints. The engine keeps the scrollback lines New was given, as the
+// (ED 3, a resize's rewrap) repaints everything, scrollback included.
+// Otherwise the engine tells which rows changed since the last paint
+// (engine.RowCache: each row's stored cells compared with a copy, no
+// conversion of the rest), and only those are compared cell by cell and
+// repainted from their first changed cell; a scroll into the scrollback
+// compares every row. The engine keeps the scrollback lines New was given, as the
 // terminal must (its scrollback option).
 //
 // Concurrency: a Screen is not safe for concurrent use; the page calls it

@@ -25,8 +25,9 @@ type Screen struct {
 	scrollback int
 	emu        *termengine.Engine
 
-	now  attachwire.Screen // the engine's visible screen, refilled per paint
-	line []attachwire.Cell // a scrollback line, scratch
+	now   attachwire.Screen   // the engine's visible screen, refilled per paint
+	cache termengine.RowCache // which rows of now changed in the last refill
+	line  []attachwire.Cell   // a scrollback line, scratch
 
 	// What the terminal shows.
 	cols, rows      int
@@ -94,8 +95,7 @@ func (s *Screen) SetInput(dst []byte, on bool) []byte {
 	if s.emu == nil {
 		return dst
 	}
-	s.emu.Visible(&s.now)
-	return s.inputModes(dst)
+	return s.paint(s.inputModes(dst))
 }
 
 // Size returns the engine's size, 0 x 0 before Load.
@@ -127,8 +127,8 @@ func (s *Screen) Close() {
 
 // full appends a paint of everything, on a terminal in any state.
 func (s *Screen) full(dst []byte) []byte {
-	s.emu.Visible(&s.now)
-	s.cols, s.rows = s.now.Cols, s.now.Rows
+	s.cols, s.rows = s.emu.Size()
+	s.cache = termengine.RowCache{} // every row is compared with the blank terminal
 	dst = append(dst, fullReset...)
 	s.pen = attachwire.BlankCell()
 	s.inAlt, s.cursorKnown, s.modesKnown = false, false, false
@@ -172,11 +172,13 @@ func (s *Screen) paint(dst []byte) []byte {
 		return s.full(dst)
 	}
 	start := len(dst)
-	s.emu.Visible(&s.now)
+	s.emu.VisibleChanges(&s.now, &s.cache)
 	newLines := int(pushed - s.pushed)
-	// On the primary screen grid compares as it paints; the primary is
-	// compared first only when the terminal shows the alternate one.
-	if newLines > 0 || !s.inAlt || !sameCells(s.now.Primary, s.prim) {
+	primChanged := false
+	for y := range s.rows {
+		primChanged = primChanged || s.cache.Changed(false, y)
+	}
+	if newLines > 0 || primChanged {
 		if s.inAlt {
 			dst = append(dst, "\x1b[?1047l"...)
 			s.inAlt = false
@@ -200,18 +202,21 @@ func (s *Screen) paint(dst []byte) []byte {
 			}
 		}
 		s.pushed = pushed
-		dst = s.grid(dst, s.now.Primary, s.prim)
+		// Rows the engine left alone are as painted, unless the
+		// terminal's rows moved under them.
+		dst = s.grid(dst, s.now.Primary, s.prim, false, newLines > 0)
 	}
 	if s.now.Active == attachwire.BufferAlternate {
+		all := false
 		if !s.inAlt {
 			// xterm.js clears its alternate buffer on entering it, in
 			// the pen's background.
 			dst = s.sgr(dst, attachwire.BlankCell())
 			dst = append(dst, "\x1b[?1047h"...)
-			s.inAlt = true
+			s.inAlt, all = true, true
 			blankCells(s.alt, len(s.alt))
 		}
-		dst = s.grid(dst, s.now.Alt, s.alt)
+		dst = s.grid(dst, s.now.Alt, s.alt, true, all)
 	} else if s.inAlt {
 		dst = append(dst, "\x1b[?1047l"...)
 		s.inAlt = false
@@ -221,11 +226,14 @@ func (s *Screen) paint(dst []byte) []byte {
 }
 
 // grid repaints the rows of want that differ from shown, from the first
-// cell that differs, and records them as shown.
-func (s *Screen) grid(dst []byte, want, shown []attachwire.Cell) []byte {
+// cell that differs, and records them as shown: every row when all is
+// set, else only those the engine changed since the last paint.
+func (s *Screen) grid(dst []byte, want, shown []attachwire.Cell, alt, all bool) []byte {
 	for y := range s.rows {
-		lo, hi := y*s.cols, (y+1)*s.cols
-		dst = s.row(dst, y, want[lo:hi], shown[lo:hi])
+		if all || s.cache.Changed(alt, y) {
+			lo, hi := y*s.cols, (y+1)*s.cols
+			dst = s.row(dst, y, want[lo:hi], shown[lo:hi])
+		}
 	}
 	return dst
 }
@@ -412,18 +420,6 @@ func padded(line []attachwire.Cell, cols int) []attachwire.Cell {
 		out[i] = attachwire.BlankCell()
 	}
 	return out
-}
-
-func sameCells(a, b []attachwire.Cell) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // chunkLen returns how many cells of line fit one row of cols columns

@@ -120,22 +120,25 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 	}
 	dst = dst[:n]
 	for i := range e.rows {
-		out := dst[i*e.cols : (i+1)*e.cols]
-		l := b.line(i)
-		start := 0
-		if l.spanned {
-			start = min(len(l.text), e.cols)
-			screenSpans(out[:start], l)
-		}
-		for j := start; j < len(out); j++ {
-			c := l.fill
-			if j < l.n {
-				c = l.cells[j]
-			}
-			out[j] = e.screenCell(c, out[j].Content)
-		}
+		e.rowCells(dst[i*e.cols:(i+1)*e.cols], b.line(i))
 	}
 	return dst
+}
+
+// rowCells converts a row of the screen into out, cols cells.
+func (e *Engine) rowCells(out []attachwire.Cell, l *line) {
+	start := 0
+	if l.spanned {
+		start = min(len(l.text), e.cols)
+		screenSpans(out[:start], l)
+	}
+	for j := start; j < len(out); j++ {
+		c := l.fill
+		if j < l.n {
+			c = l.cells[j]
+		}
+		out[j] = e.screenCell(c, out[j].Content)
+	}
 }
 
 // screenSpans converts the first len(out) cells of a row in span form.
