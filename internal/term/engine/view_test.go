@@ -64,3 +64,44 @@ func TestVisibleAndHistory(t *testing.T) {
 		t.Errorf("ED 3 did not count as a change")
 	}
 }
+
+// TestVisibleChanges: after every write VisibleChanges leaves the
+// destination equal to Visible's, and flags every row that differs from
+// what the previous call left.
+func TestVisibleChanges(t *testing.T) {
+	e := New(term.Options{Cols: 12, Rows: 4, Scrollback: 10})
+	defer e.Close()
+	var got, want attachwire.Screen
+	var c RowCache
+	prev := map[bool][]attachwire.Cell{}
+	for i, in := range []string{
+		"hello", "\r\nworld \u2705", "\x1b[2;3Hx", "\x1b[?1049h\x1b[31malt", "\x1b[2Jy", "\x1b[?1049l",
+		"e\u0301\U0001F468\u200d\U0001F469", "\x1b#8", "\x1b[1;1H\x1b[2K", "1\r\n2\r\n3\r\n4\r\n5", "\x1b[8;5t",
+	} {
+		e.Write([]byte(in))
+		e.VisibleChanges(&got, &c)
+		e.Visible(&want)
+		if !reflect.DeepEqual(got.Primary, want.Primary) || !reflect.DeepEqual(got.Alt, want.Alt) || got.CursorRow != want.CursorRow {
+			t.Fatalf("step %d (%q): VisibleChanges differs from Visible", i, in)
+		}
+		for _, alt := range []bool{false, true} {
+			grid := want.Primary
+			if alt {
+				grid = want.Alt
+			}
+			old := prev[alt]
+			for y := range want.Rows {
+				row := grid[min(y*want.Cols, len(grid)):min((y+1)*want.Cols, len(grid))]
+				if len(row) == 0 {
+					continue
+				}
+				if len(old) != len(grid) || !reflect.DeepEqual(row, old[y*want.Cols:(y+1)*want.Cols]) {
+					if !c.Changed(alt, y) {
+						t.Errorf("step %d (%q): row %d (alt %v) changed but is not flagged", i, in, y, alt)
+					}
+				}
+			}
+			prev[alt] = append([]attachwire.Cell(nil), grid...)
+		}
+	}
+}
