@@ -17,11 +17,13 @@ const (
 	ShareHelp                  // ?: show the keys
 	ShareUnknown               // any other key after the prefix
 	SharePick                  // the key read after Pick: a menu's choice
+	ShareApprove               // y: approve the oldest input proposal waiting
+	ShareReject                // n: reject it
 )
 
 // ShareKeys splits the sharer's input into bytes for the session and
 // prefix commands, as Keys does for attach: the prefix then w, k, x, p,
-// o, s or ? is a command, the prefix twice sends one prefix byte, the
+// o, s, y, n or ? is a command, the prefix twice sends one prefix byte, the
 // prefix then any other key is ShareUnknown (dropped). After Pick, the
 // next key, whatever it is, is a SharePick: a menu's choice (or its
 // cancellation), never the session's.
@@ -76,6 +78,10 @@ func shareCommand(b byte) ShareCommand {
 		return ShareStop
 	case '?':
 		return ShareHelp
+	case 'y':
+		return ShareApprove
+	case 'n':
+		return ShareReject
 	}
 	return ShareUnknown
 }

@@ -31,6 +31,9 @@ type ConsoleConfig struct {
 	RestoreSize func()
 	// StopSharing ends the sharing; the program goes on. Must not block.
 	StopSharing func()
+	// Decide approves or rejects a waiting input proposal as the sharer
+	// (Share.Decide); nil: the share takes no proposals.
+	Decide func(id string, approve bool, reason string) bool
 }
 
 // Console is share's side of the sharer's terminal: it shows joins,
@@ -48,7 +51,8 @@ type Console struct {
 	menu    menuKind
 	choices []string // what 1..9 pick in the open menu
 	stopped bool
-	bg      sync.WaitGroup // controls sent in the background
+	props   attachui.Proposals // input proposals waiting for a decision
+	bg      sync.WaitGroup     // controls sent in the background
 }
 
 // menuKind is the menu waiting for a key.
@@ -132,7 +136,7 @@ func (c *Console) Keys(p []byte) []byte {
 }
 
 // help is the prefix menu's help line.
-const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, s stop sharing, Ctrl-] send Ctrl-]"
+const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, y/n approve/reject a proposal, s stop sharing, Ctrl-] send Ctrl-]"
 
 // commandLocked carries out one prefix command or menu choice.
 func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
@@ -174,6 +178,8 @@ func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
 	case attachui.ShareReadOnly:
 		on := !c.people.ReadOnly()
 		c.send("read-only", func(ctx context.Context) error { return c.cfg.Controls.SetReadOnly(ctx, on) })
+	case attachui.ShareApprove, attachui.ShareReject:
+		c.decideLocked(cmd == attachui.ShareApprove)
 	case attachui.ShareStop:
 		c.stopped = true
 		c.cfg.StopSharing()
@@ -196,6 +202,7 @@ func (c *Console) pickLocked(key byte) {
 	kind, choices := c.menu, c.choices
 	c.menu, c.choices = menuNone, nil
 	c.cfg.Display.HidePanel()
+	defer c.showProposalsLocked()
 	i := int(key) - '1'
 	if kind == menuPeople || i < 0 || i >= len(choices) || i > 8 {
 		return
