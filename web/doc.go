@@ -34,14 +34,26 @@
 // what a paste may leave awaiting the relay's ack, so a test reaches the
 // refusal without pasting 16 MiB.
 //
-// The page decodes frames, snapshots and controls, and sanitizes output,
-// with the project's own Go code (package web/engine, compiled to
-// WebAssembly by web/wasm), so its filtering is the Go sanitizer's, byte
-// for byte. xterm.js only renders: its replies to queries are swallowed
-// (the sanitizer strips queries anyway, the page registers handlers that
-// consume them, and only data produced inside a trusted keyboard, paste,
-// mouse or focus event of the person at the page is sent, and only while
-// the page holds the pen).
+// The page decodes frames, snapshots and controls with the project's own
+// Go code (package web/engine, compiled to WebAssembly by web/wasm), and
+// its screen is the host's by construction: the host's own terminal
+// engine (internal/term/engine) runs in the WebAssembly as the page's
+// emulator, loaded from each snapshot and fed each Output frame's bytes
+// as the host sent them, answering nothing. xterm.js only renders: it is
+// written the paint of what changed on that engine's screen (package
+// web/screen: changed rows from their first changed cell, each cell's
+// text at its column with its SGR, lines scrolled into its scrollback,
+// the alternate screen, the cursor, and the program's input modes while
+// the page holds the pen), never the program's output, and measures
+// characters by the engine's width table (src/widths.ts registers it as
+// xterm.js's Unicode provider), so each glyph covers the cells the engine
+// gave it. Its replies to queries are swallowed all the same (the paint
+// holds none, the page registers handlers that consume them, and only
+// data produced inside a trusted keyboard, paste, mouse or focus event of
+// the person at the page is sent, and only while the page holds the pen).
+// #grid=1 is the tests' switch that adds to window.ptyhostViewer the
+// screen cell for cell (src/grid.ts) and the last seq applied, which the
+// differential test compares with the host's engine.
 //
 // Command marks (docs/protocol.md §4) are read by the engine's
 // WebAssembly and filed by web/src/commands.ts: each command a block in
@@ -106,12 +118,25 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,156 B                     2,803 B
-//	boot.<hash>.js             4,097 B                    11,156 B
-//	app.<hash>.js             99,895 B                   376,094 B
+//	index.html                 1,153 B                     2,803 B
+//	boot.<hash>.js             4,115 B                    11,179 B
+//	app.<hash>.js            100,633 B                   377,823 B
 //	app.<hash>.css             3,031 B                     8,983 B
-//	engine.<hash>.wasm     1,223,621 B                 4,462,647 B
-//	dist/ in all           1,332,250 B (README included; budget 1.3 MiB)
+//	engine.<hash>.wasm     1,278,375 B                 4,931,587 B
+//	dist/ in all           1,387,757 B (README included; budget 1.3 MiB
+//	                                     + 48 KiB + 20 KiB, below)
+//
+// The terminal engine and its painter (package web/screen) in the
+// WebAssembly add about 58 KB to it, the width provider and the grid
+// hook under 1 KB to app.js; to stay in the budget the WebAssembly is
+// built with inlining off except in the runtime, the engine and the
+// painter (about 55 KB less than with it). Two features built on the
+// viewer add to the budget what they add to the bundle: opening sealed
+// rooms (docs/protocol.md section 8: XChaCha20-Poly1305, HKDF and the
+// sealed frames and texts, about 44 KB of the WebAssembly, 48 KiB
+// allowed) and input proposals (docs/protocol.md §6: their controls, the
+// visible text and its reading back, the panel and the editor, about
+// 16 KB, 20 KiB allowed).
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

@@ -70,7 +70,7 @@ func AppendScreen(dst []byte, s *attachwire.Screen, opts Options) []byte {
 	}
 	p.sgr(attachwire.BlankCell())
 	if opts.InputModes {
-		p.dst = appendInputModes(p.dst, s.Modes, s.Mouse)
+		p.dst = AppendInputModes(p.dst, s.Modes, s.Mouse)
 	}
 	p.dst = append(p.dst, "\x1b["...)
 	p.dst = strconv.AppendInt(p.dst, int64(decscusr(s.CursorShape)), 10)
@@ -314,9 +314,12 @@ func decscusr(s attachwire.CursorShape) int {
 	return 0
 }
 
-// appendInputModes resets every input mode the repaint manages, then sets
-// those m and mouse record.
-func appendInputModes(dst []byte, m attachwire.Modes, mouse attachwire.MouseProto) []byte {
+// AppendInputModes appends the sequences that reset every input mode the
+// repaint manages (bracketed paste, application cursor keys, focus
+// reporting, mouse tracking and its encodings), then set those m and
+// mouse record: what Options.InputModes paints, for a renderer that
+// turns them on and off as the pen changes hands.
+func AppendInputModes(dst []byte, m attachwire.Modes, mouse attachwire.MouseProto) []byte {
 	dst = append(dst, "\x1b[?1;2004;1004;1000;1002;1003;1005;1006l"...)
 	var set []byte
 	add := func(mode string) {

@@ -54,9 +54,13 @@ export interface Boot {
   subscribed: boolean;
 }
 
+// SCROLLBACK is the lines of scrollback the page keeps: its terminal's,
+// and its engine's, which keeps the screen the terminal shows.
+export const SCROLLBACK = 5000;
+
 // EngineOptions are ptyhostEngine's options for a leg of tok's; the boot
 // script and the page make their engines from the same.
-export interface EngineOptions { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key: string }
+export interface EngineOptions { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key: string; scrollback: number }
 
 // engineOptions reads them from the token's claims (the role decides how
 // the leg subscribes, the jti names it: the relay verifies the token)
@@ -68,7 +72,7 @@ export function engineOptions(tok: string, key = fragment().get('key') ?? ''): E
   const c = claims(tok) ?? {};
   return {
     sessionId: roomOf(roomPath()), connId: c.jti ?? '', driver: c.role === 'driver',
-    maxPendingBytes: Number(fragment().get('maxpaste')) || 0, key,
+    maxPendingBytes: Number(fragment().get('maxpaste')) || 0, key, scrollback: SCROLLBACK,
   };
 }
 

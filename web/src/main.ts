@@ -1,10 +1,13 @@
-// The browser viewer: one leg to a room, rendered by xterm.js. The leg
+// The browser viewer: one leg to a room, drawn by xterm.js. The leg
 // rides a WebSocket or, after three failed WebSocket dials, the degraded
 // lane: an EventSource on …/sse?ticket= (a ticket fetched from
 // …/sse-ticket with the attach token) down, batched POSTs to …/input up.
 // The protocol (frames, snapshots, controls, the sanitizer, the pen and
-// input sequencing) runs in Go compiled to WebAssembly (web/engine); this
-// file owns the socket, the terminal, the widgets and reconnection.
+// input sequencing) runs in Go compiled to WebAssembly (web/engine), and
+// so does the screen: the host's own terminal engine keeps it, and
+// xterm.js only renders the paint of what changed on it (web/screen),
+// measuring characters as the engine does (src/widths.ts). This file owns
+// the socket, the terminal, the widgets and reconnection.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
@@ -12,8 +15,10 @@ import { Rewind } from './rewind';
 import { Proposals, type ProposalEv } from './proposals';
 import { TouchKeys } from './touchkeys';
 import { screenReaderOn, screenReaderSwitch } from './screenreader';
-import { Boot, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL } from './link';
+import { Boot, SCROLLBACK, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL, type EngineOptions } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
+import { readGrid } from './grid';
+import { useEngineWidths } from './widths';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
 interface Ev {
@@ -45,7 +50,7 @@ interface Engine {
 interface LaneAnswer { ack: number; events: Ev[] }
 declare function ptyhostRetryAfter(value: string): number;
 declare function ptyhostBackoff(attempt: number, atLeastMs: number): number;
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string }): Engine | string;
+declare function ptyhostEngine(o: EngineOptions): Engine | string;
 // The status line's words are Go's (package status), shared with
 // `ptyhost attach`: the page says what its parts say, in its chips.
 interface StatusPart { kind: string; text: string; class: string }
@@ -165,7 +170,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     // Proposed API: the gutter's command blocks are decorations, which
     // xterm.js 6 still counts as proposed. It gates our calls only,
     // nothing the stream can reach.
-    cursorBlink: false, scrollback: 5000, allowProposedApi: true,
+    cursorBlink: false, scrollback: SCROLLBACK, allowProposedApi: true,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace', fontSize: 14,
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
@@ -202,6 +207,11 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
+  // #grid=1 gives the tests the screen cell for cell (src/grid.ts) and
+  // the last seq applied.
+  if (params.get('grid') === '1') {
+    Object.assign(hooks, { grid: () => readGrid(term), applied: () => eng?.applied() ?? null });
+  }
   (window as any).ptyhostViewer = hooks;
 
   if (!tok) {
@@ -901,6 +911,8 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     const made = (boot.eng as Engine | null) ?? ptyhostEngine(engineOptions(tok, roomKey));
     if (typeof made === 'string') throw new Error(made);
     eng = made;
+    // The engine measures characters for the terminal.
+    useEngineWidths(term);
     const d = fit.proposeDimensions();
     if (d) term.resize(d.cols, d.rows);
     showStatus();

@@ -6,13 +6,14 @@
 // the live terminal back. Search reads the whole history in ranges and
 // lists where the text was printed; each result rewinds there.
 import { Terminal } from '@xterm/xterm';
+import { useEngineWidths } from './widths';
 
 interface Ev { kind: string; data?: Uint8Array; cols?: number; rows?: number }
 interface ReplayEngine { apply(msg: Uint8Array): Ev[] | string }
 interface Point { seq: number; t: number }
 interface Index { first: number; head: number; keyframes: Point[]; points: Point[]; marks: (Point & { label: string })[]; stopped?: string }
 interface Found { seq: number; end: number; line: string }
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string }): ReplayEngine | string;
+declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string; scrollback: number }): ReplayEngine | string;
 declare function ptyhostFrames(file: Uint8Array, seq?: number, end?: number): Uint8Array[] | string;
 declare function ptyhostSearcher(query: string): { feed(file: Uint8Array): Found[] | string };
 
@@ -79,7 +80,10 @@ export class Rewind {
     const frames = end >= 0 ? ptyhostFrames(file, seq, end) : ptyhostFrames(file);
     if (typeof frames === 'string') throw new Error(frames);
     // A sealed room's history is sealed: the replay opens it with the key.
-    const eng = ptyhostEngine({ sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0, key: this.key });
+    const eng = ptyhostEngine({
+      sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0, key: this.key,
+      scrollback: Number(this.opts.scrollback) || 0,
+    });
     if (typeof eng === 'string') throw new Error(eng);
     const term = this.terminal();
     term.reset();
@@ -103,6 +107,7 @@ export class Rewind {
     if (!this.replay) {
       this.replay = new Terminal({ ...this.opts, disableStdin: true, cols: this.live.cols, rows: this.live.rows });
       this.replay.open(document.getElementById('replay') as HTMLElement);
+      useEngineWidths(this.replay);
     }
     return this.replay;
   }

@@ -14,7 +14,7 @@ import (
 // the wire, so that the page writes no lane format of its own: the body of
 // its next POST (attachwire.ViewerBatch), the reading of the relay's
 // answer (attachwire.ViewerBatchAnswer) and of an SSE event's frame.
-func laneMethods(e *engine.Engine, method func(string, func([]js.Value) any)) {
+func laneMethods(e *engine.Engine, p *painter, method func(string, func([]js.Value) any)) {
 	// laneBatch(maxInputs, maxBytes, controls) returns {body, last}: the
 	// JSON body carrying the inputs awaiting an ack (at most maxInputs and
 	// maxBytes of them) and the held controls (marshalled frames), and the
@@ -79,6 +79,6 @@ func laneMethods(e *engine.Engine, method func(string, func([]js.Value) any)) {
 		if err != nil {
 			return js.ValueOf(err.Error())
 		}
-		return eventsToJS(evs)
+		return eventsToJS(p.events(evs))
 	})
 }

@@ -6,12 +6,15 @@
 // calls: subscribe, apply, input, viewport, grab, release, ping, holding,
 // and for the degraded lane applied, pending, laneBatch, laneAck and
 // applyLane (lane.go). Messages cross as Uint8Array, each the engine's
-// frame marshalled once here; events come back as plain objects. The
+// frame marshalled once here; events come back as plain objects, their
+// writes the paint of the session's screen as the host's terminal engine
+// keeps it in the page (paint.go), never the program's output. The
 // program then blocks forever: the page owns its lifetime.
 //
 // More globals serve the page, so that it writes no wire format of its
-// own: ptyhostStatus, the status line (package status), and
-// ptyhostRetryAfter and ptyhostBackoff (retry.go).
+// own: ptyhostStatus, the status line (package status),
+// ptyhostRetryAfter and ptyhostBackoff (retry.go), and ptyhostWidth, the
+// engine's character widths (paint.go).
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/status"
 	"github.com/ptyhost/ptyhost/web/engine"
+	"github.com/ptyhost/ptyhost/web/screen"
 )
 
 func main() {
@@ -28,8 +32,11 @@ func main() {
 	select {}
 }
 
-// newEngine builds an Engine from {sessionId, connId, driver, key?}: key
-// is a sealed room's key as the link's fragment carries it.
+// newEngine builds an Engine from {sessionId, connId, driver,
+// maxPendingBytes, scrollback, key?}, with the screen it paints
+// (paint.go): scrollback is the lines it keeps, the page's terminal's
+// scrollback; key is a sealed room's key as the link's fragment carries
+// it.
 func newEngine(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || args[0].Type() != js.TypeObject {
 		return js.ValueOf("ptyhostEngine: want one options object")
@@ -49,7 +56,9 @@ func newEngine(_ js.Value, args []js.Value) any {
 		// Absent or not a number: 0, the default bound.
 		MaxPendingBytes: intOf(o.Get("maxPendingBytes")),
 		Key:             key,
+		Mirror:          true,
 	})
+	p := &painter{scr: screen.New(intOf(o.Get("scrollback")))}
 	obj := js.Global().Get("Object").New()
 	method := func(name string, f func(args []js.Value) any) {
 		obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }))
@@ -66,7 +75,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		if err != nil {
 			return js.ValueOf(err.Error())
 		}
-		return eventsToJS(evs)
+		return eventsToJS(p.events(evs))
 	})
 	method("input", func(a []js.Value) any {
 		fs, err := e.Input(bytesFromJS(a[0]))
@@ -133,7 +142,7 @@ func newEngine(_ js.Value, args []js.Value) any {
 		o.Set("first", float64(first))
 		return o
 	})
-	laneMethods(e, method)
+	laneMethods(e, p, method)
 	return obj
 }
 

@@ -38,6 +38,9 @@ type clusters struct {
 	limit int
 	// asked counts the new clusters asked for since the last collection.
 	asked int
+	// collections counts the collections, which renumber the table: a
+	// cell's index then names another cluster (RowCache).
+	collections uint64
 }
 
 func (t *clusters) get(i uint32) string {
@@ -102,6 +105,7 @@ func (t *clusters) internString(str string) (uint32, bool) {
 // of more distinct clusters than the table holds) become U+FFFD.
 func (e *Engine) collectClusters() {
 	t := &e.ct
+	t.collections++
 	old := t.strs
 	t.strs = make([]string, 0, min(len(old), t.limit))
 	if t.index == nil {

@@ -32,35 +32,39 @@ func (e *Engine) Screen(dst *attachwire.Screen) {
 	}
 	dst.Scrollback = dst.Scrollback[:n]
 	for i := range n {
-		l := e.sb.rawLine(i)
-		if l == nil {
-			_, enc, _ := e.sb.line(i)
-			dst.Scrollback[i] = decodeLine(dst.Scrollback[i][:0], enc)
-			continue
-		}
-		var stored []cell
-		text, fills := 0, 0
-		if l.spanned {
-			text, fills = l.spanContent()
-		} else {
-			stored, fills = lineCells(l)
-		}
-		n := text + len(stored) + fills
-		out := dst.Scrollback[i]
-		if cap(out) < n {
-			out = make([]attachwire.Cell, n)
-		}
-		out = out[:n]
-		screenSpans(out[:text], l)
-		for j := text; j < n; j++ {
-			c := l.fill
-			if j < len(stored) {
-				c = stored[j]
-			}
-			out[j] = e.screenCell(c, out[j].Content)
-		}
-		dst.Scrollback[i] = out
+		dst.Scrollback[i] = e.scrollbackCells(i, dst.Scrollback[i])
 	}
+}
+
+// scrollbackCells converts scrollback line i (oldest first) into out,
+// reusing its storage and cell contents where it can.
+func (e *Engine) scrollbackCells(i int, out []attachwire.Cell) []attachwire.Cell {
+	l := e.sb.rawLine(i)
+	if l == nil {
+		_, enc, _ := e.sb.line(i)
+		return decodeLine(out[:0], enc)
+	}
+	var stored []cell
+	text, fills := 0, 0
+	if l.spanned {
+		text, fills = l.spanContent()
+	} else {
+		stored, fills = lineCells(l)
+	}
+	n := text + len(stored) + fills
+	if cap(out) < n {
+		out = make([]attachwire.Cell, n)
+	}
+	out = out[:n]
+	screenSpans(out[:text], l)
+	for j := text; j < n; j++ {
+		c := l.fill
+		if j < len(stored) {
+			c = stored[j]
+		}
+		out[j] = e.screenCell(c, out[j].Content)
+	}
+	return out
 }
 
 // screenHeader fills the fields of dst before the grids, except Epoch
@@ -116,22 +120,25 @@ func (e *Engine) gridCells(dst []attachwire.Cell, b *buffer) []attachwire.Cell {
 	}
 	dst = dst[:n]
 	for i := range e.rows {
-		out := dst[i*e.cols : (i+1)*e.cols]
-		l := b.line(i)
-		start := 0
-		if l.spanned {
-			start = min(len(l.text), e.cols)
-			screenSpans(out[:start], l)
-		}
-		for j := start; j < len(out); j++ {
-			c := l.fill
-			if j < l.n {
-				c = l.cells[j]
-			}
-			out[j] = e.screenCell(c, out[j].Content)
-		}
+		e.rowCells(dst[i*e.cols:(i+1)*e.cols], b.line(i))
 	}
 	return dst
+}
+
+// rowCells converts a row of the screen into out, cols cells.
+func (e *Engine) rowCells(out []attachwire.Cell, l *line) {
+	start := 0
+	if l.spanned {
+		start = min(len(l.text), e.cols)
+		screenSpans(out[:start], l)
+	}
+	for j := start; j < len(out); j++ {
+		c := l.fill
+		if j < l.n {
+			c = l.cells[j]
+		}
+		out[j] = e.screenCell(c, out[j].Content)
+	}
 }
 
 // screenSpans converts the first len(out) cells of a row in span form.

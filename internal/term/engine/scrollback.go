@@ -53,6 +53,11 @@ type scrollback struct {
 	tmp []byte
 	// work counts cells encoded, for the engine's work bound.
 	work uint64
+	// pushed counts the lines that ever entered the ring, and changed
+	// the changes to it other than a push (a reset, a line pulled back
+	// or rewrapped by a resize): History reports both, so that a
+	// renderer appends what was pushed and repaints the rest.
+	pushed, changed uint64
 }
 
 func (s *scrollback) len() int { return s.encN + s.rawN }
@@ -95,7 +100,10 @@ func (s *scrollback) reset() {
 }
 
 // resetRaw drops the raw lines, keeping the encoded ones.
-func (s *scrollback) resetRaw() { s.rawStart, s.rawN = 0, 0 }
+func (s *scrollback) resetRaw() {
+	s.rawStart, s.rawN = 0, 0
+	s.changed++
+}
 
 // push moves a screen line into the ring and gives the screen a
 // recycled buffer of the same length in its place, holding no stored
@@ -114,6 +122,7 @@ func (s *scrollback) push(l *line, ct *clusters) {
 		}
 	}
 	s.swapIn(slot, l)
+	s.pushed++
 }
 
 // swapIn moves l into raw slot slot and gives l the buffers the slot
@@ -208,6 +217,7 @@ func (s *scrollback) popNewest() (raw *line, enc []byte, wrapped bool, ok bool) 
 	} else {
 		s.encN--
 	}
+	s.changed++
 	return raw, enc, wrapped, true
 }
 

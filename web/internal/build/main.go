@@ -77,7 +77,13 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// -buildvcs=false: the commit and a dirty tree would otherwise be
 	// stamped into the module, and the bundle would change with them.
+	// Inlining is off but in the runtime and the two packages the screen
+	// is fed through (the terminal engine and its painter): it would add
+	// some 55 KB to the download for code the page runs a few times per
+	// frame, while those run per byte and per cell.
 	if err := cmd(goEnv("GOOS=js", "GOARCH=wasm"), "go", "build", "-trimpath", "-buildvcs=false",
+		"-gcflags=all=-l", "-gcflags=runtime=", "-gcflags=github.com/ptyhost/ptyhost/internal/term/engine=",
+		"-gcflags=github.com/ptyhost/ptyhost/web/screen=",
 		"-ldflags=-s -w", "-o", at("engine.wasm"), "./wasm"); err != nil {
 		return err
 	}
