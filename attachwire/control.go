@@ -55,6 +55,10 @@ type Subscribe struct {
 	// record this one (docs/relay.md, "Recording"); other roles' is
 	// ignored, and so is the member by a relay that does not record.
 	Record bool `json:"record,omitempty"`
+	// Presence names the presence forms the subscriber reads besides
+	// the original ones (PresenceCounts); empty: those alone. A relay
+	// that predates it ignores it and sends the original forms.
+	Presence PresenceMode `json:"presence,omitempty"`
 }
 
 // ResumeFrom ("resume_from") asks for frames after Seq.
@@ -416,6 +420,8 @@ var (
 		entry[Kick](),
 		entry[PenTake](),
 		entry[ReadOnly](),
+		entry[PresenceCount](),
+		entry[PresenceRequest](),
 	}
 	controls = index(controlTable)
 )
@@ -454,6 +460,10 @@ func MarshalControl(c Control) ([]byte, error) {
 			c = Presence{Op: p.Op, Members: []Member{}}
 		}
 		if p != nil && len(p.Members) > MaxPresenceMembers {
+			return nil, errTooManyMembers(len(p.Members))
+		}
+	case PresenceCount:
+		if len(p.Members) > MaxPresenceMembers {
 			return nil, errTooManyMembers(len(p.Members))
 		}
 	}

@@ -249,6 +249,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	l.setClaims(c)
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record
+	l.presCounts = sub.Presence == attachwire.PresenceCounts
 	defer l.cancel()
 	release, a := rl.holdInvite(c, l)
 	if a != nil {

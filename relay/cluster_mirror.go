@@ -279,7 +279,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 // joinOwner registers one of this node's legs with the owner's room.
 func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
 	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti,
-		Name: l.name, Guest: l.guest, Exp: uint64(max(l.exp, 0))}
+		Name: l.name, Guest: l.guest, Counts: l.presCounts, Exp: uint64(max(l.exp, 0))}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows

@@ -211,10 +211,6 @@ func (rm *room) ownedLocked() {
 				cl.inSub = sub
 			}
 		})
-		members := make([]attachwire.Member, 0, len(rm.viewers))
-		for v := range rm.viewers {
-			members = append(members, v.member(false))
-		}
 		for v := range rm.viewers {
 			if v.setClusterID("") != "" {
 				cl.c.unregister(v)
@@ -225,9 +221,9 @@ func (rm *room) ownedLocked() {
 				v.mu.Unlock()
 				rm.acks[v.jti] = max(rm.acks[v.jti], ack)
 			}
-			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
 			rm.penJoinLocked(v)
 		}
+		rm.presenceResyncLocked()
 	}
 	rm.publishedLocked(outGen, 0, nil)
 	rm.publishedLocked(outHostLost, 0, nil)
@@ -334,6 +330,8 @@ func (rm *room) serveIn(m *nats.Msg) {
 		rm.grab(l)
 	case opRelease:
 		rm.release(l)
+	case opPresence:
+		rm.requestPresence(l)
 	}
 }
 
@@ -354,6 +352,7 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 		"role", string(op.Role), "user", op.User, "node", op.Node))
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
 	l.name, l.guest, l.exp = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64))
+	l.presCounts = op.Counts
 	l.room = rm
 	if op.Cols != 0 && op.Rows != 0 {
 		l.viewport = &attachwire.Viewport{Cols: op.Cols, Rows: op.Rows}

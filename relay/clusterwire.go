@@ -33,6 +33,13 @@ const (
 	opRelease                    // the leg gives the pen back
 	opSnapshot                   // a viewer here needs a snapshot: reason
 	opFetch                      // a new mirror's first fill (request, chunked answer)
+	opPresence                   // the leg asks for the whole member list
+)
+
+// The flags of a join.
+const (
+	joinGuest  = 1 << iota // the token came from an invite
+	joinCounts             // the leg reads presence counts
 )
 
 // clusterOp is one message on a room's input subject: the kind, the node
@@ -50,14 +57,15 @@ type clusterOp struct {
 	Ack    uint64          // join: the last inputSeq the leg's owner acknowledged
 	Name   string          // join: the token's display name
 	Guest  bool            // join: the token came from an invite
+	Counts bool            // join: the leg reads presence counts (attachwire.PresenceCounts)
 	Exp    uint64          // join: the token's expiry, unix seconds
 	Reason string          // snapshot
 	Wire   []byte          // input: the Input frame
 }
 
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
-// fields (join: role, user, jti, cols, rows, ack, name, guest (0 or 1),
-// exp; resize: cols, rows;
+// fields (join: role, user, jti, cols, rows, ack, name, flags (1: guest,
+// 2: counts), exp; resize: cols, rows;
 // snapshot: reason; input: the frame, to the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
@@ -72,11 +80,14 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 		dst = binary.AppendUvarint(dst, op.Ack)
 		dst = appendWireString(dst, op.Name)
-		guest := uint64(0)
+		flags := uint64(0)
 		if op.Guest {
-			guest = 1
+			flags |= joinGuest
 		}
-		dst = binary.AppendUvarint(dst, guest)
+		if op.Counts {
+			flags |= joinCounts
+		}
+		dst = binary.AppendUvarint(dst, flags)
 		dst = binary.AppendUvarint(dst, op.Exp)
 	case opResize:
 		dst = binary.AppendUvarint(dst, uint64(op.Cols))
@@ -104,13 +115,11 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 		op.Ack = r.uvarint()
 		op.Name = r.string()
-		switch r.uvarint() {
-		case 0:
-		case 1:
-			op.Guest = true
-		default:
+		flags := r.uvarint()
+		if flags&^(joinGuest|joinCounts) != 0 {
 			r.bad = true
 		}
+		op.Guest, op.Counts = flags&joinGuest != 0, flags&joinCounts != 0
 		op.Exp = r.uvarint()
 	case opResize:
 		op.Cols, op.Rows = r.uint32(), r.uint32()
@@ -118,7 +127,7 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Reason = r.string()
 	case opInput:
 		op.Wire = r.tail()
-	case opLeave, opGrab, opRelease, opFetch:
+	case opLeave, opGrab, opRelease, opFetch, opPresence:
 	default:
 		r.bad = true
 	}
@@ -180,12 +189,14 @@ func decodeJoinReply(b []byte) (joinReply, error) {
 const (
 	legControl byte = iota + 1 // a control frame to queue
 	legEnd                     // the leg's end: code, reason, the error control to send first (or none)
+	legMany                    // one control frame for each of a list of legs (a presence update)
 )
 
 // legMsg is what an owner sends one of a mirror's legs on the mirror
 // node's legs subject: a control to queue, or the leg's end.
 type legMsg struct {
 	Leg  string
+	Legs []string // legMany: the legs, Leg empty
 	End  bool
 	Code uint16 // with End: the close code
 	Why  string // with End: the close reason
@@ -193,8 +204,17 @@ type legMsg struct {
 }
 
 // appendLegMsg appends m's encoding: kind | leg | (end: code | reason) |
-// the frame, to the end.
+// the frame, to the end; a legMany message is kind | count | legs | the
+// frame.
 func appendLegMsg(dst []byte, m legMsg) []byte {
+	if m.Legs != nil {
+		dst = append(dst, legMany)
+		dst = binary.AppendUvarint(dst, uint64(len(m.Legs)))
+		for _, id := range m.Legs {
+			dst = appendWireString(dst, id)
+		}
+		return append(dst, m.Wire...)
+	}
 	if m.End {
 		dst = append(dst, legEnd)
 		dst = appendWireString(dst, m.Leg)
@@ -212,6 +232,9 @@ func appendLegMsg(dst []byte, m legMsg) []byte {
 func decodeLegMsg(b []byte) (legMsg, error) {
 	r := wireReader{rest: b}
 	kind := r.byte()
+	if kind == legMany {
+		return decodeLegMany(r)
+	}
 	m := legMsg{Leg: r.string(), End: kind == legEnd}
 	switch kind {
 	case legEnd:
@@ -230,6 +253,25 @@ func decodeLegMsg(b []byte) (legMsg, error) {
 		return legMsg{}, err
 	}
 	if !m.End && len(m.Wire) == 0 {
+		return legMsg{}, errClusterWire
+	}
+	return m, nil
+}
+
+// decodeLegMany decodes the rest of a legMany message: the count is
+// checked against the bytes left (each leg takes one at least) before the
+// list is made.
+func decodeLegMany(r wireReader) (legMsg, error) {
+	n := r.uvarint()
+	if r.bad || n == 0 || n > uint64(len(r.rest)) {
+		return legMsg{}, errClusterWire
+	}
+	m := legMsg{Legs: make([]string, 0, n)}
+	for range n {
+		m.Legs = append(m.Legs, r.string())
+	}
+	m.Wire = r.tail()
+	if err := r.done(); err != nil || len(m.Wire) == 0 {
 		return legMsg{}, errClusterWire
 	}
 	return m, nil

@@ -118,6 +118,8 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		l.room.grab(l)
 	case attachwire.Release:
 		l.room.release(l)
+	case attachwire.PresenceRequest:
+		l.room.requestPresence(l)
 	case attachwire.ResumeFrom:
 		after := c.Seq
 		l.mu.Lock()

@@ -85,6 +85,18 @@ type leg struct {
 	remoteAck uint64
 	joining   bool
 	joined    [][]byte
+
+	// Presence (presence.go), under the room's mu: presCounts is the
+	// subscribe's attachwire.PresenceCounts; presOrder the leg's place in
+	// the room's joins; presAnnounced that an update told the room of it;
+	// presInCounts that it was last sent the counts form, presShown the
+	// shown list it was sent; presAsked a presence_request waiting.
+	presCounts    bool
+	presOrder     uint64
+	presAnnounced bool
+	presInCounts  bool
+	presShown     uint64
+	presAsked     bool
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
