@@ -192,9 +192,18 @@ func (rm *room) flushPresenceLocked() {
 		}
 	}
 	out := newPresenceFanout(rm)
+	again := false
 	for v := range rm.viewers {
 		if v.remote == nil && v.clusterID() != "" {
 			continue // registered with another node's room, which tells it
+		}
+		if v.remote != nil && v.isJoining() {
+			// Its node could queue the join's answer after what the
+			// legs subject brings: its first view waits for the next
+			// update, which follows the answer on that subject.
+			v.presAnnounced = false
+			again = true
+			continue
 		}
 		fresh := !v.presAnnounced
 		v.presAnnounced = true
@@ -238,6 +247,10 @@ func (rm *room) flushPresenceLocked() {
 	}
 	out.flush()
 	p.joined, p.left, p.passed, p.asked = p.joined[:0], p.left[:0], p.passed[:0], false
+	if again {
+		p.asked = true
+		rm.presenceDueLocked()
+	}
 }
 
 // hostPresenceLocked sends the host leg the update's leaves and joins,

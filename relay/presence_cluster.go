@@ -28,8 +28,8 @@ func newPresenceFanout(rm *room) *presenceFanout {
 	return &presenceFanout{rm: rm}
 }
 
-// send queues wire for v (nothing for a nil wire). A member being
-// admitted keeps it for its join's reply, as sendRemote does.
+// send queues wire for v (nothing for a nil wire); v is not a member
+// being admitted (flushPresenceLocked leaves those to the next update).
 func (f *presenceFanout) send(v *leg, wire []byte) {
 	if wire == nil {
 		return
@@ -38,13 +38,6 @@ func (f *presenceFanout) send(v *leg, wire []byte) {
 		v.sendWire(wire)
 		return
 	}
-	v.mu.Lock()
-	if v.joining {
-		v.joined = append(v.joined, wire)
-		v.mu.Unlock()
-		return
-	}
-	v.mu.Unlock()
 	if f.nodes == nil {
 		f.nodes = make(map[string]*nodeFrames)
 	}
@@ -62,6 +55,14 @@ func (f *presenceFanout) send(v *leg, wire []byte) {
 	}
 	nf.wires = append(nf.wires, wire)
 	nf.legs = append(nf.legs, []string{v.remote.id})
+}
+
+// isJoining reports whether a member is being admitted (its controls go
+// in its join's answer).
+func (l *leg) isJoining() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.joining
 }
 
 // flush posts the gathered messages on the room's outbox, behind what

@@ -45,7 +45,8 @@ type presenceView struct {
 	total    int
 	counts   bool
 	complete bool
-	frames   int // presence controls read
+	frames   int   // presence controls read
+	err      error // what ended the leg's reading
 }
 
 func (pv *presenceView) apply(c attachwire.Control) {
@@ -88,7 +89,7 @@ func (pv *presenceView) conns() []string {
 func (pv *presenceView) String() string {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
-	return fmt.Sprintf("counts %v total %d, %d shown, %d frames", pv.counts, pv.total, len(pv.members), pv.frames)
+	return fmt.Sprintf("counts %v total %d, %d shown, %d frames, ended by %v", pv.counts, pv.total, len(pv.members), pv.frames, pv.err)
 }
 
 // watched is a peer whose presence view a goroutine keeps up to date.
@@ -107,6 +108,9 @@ func watch(t testing.TB, c *relaytest.Conn, jti string) *watched {
 		for {
 			f, err := c.Next(context.Background())
 			if err != nil {
+				w.view.mu.Lock()
+				w.view.err = err
+				w.view.mu.Unlock()
 				return
 			}
 			if f.Type != attachwire.TypeControl {
