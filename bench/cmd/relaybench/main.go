@@ -29,8 +29,9 @@ func main() {
 		fs := flag.NewFlagSet("serve", flag.ExitOnError)
 		key := fs.String("key", "", "the relay's public key, hex")
 		viewers := fs.Int("viewers", 1000, "viewers a room may hold")
+		profile := fs.String("cpuprofile", "", "write the server's CPU profile to this file")
 		fs.Parse(os.Args[3:])
-		if err := serve(os.Args[2], *key, *viewers); err != nil {
+		if err := serve(os.Args[2], *key, *viewers, *profile); err != nil {
 			fmt.Fprintln(os.Stderr, "relaybench serve:", err)
 			os.Exit(1)
 		}
@@ -64,6 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	viewers := fs.Int("viewers", 1000, "viewers dialling one room per storm")
 	rounds := fs.Int("rounds", 5, "rounds; each runs every case once, in rotating order")
 	only := fs.String("cases", "bare,relay/counts,relay/lists", "cases to run, comma-separated")
+	profile := fs.String("cpuprofile", "", "write the relay's CPU profile (its whole run) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,7 +84,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	servers := map[string]*server{}
 	for _, kind := range []string{"bare", "relay"} {
-		s, err := startServer(kind, kind, hex.EncodeToString(pub), *viewers)
+		prof := ""
+		if kind == "relay" {
+			prof = *profile
+		}
+		s, err := startServer(kind, kind, hex.EncodeToString(pub), *viewers, prof)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -23,7 +24,20 @@ const serveArg = "-serve"
 
 // serve runs server kind ("relay" or "bare") on a loopback port, prints
 // the address, and stops when stdin closes (the driver is gone).
-func serve(kind, key string, maxViewers int) error {
+func serve(kind, key string, maxViewers int, profile string) error {
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	var h http.Handler
 	switch kind {
 	case "bare":
@@ -67,12 +81,12 @@ type server struct {
 }
 
 // startServer starts this binary as server kind.
-func startServer(name, kind, key string, maxViewers int) (*server, error) {
+func startServer(name, kind, key string, maxViewers int, profile string) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, serveArg, kind, "-key", key, "-viewers", fmt.Sprint(maxViewers))
+	cmd := exec.Command(self, serveArg, kind, "-key", key, "-viewers", fmt.Sprint(maxViewers), "-cpuprofile", profile)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
