@@ -59,6 +59,10 @@ type Subscribe struct {
 	// section 8) and names the room key it holds by its key id; empty:
 	// it sends and expects plain frames. A host's makes its room sealed.
 	Sealed string `json:"sealed,omitempty"`
+	// Presence names the presence forms the subscriber reads besides
+	// the original ones (PresenceCounts); empty: those alone. A relay
+	// that predates it ignores it and sends the original forms.
+	Presence PresenceMode `json:"presence,omitempty"`
 }
 
 // ResumeFrom ("resume_from") asks for frames after Seq.
@@ -427,6 +431,8 @@ var (
 		entry[Proposal](),
 		entry[Decision](),
 		entry[Propose](),
+		entry[PresenceCount](),
+		entry[PresenceRequest](),
 	}
 	controls = index(controlTable)
 )
@@ -465,6 +471,10 @@ func MarshalControl(c Control) ([]byte, error) {
 			c = Presence{Op: p.Op, Members: []Member{}}
 		}
 		if p != nil && len(p.Members) > MaxPresenceMembers {
+			return nil, errTooManyMembers(len(p.Members))
+		}
+	case PresenceCount:
+		if len(p.Members) > MaxPresenceMembers {
 			return nil, errTooManyMembers(len(p.Members))
 		}
 	}

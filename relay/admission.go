@@ -250,6 +250,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record
 	l.sealed = sub.Sealed
+	l.presCounts = sub.Presence == attachwire.PresenceCounts
 	defer l.cancel()
 	release, a := rl.holdInvite(c, l)
 	if a != nil {
@@ -452,12 +453,13 @@ func (rl *Relay) takeJTI(c token.Claims) *admission {
 	now := rl.cfg.Now()
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	if len(rl.jtis) > 4096 {
+	if len(rl.jtis) > max(rl.jtiSweep, jtiSweepMin) {
 		for k, rec := range rl.jtis {
 			if !rec.live && now.After(rec.exp.Add(5*time.Second)) {
 				delete(rl.jtis, k)
 			}
 		}
+		rl.jtiSweep = 2 * len(rl.jtis)
 	}
 	id := identityOf(c)
 	rec := rl.jtis[c.JTI]
@@ -477,6 +479,9 @@ func (rl *Relay) takeJTI(c token.Claims) *admission {
 	rec.live = true
 	return nil
 }
+
+// jtiSweepMin is the fewest jti records a sweep waits for.
+const jtiSweepMin = 4096
 
 func (rl *Relay) releaseJTI(jti string) {
 	rl.mu.Lock()

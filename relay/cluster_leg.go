@@ -55,6 +55,10 @@ func (c *cluster) deliver(m *nats.Msg) {
 	if err != nil {
 		return
 	}
+	if msg.Legs != nil {
+		c.deliverMany(msg)
+		return
+	}
 	c.mu.Lock()
 	l := c.locals[msg.Leg]
 	c.mu.Unlock()
@@ -74,6 +78,21 @@ func (c *cluster) deliver(m *nats.Msg) {
 		}
 	}
 	l.end(ctl, websocket.StatusCode(msg.Code), msg.Why)
+}
+
+// deliverMany queues one control for each of the legs a legMany names.
+func (c *cluster) deliverMany(msg legMsg) {
+	legs := make([]*leg, 0, len(msg.Legs))
+	c.mu.Lock()
+	for _, id := range msg.Legs {
+		if l := c.locals[id]; l != nil {
+			legs = append(legs, l)
+		}
+	}
+	c.mu.Unlock()
+	for _, l := range legs {
+		l.sendWire(msg.Wire)
+	}
 }
 
 // inputRemote carries a mirror leg's Input to the owner and waits for it to

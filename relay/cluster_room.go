@@ -211,10 +211,6 @@ func (rm *room) ownedLocked() {
 				cl.inSub = sub
 			}
 		})
-		members := make([]attachwire.Member, 0, len(rm.viewers))
-		for v := range rm.viewers {
-			members = append(members, v.member(false))
-		}
 		for v := range rm.viewers {
 			if v.setClusterID("") != "" {
 				cl.c.unregister(v)
@@ -225,10 +221,10 @@ func (rm *room) ownedLocked() {
 				v.mu.Unlock()
 				rm.acks[v.jti] = max(rm.acks[v.jti], ack)
 			}
-			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
 			rm.penJoinLocked(v)
 			rm.sendPendingLocked(v)
 		}
+		rm.presenceResyncLocked()
 	}
 	rm.publishedLocked(outGen, 0, nil)
 	rm.publishedLocked(outHostLost, 0, nil)
@@ -347,6 +343,8 @@ func (rm *room) serveIn(m *nats.Msg) {
 				rm.decide(l, d)
 			}
 		}
+	case opPresence:
+		rm.requestPresence(l)
 	}
 }
 
@@ -368,6 +366,7 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
 	l.name, l.guest, l.exp, l.propose = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64)), op.Propose
 	l.sealed = op.Sealed
+	l.presCounts = op.Counts
 	l.room = rm
 	if op.Cols != 0 && op.Rows != 0 {
 		l.viewport = &attachwire.Viewport{Cols: op.Cols, Rows: op.Rows}

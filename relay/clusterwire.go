@@ -35,6 +35,14 @@ const (
 	opFetch                      // a new mirror's first fill (request, chunked answer)
 	opDecide                     // the leg's decide control: its JSON document
 	opPropose                    // the leg's propose control: its JSON document
+	opPresence                   // the leg asks for the whole member list
+)
+
+// The flags of a join.
+const (
+	joinGuest   = 1 << iota // the token came from an invite
+	joinCounts              // the leg reads presence counts
+	joinPropose             // the token's prop claim: the leg proposes
 )
 
 // clusterOp is one message on a room's input subject: the kind, the node
@@ -52,6 +60,7 @@ type clusterOp struct {
 	Ack     uint64          // join: the last inputSeq the leg's owner acknowledged
 	Name    string          // join: the token's display name
 	Guest   bool            // join: the token came from an invite
+	Counts  bool            // join: the leg reads presence counts (attachwire.PresenceCounts)
 	Propose bool            // join: the token's prop claim
 	Exp     uint64          // join: the token's expiry, unix seconds
 	Sealed  string          // join: the key id the leg stated (sealed.go); absent from older nodes' joins
@@ -60,10 +69,10 @@ type clusterOp struct {
 }
 
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
-// fields (join: role, user, jti, cols, rows, ack, name, flags (1 guest,
-// 2 proposer), exp, and the key id a sealed leg stated; resize: cols, rows;
-// snapshot: reason; input: the frame, decide: the control's JSON, each to
-// the end).
+// fields (join: role, user, jti, cols, rows, ack, name, flags (joinGuest,
+// joinCounts, joinPropose), exp, and the key id a sealed leg stated;
+// resize: cols, rows; snapshot: reason; input: the frame, decide and
+// propose: the control's JSON, each to the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
 	dst = appendWireString(dst, op.Node)
@@ -79,10 +88,13 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = appendWireString(dst, op.Name)
 		flags := uint64(0)
 		if op.Guest {
-			flags |= 1
+			flags |= joinGuest
+		}
+		if op.Counts {
+			flags |= joinCounts
 		}
 		if op.Propose {
-			flags |= 2
+			flags |= joinPropose
 		}
 		dst = binary.AppendUvarint(dst, flags)
 		dst = binary.AppendUvarint(dst, op.Exp)
@@ -115,13 +127,13 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 		op.Ack = r.uvarint()
 		op.Name = r.string()
-		// Flags: 1 guest, 2 proposes; a node that knows fewer refuses
-		// the join rather than admit a proposer as a plain driver.
+		// A flag this node does not know refuses the join rather than
+		// admit a proposer as a plain driver.
 		flags := r.uvarint()
-		op.Guest, op.Propose = flags&1 != 0, flags&2 != 0
-		if flags > 3 {
+		if flags&^(joinGuest|joinCounts|joinPropose) != 0 {
 			r.bad = true
 		}
+		op.Guest, op.Counts, op.Propose = flags&joinGuest != 0, flags&joinCounts != 0, flags&joinPropose != 0
 		op.Exp = r.uvarint()
 		if len(r.rest) > 0 {
 			op.Sealed = r.string()
@@ -132,7 +144,7 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Reason = r.string()
 	case opInput, opDecide, opPropose:
 		op.Wire = r.tail()
-	case opLeave, opGrab, opRelease, opFetch:
+	case opLeave, opGrab, opRelease, opFetch, opPresence:
 	default:
 		r.bad = true
 	}
@@ -195,12 +207,14 @@ func decodeJoinReply(b []byte) (joinReply, error) {
 const (
 	legControl byte = iota + 1 // a control frame to queue
 	legEnd                     // the leg's end: code, reason, the error control to send first (or none)
+	legMany                    // one control frame for each of a list of legs (a presence update)
 )
 
 // legMsg is what an owner sends one of a mirror's legs on the mirror
 // node's legs subject: a control to queue, or the leg's end.
 type legMsg struct {
 	Leg  string
+	Legs []string // legMany: the legs, Leg empty
 	End  bool
 	Code uint16 // with End: the close code
 	Why  string // with End: the close reason
@@ -208,8 +222,17 @@ type legMsg struct {
 }
 
 // appendLegMsg appends m's encoding: kind | leg | (end: code | reason) |
-// the frame, to the end.
+// the frame, to the end; a legMany message is kind | count | legs | the
+// frame.
 func appendLegMsg(dst []byte, m legMsg) []byte {
+	if m.Legs != nil {
+		dst = append(dst, legMany)
+		dst = binary.AppendUvarint(dst, uint64(len(m.Legs)))
+		for _, id := range m.Legs {
+			dst = appendWireString(dst, id)
+		}
+		return append(dst, m.Wire...)
+	}
 	if m.End {
 		dst = append(dst, legEnd)
 		dst = appendWireString(dst, m.Leg)
@@ -227,6 +250,9 @@ func appendLegMsg(dst []byte, m legMsg) []byte {
 func decodeLegMsg(b []byte) (legMsg, error) {
 	r := wireReader{rest: b}
 	kind := r.byte()
+	if kind == legMany {
+		return decodeLegMany(r)
+	}
 	m := legMsg{Leg: r.string(), End: kind == legEnd}
 	switch kind {
 	case legEnd:
@@ -245,6 +271,25 @@ func decodeLegMsg(b []byte) (legMsg, error) {
 		return legMsg{}, err
 	}
 	if !m.End && len(m.Wire) == 0 {
+		return legMsg{}, errClusterWire
+	}
+	return m, nil
+}
+
+// decodeLegMany decodes the rest of a legMany message: the count is
+// checked against the bytes left (each leg takes one at least) before the
+// list is made.
+func decodeLegMany(r wireReader) (legMsg, error) {
+	n := r.uvarint()
+	if r.bad || n == 0 || n > uint64(len(r.rest)) {
+		return legMsg{}, errClusterWire
+	}
+	m := legMsg{Legs: make([]string, 0, n)}
+	for range n {
+		m.Legs = append(m.Legs, r.string())
+	}
+	m.Wire = r.tail()
+	if err := r.done(); err != nil || len(m.Wire) == 0 {
 		return legMsg{}, errClusterWire
 	}
 	return m, nil

@@ -34,12 +34,15 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 		{Op: opPropose, Node: "b", Leg: "l3", Wire: []byte(`{"type":"propose"}`)},
 		{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)},
 		{Op: opFetch, Node: "b"},
+		{Op: opJoin, Node: "b", Leg: "l3", Role: attachwire.RoleViewer, User: "u", JTI: "j3", Guest: true, Counts: true},
+		{Op: opPresence, Node: "b", Leg: "l3"},
 	}
 	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}, {Status: joinKicked}, {Status: joinSealed, Wires: [][]byte{ctl}}}
 	legs = []legMsg{
 		{Leg: "l1", Wire: ctl},
 		{Leg: "l1", End: true, Code: 1008, Why: "epoch-stale", Wire: ctl},
 		{Leg: "l1", End: true, Code: 1001, Why: "relay closing"},
+		{Legs: []string{"l1", "l2", ""}, Wire: ctl},
 	}
 	return ops, replies, legs
 }
@@ -80,6 +83,7 @@ func TestClusterWire(t *testing.T) {
 		{"input", appendClusterOp(nil, clusterOp{Op: opInput, Node: "b", Leg: "l1", Wire: []byte{9}}), "030162026c31" + "09"},
 		{"join reply", appendJoinReply(nil, joinReply{Status: joinOK, Wires: [][]byte{{7, 0}}}), "01" + "020700"},
 		{"leg end", appendLegMsg(nil, legMsg{Leg: "l", End: true, Code: 1000, Why: "x"}), "02016c" + "e807" + "0178"},
+		{"legs", appendLegMsg(nil, legMsg{Legs: []string{"l", "m"}, Wire: []byte{7, 0}}), "03" + "02" + "016c" + "016d" + "0700"},
 	}
 	for _, p := range pinned {
 		if h := hex.EncodeToString(p.got); h != p.want {
@@ -89,12 +93,12 @@ func TestClusterWire(t *testing.T) {
 	for _, bad := range [][]byte{
 		nil,
 		{0},
-		{byte(opPropose + 1), 0, 0},
+		{byte(opPresence + 1), 0, 0},
 		{byte(opGrab), 5, 'a'},       // a string past the end
 		{byte(opGrab), 0, 0, 1},      // bytes left over
 		{byte(opResize), 0, 0, 0x80}, // a truncated uvarint
 		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0}, // cols over 32 bits
-		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0},         // a flag this node does not know
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0},         // a flag this node does not know
 	} {
 		if _, err := decodeClusterOp(bad); err == nil {
 			t.Errorf("op % x decoded", bad)
@@ -105,7 +109,8 @@ func TestClusterWire(t *testing.T) {
 			t.Errorf("join reply % x decoded", bad)
 		}
 	}
-	for _, bad := range [][]byte{nil, {legControl, 1, 'l'}, {3, 0, 1}, {legEnd, 0, 0x80, 0x80, 0x04, 0}} {
+	for _, bad := range [][]byte{nil, {legControl, 1, 'l'}, {4, 0, 1}, {legEnd, 0, 0x80, 0x80, 0x04, 0},
+		{legMany, 0, 7, 0}, {legMany, 1, 1, 'l'}, {legMany, 9, 1, 'l', 7}, {legMany, 1, 5, 'l', 7}} {
 		if _, err := decodeLegMsg(bad); err == nil {
 			t.Errorf("leg message % x decoded", bad)
 		}

@@ -61,6 +61,14 @@ type Config struct {
 	// MaxViewersPerRoom caps the driver and viewer legs of one room.
 	// Zero: 1,000.
 	MaxViewersPerRoom int
+	// PresenceEvery is the least time between two presence updates of a
+	// room (joins and leaves are coalesced; in a room of more than 500
+	// members the interval grows with its size). Zero: 250 ms.
+	PresenceEvery time.Duration
+	// PresenceListMax is the room size past which a leg that reads
+	// presence counts gets them and a bounded list instead of every join
+	// and leave; it gets lists again at half this size. Zero: 64.
+	PresenceListMax int
 	// DialsPerSecond is the rate of dials one client address may make
 	// (burst the same); past it the relay answers 429. Zero: 20.
 	DialsPerSecond float64
@@ -215,6 +223,10 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DialsPerSecond <= 0 {
 		c.DialsPerSecond = 20
+	}
+	def(&c.PresenceEvery, 250*time.Millisecond)
+	if c.PresenceListMax <= 0 {
+		c.PresenceListMax = 64
 	}
 	if c.HostReadLimit <= 0 {
 		c.HostReadLimit = 16 << 20

@@ -122,6 +122,8 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		return l.decideControl(c)
 	case attachwire.Propose:
 		return l.proposeControl(c)
+	case attachwire.PresenceRequest:
+		l.room.requestPresence(l)
 	case attachwire.ResumeFrom:
 		after := c.Seq
 		l.mu.Lock()

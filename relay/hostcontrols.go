@@ -167,10 +167,8 @@ func (rm *room) setReadOnly(h *leg, on bool) {
 // sendPeopleLocked tells a host leg who is here and who holds the pen, as
 // a joining viewer is told.
 func (rm *room) sendPeopleLocked(h *leg) {
-	members := make([]attachwire.Member, 0, len(rm.viewers))
-	for v := range rm.viewers {
-		members = append(members, v.member(rm.pen.holder == v))
-	}
-	h.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
+	// The members the viewers know of: the next update's joins and
+	// leaves apply to it.
+	h.send(attachwire.Presence{Op: attachwire.PresenceList, Members: rm.membersLocked(true)})
 	h.send(rm.penStateLocked())
 }

@@ -212,8 +212,8 @@ func (l *leg) laneWrite(b []byte) error {
 	if err := l.lane.frame(b); err != nil {
 		return err
 	}
-	l.relay.metrics.framesOut.WithLabelValues(string(l.role)).Inc()
-	l.relay.metrics.bytesOut.WithLabelValues(string(l.role)).Add(float64(len(b)))
+	l.counters.framesOut.Inc()
+	l.counters.bytesOut.Add(float64(len(b)))
 	return nil
 }
 

@@ -44,6 +44,9 @@ type leg struct {
 	ctx    context.Context // cancelled when the leg is torn down
 	cancel context.CancelFunc
 
+	counters legCounters
+	deadline writeDeadline // the writer's, for each write
+
 	lastHeard atomic.Int64 // unix nanoseconds of the last message or pong
 	// holding is set while the reader waits for room in the host's input
 	// queue: the relay is not reading, so the peer's silence is the
@@ -91,12 +94,25 @@ type leg struct {
 	remoteAck uint64
 	joining   bool
 	joined    [][]byte
+
+	// Presence (presence.go), under the room's mu: presCounts is the
+	// subscribe's attachwire.PresenceCounts; presOrder the leg's place in
+	// the room's joins; presAnnounced that an update told the room of it;
+	// presInCounts that it was last sent the counts form, presShown the
+	// shown list it was sent; presAsked a presence_request waiting.
+	presCounts    bool
+	presOrder     uint64
+	presAnnounced bool
+	presInCounts  bool
+	presShown     uint64
+	presAsked     bool
 }
 
 func newLeg(rl *Relay, conn *websocket.Conn, role attachwire.Role, userID, jti string, log *slog.Logger) *leg {
 	ctx, cancel := context.WithCancel(rl.ctx)
 	l := &leg{relay: rl, conn: conn, role: role, userID: userID, jti: jti, log: log,
-		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1), closing: make(chan struct{})}
+		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1), closing: make(chan struct{}),
+		counters: newLegCounters(rl.metrics, string(role))}
 	if rl.cfg.ViewerBytesPerSecond > 0 && role != attachwire.RoleHost {
 		burst := max(rl.cfg.ViewerQueueBytes, int64(rl.cfg.ViewerBytesPerSecond))
 		l.pacer = rate.NewLimiter(rate.Limit(rl.cfg.ViewerBytesPerSecond), int(min(burst, 1<<30)))
@@ -208,13 +224,12 @@ func (l *leg) write(b []byte) error {
 	if l.lane != nil {
 		return l.laneWrite(b)
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, l.relay.cfg.WriteTimeout)
-	defer cancel()
-	err := l.conn.Write(ctx, websocket.MessageBinary, b)
+	err := l.conn.Write(l.deadline.arm(l.ctx, l.relay.cfg.WriteTimeout), websocket.MessageBinary, b)
+	late := l.deadline.disarm()
 	if err == nil {
-		l.relay.metrics.framesOut.WithLabelValues(string(l.role)).Inc()
-		l.relay.metrics.bytesOut.WithLabelValues(string(l.role)).Add(float64(len(b)))
-	} else if ctx.Err() == context.DeadlineExceeded && l.ctx.Err() == nil {
+		l.counters.framesOut.Inc()
+		l.counters.bytesOut.Add(float64(len(b)))
+	} else if late && l.ctx.Err() == nil {
 		// The library has closed the connection: the peer took nothing
 		// for a whole WriteTimeout.
 		return errWriteTimeout
@@ -250,6 +265,7 @@ func (l *leg) writeFailed(err error) {
 // finish is the writer's last act: the final error control, then the close
 // handshake.
 func (l *leg) finish() {
+	defer l.deadline.stop()
 	l.mu.Lock()
 	ctl, code, why := l.endErr, l.endCode, l.endWhy
 	l.mu.Unlock()
@@ -334,9 +350,8 @@ func (l *leg) readFrame() (attachwire.Frame, bool) {
 		return attachwire.Frame{}, false
 	}
 	l.heard()
-	role := string(l.role)
-	l.relay.metrics.framesIn.WithLabelValues(role).Inc()
-	l.relay.metrics.bytesIn.WithLabelValues(role).Add(float64(len(b)))
+	l.counters.framesIn.Inc()
+	l.counters.bytesIn.Add(float64(len(b)))
 	if typ != websocket.MessageBinary {
 		l.relay.metrics.refusals.WithLabelValues("framing").Inc()
 		l.end(&attachwire.ErrorControl{Code: attachwire.CodeFraming, Message: "binary frames only"},

@@ -52,11 +52,15 @@ type Relay struct {
 	timersMu sync.Mutex // a leaf lock: taken under room.mu and rl.mu
 	pending  map[*timer]struct{}
 
-	mu     sync.Mutex
-	rooms  map[roomKey]*room
-	jtis   map[string]*jtiRecord
-	kicked map[kickKey]time.Time // jtis a host removed, until their tokens expire
-	closed bool
+	mu    sync.Mutex
+	rooms map[roomKey]*room
+	jtis  map[string]*jtiRecord
+	// jtiSweep is the size of jtis at which admission next sweeps it for
+	// expired records: twice what the last sweep left, so a sweep's cost
+	// is spread over as many admissions as it looked at.
+	jtiSweep int
+	kicked   map[kickKey]time.Time // jtis a host removed, until their tokens expire
+	closed   bool
 }
 
 // New returns a Relay configured by cfg (see Config for the defaults).

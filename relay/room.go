@@ -61,6 +61,7 @@ type room struct {
 	goneTimer        *timer
 	endTimer         *timer
 	cl               *roomCluster // nil: standalone
+	pres             presence     // the pending presence update (presence.go)
 
 	rec *roomRecording // nil: not recording (record_room.go)
 
@@ -484,8 +485,9 @@ func (rm *room) validSnapshotLocked(p []byte) (attachwire.Snapshot, bool) {
 	return s, true
 }
 
-// addViewer admits a driver or viewer leg: it is told the room's state,
-// the pen and who is here, and everyone else is told it joined. A driver
+// addViewer admits a driver or viewer leg: it is told the room's state
+// and the pen, and with the room's next presence update who is here,
+// while everyone else is told it joined (presence.go). A driver
 // joining while the pen is free takes it; the same jti back within the
 // grace keeps it.
 func (rm *room) addViewer(l *leg) error {
@@ -509,26 +511,14 @@ func (rm *room) addViewer(l *leg) error {
 	rm.viewers[l] = struct{}{}
 	rm.recordPresenceLocked("join", l)
 	l.send(rm.roomStateLocked())
-	members := make([]attachwire.Member, 0, len(rm.viewers))
-	for v := range rm.viewers {
-		members = append(members, v.member(rm.pen.holder == v))
-	}
-	l.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
-	join, _ := controlWire(attachwire.Presence{Op: attachwire.PresenceJoin, Members: []attachwire.Member{l.member(false)}})
-	for v := range rm.viewers {
-		if v != l {
-			v.sendWire(join)
-		}
-	}
-	if rm.host != nil {
-		rm.host.sendWire(join)
-	}
+	rm.presenceJoinLocked(l)
 	rm.penJoinLocked(l)
 	rm.sendPendingLocked(l)
 	return nil
 }
 
-// removeViewer takes a leg out of the room: presence leave, and the pen's
+// removeViewer takes a leg out of the room: its leave in the next
+// presence update, and the pen's
 // grace if it held it. The last viewer leaving a host-gone room closes it.
 func (rm *room) removeViewer(l *leg) {
 	rm.mu.Lock()
@@ -542,7 +532,7 @@ func (rm *room) removeViewer(l *leg) {
 	if l.clusterID() != "" {
 		closeNow = rm.leaveMirrorLocked(l)
 	} else {
-		rm.broadcastLocked(attachwire.Presence{Op: attachwire.PresenceLeave, Members: []attachwire.Member{l.member(false)}})
+		rm.presenceLeaveLocked(l)
 		rm.penLeaveLocked(l)
 		closeNow = rm.state == attachwire.RoomHostGone && len(rm.viewers) == 0 && rm.host == nil
 	}
@@ -566,6 +556,7 @@ func (rm *room) close(code websocket.StatusCode, reason string) {
 	rm.goneTimer.stop()
 	rm.endTimer.stop()
 	rm.pen.grace.stop()
+	rm.pres.timer.stop()
 	legs := make([]*leg, 0, len(rm.viewers)+1)
 	for v := range rm.viewers {
 		legs = append(legs, v)

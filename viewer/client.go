@@ -80,7 +80,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c.viewport = cfg.Viewport
 	c.eng = engine.New(engine.Options{
 		SessionID: c.cfg.SessionID, ConnID: c.claims.JTI, Driver: c.role == attachwire.RoleDriver,
-		MaxPendingBytes: cfg.MaxPendingInput, Mirror: true, Key: cfg.Key,
+		MaxPendingBytes: cfg.MaxPendingInput, Mirror: true, Key: cfg.Key, PresenceCounts: cfg.PresenceCounts,
 	})
 	cr, err := c.connect(ctx)
 	// Failed dials are tried again until the fallback to the lane has

@@ -85,6 +85,11 @@ type Config struct {
 	// sends it back to WebSocket dials. Zero: DefaultFallbackAfter;
 	// negative: never.
 	FallbackAfter int
+	// PresenceCounts asks the relay for a large room's member count and a
+	// bounded list instead of every join and leave (EventPresence's Total
+	// above len(Members); docs/protocol.md, "Presence in large rooms").
+	// Set it where what shows the members shows Total.
+	PresenceCounts bool
 	// ProbeInterval is how often a Client on the lane tries a WebSocket
 	// handshake; the first that succeeds moves it back to WebSocket,
 	// resuming. Zero: DefaultProbeInterval.

@@ -24,7 +24,9 @@ const (
 	EventExit
 	// EventPen: the pen changed (or was reported); Pen is the new state.
 	EventPen
-	// EventPresence: the members changed; Members is the full list now.
+	// EventPresence: the members changed; Total are in the room, and
+	// Members is every one of them, or, when Total is larger (a large
+	// room, with Config.PresenceCounts), those to show by name.
 	EventPresence
 	// EventRoom: the room's state, Room.
 	EventRoom
@@ -54,6 +56,7 @@ type Event struct {
 	Exit      attachwire.Exit
 	Pen       Pen
 	Members   []attachwire.Member
+	Total     int
 	Room      attachwire.RoomStatus
 	Connected bool
 	// Lane is set with Connected when the leg rides the degraded lane

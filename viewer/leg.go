@@ -293,7 +293,7 @@ func (c *Client) apply(f attachwire.Frame) error {
 				c.members = append(c.members, attachwire.Member{UserID: m.UserID, ConnID: m.ConnID, Role: attachwire.Role(m.Role),
 					Driving: m.Driving, Name: m.Name, Guest: m.Guest})
 			}
-			out = append(out, Event{Kind: EventPresence, Members: slices.Clone(c.members)})
+			out = append(out, Event{Kind: EventPresence, Members: slices.Clone(c.members), Total: ev.Total})
 		case engine.ProposalChanged:
 			out = append(out, Event{Kind: EventProposal, Proposal: ev.Proposal})
 		case engine.Room:

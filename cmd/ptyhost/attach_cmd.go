@@ -219,6 +219,9 @@ func attachCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 		URL: room, Token: tok, Role: role, Key: key,
 		Viewport: attachwire.Viewport{Cols: uint32(cols), Rows: uint32(rows)},
 		OnEvent:  a.event,
+		// The status line shows a count and a few names: in a large room
+		// that is all it needs of presence.
+		PresenceCounts: true,
 	})
 	switch {
 	case errors.Is(err, viewer.ErrRefused):
@@ -393,7 +396,7 @@ func (a *attacher) event(ev viewer.Event) {
 			a.showProposals() // its title says who may decide
 		}
 	case viewer.EventPresence:
-		a.st.Members = ev.Members
+		a.st.Members, a.st.Total = ev.Members, ev.Total
 		d.SetState(a.st)
 	case viewer.EventRoom:
 		a.st.Room = ev.Room

@@ -49,6 +49,10 @@ type State struct {
 	Sharer bool
 	// Members is the room's presence list as last reported.
 	Members []attachwire.Member
+	// Total is how many are in the room when Members names only some of
+	// them (a large room's presence_count); below len(Members), Members
+	// is everyone.
+	Total int
 	// Message is a passing message (what the person just caused, or what
 	// the relay said): shown first, and cut at a word when space is short.
 	Message string
@@ -280,12 +284,13 @@ func presenceForms(s State) []string {
 		}
 		names[i] = n
 	}
-	count := strconv.Itoa(len(names)) + " here"
+	total := max(s.Total, len(names))
+	count := strconv.Itoa(total) + " here"
 	forms := make([]string, 0, len(names)+2)
 	for k := len(names); k >= 1; k-- {
 		f := count + ": " + strings.Join(names[:k], ", ")
-		if k < len(names) {
-			f += ", +" + strconv.Itoa(len(names)-k)
+		if k < total {
+			f += ", +" + strconv.Itoa(total-k)
 		}
 		forms = append(forms, f)
 	}

@@ -89,6 +89,16 @@ func TestLine(t *testing.T) {
 			s.PenKnown = true
 			s.Members = members("太郎", "c1", "花子", "c2")
 		}), 35, "live · pen: free · 2 here: 太郎, +1"},
+		// A large room seen in counts: the total, the few names sent, and
+		// the rest as a number.
+		{"counts", with(func(s *State) {
+			s.PenKnown = true
+			s.Members, s.Total = members("ann", "c1", "bob", "c2"), 1200
+		}), 0, "live · pen: free · 1200 here: ann, bob, +1198"},
+		{"counts narrow", with(func(s *State) {
+			s.PenKnown = true
+			s.Members, s.Total = members("ann", "c1", "bob", "c2"), 1200
+		}), 40, "live · pen: free · 1200 here: ann, +1199"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Line(tc.s, tc.width)

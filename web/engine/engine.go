@@ -82,6 +82,12 @@ type Options struct {
 	// id, sealed frames are opened before they are applied (one that does
 	// not open is dropped, never drawn) and Input is sealed.
 	Key *seal.Key
+	// PresenceCounts subscribes with presence "counts": in a large room
+	// the relay sends the member count and a bounded list (a Presence
+	// event's Total above len(Members)) instead of every join and leave.
+	// Set it where what shows presence shows Total; RequestMembers asks
+	// for the whole list.
+	PresenceCounts bool
 }
 
 // Kind says what an Event asks of the caller.
@@ -102,7 +108,10 @@ const (
 	Send
 	// Room: the room's state is Text ("live", "host-reconnecting", ...).
 	Room
-	// Presence: Members is the full list of people in the room.
+	// Presence: Total people are in the room; Members is every one of
+	// them when Total is len(Members), else those to show by name (the
+	// pen holder first, then the earliest to join: a large room seen with
+	// Options.PresenceCounts).
 	Presence
 	// Pen: Holding says whether this leg holds the pen; Text is the
 	// holder's user id and Message its connection id, both empty when the
@@ -158,6 +167,7 @@ type Event struct {
 	Holding           bool
 	Members           []Member
 	Proposal          *Proposal
+	Total             int
 }
 
 // Engine is the state of one viewer or driver leg. It is not safe for
@@ -181,6 +191,7 @@ type Engine struct {
 	holding bool
 	penGen  uint64
 	members []Member
+	total   int // a presence_count's total; 0: len(members)
 
 	nextInput uint64 // the last inputSeq assigned
 	acked     uint64 // the last ack
@@ -231,6 +242,9 @@ func (e *Engine) SetDriver(driver bool) { e.opt.Driver = driver }
 // positive, then every Input not yet acknowledged.
 func (e *Engine) Subscribe(cols, rows int) ([]attachwire.Frame, error) {
 	sub := attachwire.Subscribe{SessionID: e.opt.SessionID, AsRole: attachwire.RoleViewer, Sealed: e.KeyID()}
+	if e.opt.PresenceCounts {
+		sub.Presence = attachwire.PresenceCounts
+	}
 	if e.opt.Driver {
 		sub.AsRole = attachwire.RoleDriver
 	}
@@ -525,7 +539,14 @@ func (e *Engine) control(f attachwire.Frame) ([]Event, error) {
 		return e.pen(c.HolderConnID == e.opt.ConnID && e.opt.ConnID != "", c.HolderUserID, c.HolderConnID, c.PenGeneration), nil
 	case attachwire.Presence:
 		e.presence(c)
-		return []Event{{Kind: Presence, Members: append([]Member(nil), e.members...)}}, nil
+		return e.presenceEvent(), nil
+	case attachwire.PresenceCount:
+		if len(c.Members) > 0 {
+			e.members = e.members[:0]
+			e.addMembers(c.Members)
+		}
+		e.total = int(c.Total)
+		return e.presenceEvent(), nil
 	case attachwire.RoomState:
 		e.endKnown, e.endAt = c.State == attachwire.RoomEnded, 0
 		if e.endKnown && c.SinceSeq != nil {
@@ -606,19 +627,42 @@ func (e *Engine) presence(p attachwire.Presence) {
 	if p.Op == attachwire.PresenceList {
 		e.members = e.members[:0]
 	}
-	for _, m := range p.Members {
-		e.members = removeConn(e.members, m.ConnID)
-		if p.Op != attachwire.PresenceLeave {
-			e.members = append(e.members, Member{
-				UserID:  sanitize.UIString(m.UserID, maxNameRunes),
-				ConnID:  sanitize.UIString(m.ConnID, maxNameRunes),
-				Role:    sanitize.UIString(string(m.Role), maxNameRunes),
-				Driving: m.Driving,
-				Name:    sanitize.UIString(m.Name, maxNameRunes),
-				Guest:   m.Guest,
-			})
+	e.total = 0
+	if p.Op == attachwire.PresenceLeave {
+		for _, m := range p.Members {
+			e.members = removeConn(e.members, m.ConnID)
 		}
+		return
 	}
+	e.addMembers(p.Members)
+}
+
+// addMembers adds ms (in place of a member with the same connection id),
+// made displayable.
+func (e *Engine) addMembers(ms []attachwire.Member) {
+	for _, m := range ms {
+		e.members = removeConn(e.members, m.ConnID)
+		e.members = append(e.members, Member{
+			UserID:  sanitize.UIString(m.UserID, maxNameRunes),
+			ConnID:  sanitize.UIString(m.ConnID, maxNameRunes),
+			Role:    sanitize.UIString(string(m.Role), maxNameRunes),
+			Driving: m.Driving,
+			Name:    sanitize.UIString(m.Name, maxNameRunes),
+			Guest:   m.Guest,
+		})
+	}
+}
+
+// presenceEvent reports the members as they are now.
+func (e *Engine) presenceEvent() []Event {
+	return []Event{{Kind: Presence, Members: append([]Member(nil), e.members...), Total: max(e.total, len(e.members))}}
+}
+
+// RequestMembers returns the presence_request frame that asks the relay
+// for the whole member list of a large room; it comes as a Presence
+// event with Total equal to len(Members).
+func (e *Engine) RequestMembers() attachwire.Frame {
+	return controlFrame(attachwire.PresenceRequest{})
 }
 
 func removeConn(ms []Member, conn string) []Member {
