@@ -131,8 +131,11 @@ type HostConfig struct {
 	// Room, when not nil, receives what the relay tells the host of the
 	// room's people, in the order it arrives: presence (the list at each
 	// bind, then joins and leaves) and the pen's controls (pen_state at
-	// each bind, then pen_granted and pen_revoked). It is called on a
-	// leg's reader goroutine and must not block.
+	// each bind, then pen_granted and pen_revoked), and the input
+	// proposals' controls: the pen holder's decide (for an
+	// approval.Gate's Decide) and a proposing driver's propose (for its
+	// Propose). It is called on a leg's reader goroutine
+	// and must not block.
 	Room func(attachwire.Control)
 	// Link, when not nil, is told when a leg is admitted (true) and when
 	// an attempt failed or a leg ended before RunHost redials (false), so

@@ -117,7 +117,7 @@ func (l *leg) control(ctx context.Context, c attachwire.Control) error {
 	case attachwire.Kill:
 		l.seen()
 		l.h.kill(l.h.runCtx, c)
-	case attachwire.Presence, attachwire.PenGranted, attachwire.PenRevoked, attachwire.PenState:
+	case attachwire.Presence, attachwire.PenGranted, attachwire.PenRevoked, attachwire.PenState, attachwire.Decision, attachwire.Propose:
 		l.seen()
 		l.h.roomControl(c)
 	default:

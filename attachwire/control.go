@@ -211,10 +211,10 @@ type ReadOnly struct {
 }
 
 // IsHostControl reports whether c is one of the controls only a host leg
-// may send (Kick, PenTake, ReadOnly).
+// may send (Kick, PenTake, ReadOnly, Proposal).
 func IsHostControl(c Control) bool {
 	switch c.(type) {
-	case Kick, PenTake, ReadOnly, *Kick, *PenTake, *ReadOnly:
+	case Kick, PenTake, ReadOnly, Proposal, *Kick, *PenTake, *ReadOnly, *Proposal:
 		return true
 	}
 	return false
@@ -424,6 +424,9 @@ var (
 		entry[Kick](),
 		entry[PenTake](),
 		entry[ReadOnly](),
+		entry[Proposal](),
+		entry[Decision](),
+		entry[Propose](),
 	}
 	controls = index(controlTable)
 )

@@ -52,6 +52,14 @@ func TestControlGolden(t *testing.T) {
 		{"pen_take", PenTake{}, `{"type":"pen_take"}`},
 		{"read_only on", ReadOnly{On: true}, `{"type":"read_only","on":true}`},
 		{"read_only off", ReadOnly{}, `{"type":"read_only","on":false}`},
+		{"proposal pending", Proposal{ID: "p1", State: ProposalPending, Text: "ls\r", FromUserID: "agent", FromName: "claude", ExpiresAt: 1700000000000},
+			`{"type":"proposal","id":"p1","state":"pending","text":"ls\r","fromUserId":"agent","fromName":"claude","expiresAt":1700000000000}`},
+		{"proposal rejected", Proposal{ID: "p1", State: ProposalRejected, Text: "rm -rf /", FromUserID: "agent", ByUserID: "ada", Reason: "no"},
+			`{"type":"proposal","id":"p1","state":"rejected","text":"rm -rf /","fromUserId":"agent","byUserId":"ada","reason":"no"}`},
+		{"propose", Propose{Text: "make\r"}, `{"type":"propose","text":"make\r"}`},
+		{"decide approve", Decision{ID: "p1", Verdict: VerdictApprove}, `{"type":"decide","id":"p1","verdict":"approve"}`},
+		{"decide edit stamped", Decision{ID: "p1", Verdict: VerdictEdit, Text: "ls -l\r", ByUserID: "ada", ByConnID: "j1", ByName: "Ada"},
+			`{"type":"decide","id":"p1","verdict":"edit","text":"ls -l\r","byUserId":"ada","byConnId":"j1","byName":"Ada"}`},
 		{"room_state", RoomState{State: RoomHostReconnecting, SinceSeq: u64(100)}, `{"type":"room_state","state":"host-reconnecting","sinceSeq":100}`},
 		{"error", ErrorControl{Code: CodeRingMiss, Message: "gone", Retryable: true}, `{"type":"error","code":"ring-miss","message":"gone","retryable":true}`},
 	}
@@ -502,11 +510,11 @@ func presenceDoc(n int) []byte {
 	return []byte(b.String())
 }
 
-// TestIsHostControl: exactly kick, pen_take and read_only are the host's.
+// TestIsHostControl: exactly kick, pen_take, read_only and proposal are the host's.
 func TestIsHostControl(t *testing.T) {
 	for _, e := range controlTable {
 		c := reflect.New(e.typ).Elem().Interface().(Control)
-		want := e.name == "kick" || e.name == "pen_take" || e.name == "read_only"
+		want := e.name == "kick" || e.name == "pen_take" || e.name == "read_only" || e.name == "proposal"
 		if got := IsHostControl(c); got != want {
 			t.Errorf("IsHostControl(%s) = %v, want %v", e.name, got, want)
 		}

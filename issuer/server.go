@@ -411,7 +411,7 @@ func (s *Server) createInvite(w http.ResponseWriter, r *http.Request) {
 	now := s.cfg.Now()
 	secret, hash := newSecret()
 	inv := Invite{ID: randomID(inviteIDLen), Room: rm.ID, Role: req.Role, SecretHash: hash,
-		ExpiresAt: now.Unix() + req.TTLSeconds, MaxHolders: req.MaxHolders, Created: now.Unix()}
+		ExpiresAt: now.Unix() + req.TTLSeconds, MaxHolders: req.MaxHolders, Propose: req.Propose, Created: now.Unix()}
 	if err := s.cfg.Store.CreateInvite(r.Context(), inv); err != nil {
 		s.fail(w, r, storeErr(err, "no such room"))
 		return
@@ -498,7 +498,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	c := token.Claims{SessionID: inv.Room, RoomID: inv.Room, UserID: newGuestID(), Role: inv.Role, OrgID: OrgID,
 		IssuedAt: now.Unix(), ExpiresAt: max(exp, now.Unix()+1), Audience: token.Audience, JTI: jti,
-		Name: req.Name, Invite: inv.ID}
+		Name: req.Name, Invite: inv.ID, Propose: inv.Propose && inv.Role == attachwire.RoleDriver}
 	tok, err := token.Mint(s.cfg.Key, c)
 	if err != nil {
 		s.fail(w, r, err)

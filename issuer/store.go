@@ -29,6 +29,7 @@ type Invite struct {
 	SecretHash string          `json:"secretHash"`
 	ExpiresAt  int64           `json:"expiresAt"`
 	MaxHolders int             `json:"maxHolders"`
+	Propose    bool            `json:"propose,omitempty"`
 	Revoked    bool            `json:"revoked"`
 	Created    int64           `json:"created"`
 }

@@ -80,6 +80,9 @@ type InviteRequest struct {
 	TTLSeconds int64           `json:"ttlSeconds"`
 	// MaxHolders bounds the live legs holding the invite at once; 0: no cap.
 	MaxHolders int `json:"maxHolders"`
+	// Propose makes the redeemed tokens proposers (token.Claims.Propose):
+	// their input waits for approval. Driver invites only.
+	Propose bool `json:"propose,omitempty"`
 }
 
 // InviteResponse answers an invite's creation. Secret is shown this once:
@@ -236,6 +239,8 @@ func ParseInviteRequest(b []byte) (InviteRequest, error) {
 		return r, refusal(CodeBadRequest, fmt.Sprintf("ttlSeconds must be 1 to %d", int64(MaxInviteTTL/time.Second)))
 	case r.MaxHolders < 0 || r.MaxHolders > MaxHoldersCap:
 		return r, refusal(CodeBadRequest, fmt.Sprintf("maxHolders must be 0 (no cap) to %d", MaxHoldersCap))
+	case r.Propose && r.Role != attachwire.RoleDriver:
+		return r, refusal(CodeBadRequest, "propose goes with role driver only")
 	}
 	return r, nil
 }

@@ -286,7 +286,7 @@ func (c *cluster) joinOwner(rm *room, l *leg) joinStatus {
 // sentence the owner turned the leg away with.
 func (c *cluster) joinOwnerWhy(rm *room, l *leg) (joinStatus, string) {
 	op := clusterOp{Op: opJoin, Node: c.node, Leg: l.clusterID(), Role: l.role, User: l.userID, JTI: l.jti,
-		Name: l.name, Guest: l.guest, Exp: uint64(max(l.exp, 0)), Sealed: l.sealed}
+		Name: l.name, Guest: l.guest, Propose: l.propose, Exp: uint64(max(l.exp, 0)), Sealed: l.sealed}
 	l.mu.Lock()
 	if l.viewport != nil {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows

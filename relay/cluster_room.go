@@ -227,6 +227,7 @@ func (rm *room) ownedLocked() {
 			}
 			v.send(attachwire.Presence{Op: attachwire.PresenceList, Members: members})
 			rm.penJoinLocked(v)
+			rm.sendPendingLocked(v)
 		}
 	}
 	rm.publishedLocked(outGen, 0, nil)
@@ -334,6 +335,18 @@ func (rm *room) serveIn(m *nats.Msg) {
 		rm.grab(l)
 	case opRelease:
 		rm.release(l)
+	case opPropose:
+		if c, err := attachwire.ParseControl(op.Wire); err == nil {
+			if p, ok := c.(attachwire.Propose); ok && attachwire.ValidatePropose(p) == nil {
+				rm.proposeFor(l, p)
+			}
+		}
+	case opDecide:
+		if c, err := attachwire.ParseControl(op.Wire); err == nil {
+			if d, ok := c.(attachwire.Decision); ok && attachwire.ValidateDecision(d) == nil {
+				rm.decide(l, d)
+			}
+		}
 	}
 }
 
@@ -353,7 +366,7 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	l := newLeg(rm.relay, nil, op.Role, op.User, op.JTI, rm.relay.log.With("org", rm.key.org, "room", rm.key.session,
 		"role", string(op.Role), "user", op.User, "node", op.Node))
 	l.remote = &remoteRef{node: op.Node, id: op.Leg}
-	l.name, l.guest, l.exp = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64))
+	l.name, l.guest, l.exp, l.propose = op.Name, op.Guest, int64(min(op.Exp, math.MaxInt64)), op.Propose
 	l.sealed = op.Sealed
 	l.room = rm
 	if op.Cols != 0 && op.Rows != 0 {

@@ -33,33 +33,37 @@ const (
 	opRelease                    // the leg gives the pen back
 	opSnapshot                   // a viewer here needs a snapshot: reason
 	opFetch                      // a new mirror's first fill (request, chunked answer)
+	opDecide                     // the leg's decide control: its JSON document
+	opPropose                    // the leg's propose control: its JSON document
 )
 
 // clusterOp is one message on a room's input subject: the kind, the node
 // and leg it is about (empty where the kind needs none), and the kind's
 // own fields.
 type clusterOp struct {
-	Op     opKind
-	Node   string
-	Leg    string
-	Role   attachwire.Role // join
-	User   string          // join
-	JTI    string          // join
-	Cols   uint32          // join, resize
-	Rows   uint32          // join, resize
-	Ack    uint64          // join: the last inputSeq the leg's owner acknowledged
-	Name   string          // join: the token's display name
-	Guest  bool            // join: the token came from an invite
-	Exp    uint64          // join: the token's expiry, unix seconds
-	Sealed string          // join: the key id the leg stated (sealed.go); absent from older nodes' joins
-	Reason string          // snapshot
-	Wire   []byte          // input: the Input frame
+	Op      opKind
+	Node    string
+	Leg     string
+	Role    attachwire.Role // join
+	User    string          // join
+	JTI     string          // join
+	Cols    uint32          // join, resize
+	Rows    uint32          // join, resize
+	Ack     uint64          // join: the last inputSeq the leg's owner acknowledged
+	Name    string          // join: the token's display name
+	Guest   bool            // join: the token came from an invite
+	Propose bool            // join: the token's prop claim
+	Exp     uint64          // join: the token's expiry, unix seconds
+	Sealed  string          // join: the key id the leg stated (sealed.go); absent from older nodes' joins
+	Reason  string          // snapshot
+	Wire    []byte          // input: the Input frame
 }
 
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
 // fields (join: role, user, jti, cols, rows, ack, name, guest (0 or 1),
 // exp; resize: cols, rows;
-// snapshot: reason; input: the frame, to the end).
+// snapshot: reason; input: the frame, decide: the control's JSON, each to
+// the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
 	dst = appendWireString(dst, op.Node)
@@ -73,11 +77,14 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 		dst = binary.AppendUvarint(dst, op.Ack)
 		dst = appendWireString(dst, op.Name)
-		guest := uint64(0)
+		flags := uint64(0)
 		if op.Guest {
-			guest = 1
+			flags |= 1
 		}
-		dst = binary.AppendUvarint(dst, guest)
+		if op.Propose {
+			flags |= 2
+		}
+		dst = binary.AppendUvarint(dst, flags)
 		dst = binary.AppendUvarint(dst, op.Exp)
 		if op.Sealed != "" {
 			dst = appendWireString(dst, op.Sealed)
@@ -87,7 +94,7 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 	case opSnapshot:
 		dst = appendWireString(dst, op.Reason)
-	case opInput:
+	case opInput, opDecide, opPropose:
 		dst = append(dst, op.Wire...)
 	}
 	return dst
@@ -108,11 +115,11 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 		op.Ack = r.uvarint()
 		op.Name = r.string()
-		switch r.uvarint() {
-		case 0:
-		case 1:
-			op.Guest = true
-		default:
+		// Flags: 1 guest, 2 proposes; a node that knows fewer refuses
+		// the join rather than admit a proposer as a plain driver.
+		flags := r.uvarint()
+		op.Guest, op.Propose = flags&1 != 0, flags&2 != 0
+		if flags > 3 {
 			r.bad = true
 		}
 		op.Exp = r.uvarint()
@@ -123,7 +130,7 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 	case opSnapshot:
 		op.Reason = r.string()
-	case opInput:
+	case opInput, opDecide, opPropose:
 		op.Wire = r.tail()
 	case opLeave, opGrab, opRelease, opFetch:
 	default:

@@ -29,6 +29,9 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 		{Op: opResize, Node: "b", Leg: "l1", Cols: 132, Rows: 50},
 		{Op: opGrab, Node: "b", Leg: "l1"},
 		{Op: opRelease, Node: "b", Leg: "l1"},
+		{Op: opJoin, Node: "b", Leg: "l3", Role: attachwire.RoleDriver, User: "guest-2", JTI: "j3", Propose: true, Guest: true},
+		{Op: opDecide, Node: "b", Leg: "l1", Wire: []byte(`{"type":"decide"}`)},
+		{Op: opPropose, Node: "b", Leg: "l3", Wire: []byte(`{"type":"propose"}`)},
 		{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)},
 		{Op: opFetch, Node: "b"},
 	}
@@ -86,12 +89,12 @@ func TestClusterWire(t *testing.T) {
 	for _, bad := range [][]byte{
 		nil,
 		{0},
-		{byte(opFetch + 1), 0, 0},
+		{byte(opPropose + 1), 0, 0},
 		{byte(opGrab), 5, 'a'},       // a string past the end
 		{byte(opGrab), 0, 0, 1},      // bytes left over
 		{byte(opResize), 0, 0, 0x80}, // a truncated uvarint
 		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0}, // cols over 32 bits
-		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0},         // guest neither 0 nor 1
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0},         // a flag this node does not know
 	} {
 		if _, err := decodeClusterOp(bad); err == nil {
 			t.Errorf("op % x decoded", bad)

@@ -84,8 +84,8 @@ func (l *leg) readHost() {
 }
 
 // readControl decodes a control from any leg and dispatches what the leg
-// may send: resume_from, grab, release and ping from driver and viewer legs,
-// kick, pen_take and read_only from the host; everything else known (a
+// may send: resume_from, grab, release, decide and ping from driver and
+// viewer legs, kick, pen_take, read_only and proposal from the host; everything else known (a
 // repeated subscribe, error, a misrouted control) is ignored, and so is an
 // unknown type. A host control from a driver or viewer is a framing
 // error. It reports false when the leg is closed for a framing error.
@@ -118,6 +118,10 @@ func (l *leg) readControl(f attachwire.Frame) bool {
 		l.room.grab(l)
 	case attachwire.Release:
 		l.room.release(l)
+	case attachwire.Decision:
+		return l.decideControl(c)
+	case attachwire.Propose:
+		return l.proposeControl(c)
 	case attachwire.ResumeFrom:
 		after := c.Seq
 		l.mu.Lock()

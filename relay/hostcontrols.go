@@ -27,7 +27,7 @@ type kickKey struct {
 // setClaims takes what presence shows of a leg, and its token's expiry,
 // from its token.
 func (l *leg) setClaims(c token.Claims) {
-	l.name, l.guest, l.exp = c.Name, c.Invite != "", c.ExpiresAt
+	l.name, l.guest, l.exp, l.propose = c.Name, c.Invite != "", c.ExpiresAt, c.Propose
 }
 
 // refuseKicked records that jti is refused in room k until exp.
@@ -81,6 +81,8 @@ func (rm *room) hostControl(h *leg, c attachwire.Control) {
 		rm.penTake(h)
 	case attachwire.ReadOnly:
 		rm.setReadOnly(h, c.On)
+	case attachwire.Proposal:
+		rm.propose(h, c)
 	}
 }
 

@@ -485,7 +485,7 @@ func (rl *Relay) serveTicket(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := token.MintSSETicket(rl.lane.ticketKey, token.Ticket{SessionID: c.SessionID, RoomID: c.RoomID,
 		UserID: c.UserID, Role: c.Role, OrgID: c.OrgID, IssuedAt: now.Unix(), ExpiresAt: exp,
-		Audience: token.TicketAudience, JTI: c.JTI, TID: tid, Name: c.Name, Invite: c.Invite})
+		Audience: token.TicketAudience, JTI: c.JTI, TID: tid, Name: c.Name, Invite: c.Invite, Propose: c.Propose})
 	if err != nil {
 		http.Error(w, "cannot mint a ticket", http.StatusInternalServerError)
 		return

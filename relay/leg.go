@@ -37,6 +37,9 @@ type leg struct {
 	name  string
 	guest bool
 	exp   int64
+	// propose: the token's prop claim; the leg never holds the pen and
+	// proposes what it would type.
+	propose bool
 
 	ctx    context.Context // cancelled when the leg is torn down
 	cancel context.CancelFunc

@@ -49,7 +49,7 @@ func (rm *room) penJoinLocked(l *leg) {
 			p.grace = nil
 			p.holder = l
 			rm.pushHolderSizeLocked()
-		case p.holderJTI == "" && !p.readOnly:
+		case p.holderJTI == "" && !p.readOnly && !l.propose:
 			l.send(rm.penStateLocked())
 			rm.grantLocked(l)
 			return
@@ -90,6 +90,9 @@ func (rm *room) grab(l *leg) {
 		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "viewer legs cannot take the pen"})
 	case p.holder == l:
 		l.send(rm.penStateLocked())
+	case l.propose:
+		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Retryable: true,
+			Message: "your input needs approval: it is proposed, you cannot take the pen"})
 	case p.readOnly:
 		l.send(attachwire.ErrorControl{Code: attachwire.CodePenDenied, Message: "the host made the session read-only"})
 	case rm.relay.cfg.Now().UnixNano()-p.changed < int64(rm.relay.cfg.PenCooldown):

@@ -51,6 +51,7 @@ type room struct {
 	snapReason attachwire.SnapshotReason
 	resize     *attachwire.Resize
 	pen        pen
+	props      proposals
 	acks       map[string]uint64 // jti → last consumed inputSeq; survives a same-jti reconnect
 	// sent is the Input written to host legs of this epoch, replayed to
 	// the next leg (inputwindow.go); unreplayedLogged is set once a loss
@@ -181,6 +182,7 @@ func (rm *room) bindHost(l *leg, e uint64) error {
 	rm.requestSnapshotLocked(attachwire.SnapshotResync)
 	rm.pushHolderSizeLocked()
 	rm.sendPeopleLocked(l)
+	rm.withdrawProposalsLocked()
 	return nil
 }
 
@@ -522,6 +524,7 @@ func (rm *room) addViewer(l *leg) error {
 		rm.host.sendWire(join)
 	}
 	rm.penJoinLocked(l)
+	rm.sendPendingLocked(l)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/approval"
 	"github.com/ptyhost/ptyhost/attachwire"
 )
 
@@ -32,7 +33,8 @@ type Session struct {
 	input chan struct{}
 
 	mu      sync.Mutex
-	history []Screen // the last screens handed out, oldest first
+	history []Screen       // the last screens handed out, oldest first
+	gate    *approval.Gate // nil: input is typed at once
 }
 
 func newSession(id string, host *ptyhost.Session, command []string) *Session {
@@ -135,6 +137,15 @@ func (s *Session) remember(scr *Screen, since uint64) {
 // returns an error matching ErrInputPending and the rest is still written
 // in order. After exit it returns ptyhost.ErrExited.
 func (s *Session) Type(ctx context.Context, text string, keys ...Key) (int, error) {
+	if s.Gate() != nil {
+		return 0, ErrNeedsApproval
+	}
+	p := s.encode(text, keys)
+	return len(p), s.write(ctx, p)
+}
+
+// encode is text then keys, for the program's current cursor-key mode.
+func (s *Session) encode(text string, keys []Key) []byte {
 	p := []byte(text)
 	if len(keys) > 0 {
 		appCursor := false
@@ -145,7 +156,7 @@ func (s *Session) Type(ctx context.Context, text string, keys ...Key) (int, erro
 			p = k.Append(p, appCursor)
 		}
 	}
-	return len(p), s.write(ctx, p)
+	return p
 }
 
 // TypeKeys is Type with the keys given by name (see ParseKey) and no text.

@@ -60,6 +60,11 @@ type Claims struct {
 	// that revoking the invite can close the legs it admitted. Optional,
 	// driver and viewer tokens only.
 	Invite string `json:"inv,omitempty"`
+	// Propose marks a driver whose input needs approval: it never holds
+	// the pen, and what it would type it proposes instead, for the pen
+	// holder or the host to approve (docs/protocol.md §6, "Input
+	// proposals"). Optional, driver tokens only.
+	Propose bool `json:"prop,omitempty"`
 }
 
 // ErrClaims is wrapped by every error of Claims.Validate.
@@ -101,8 +106,8 @@ func (c Claims) Validate() error {
 		if c.UserID != "" {
 			return claimsErr("host token with userId")
 		}
-		if c.Name != "" || c.Invite != "" {
-			return claimsErr("host token with name or inv")
+		if c.Name != "" || c.Invite != "" || c.Propose {
+			return claimsErr("host token with name, inv or prop")
 		}
 	case attachwire.RoleDriver, attachwire.RoleViewer:
 		if c.Epoch != nil {
@@ -131,6 +136,9 @@ func (c Claims) Validate() error {
 // checkOptional checks the optional members of a driver or viewer token:
 // absent, or shaped as their comments say.
 func checkOptional(c Claims) error {
+	if c.Propose && c.Role != attachwire.RoleDriver {
+		return claimsErr("prop on a token that is not a driver's")
+	}
 	if c.Name != "" {
 		if err := checkID("name", c.Name); err != nil {
 			return err
@@ -172,11 +180,12 @@ type wireClaims Claims
 var _ jwt.Claims = (*wireClaims)(nil)
 
 // claimKinds lists every member of the claim set and the JSON kind of its
-// value: '"' for a string, '0' for an integer number.
+// value: '"' for a string, '0' for an integer number, 't' for the one
+// value an optional flag may have, true.
 var claimKinds = map[string]byte{
 	"sessionId": '"', "roomId": '"', "userId": '"', "role": '"', "orgId": '"',
 	"aud": '"', "jti": '"', "epoch": '0', "iat": '0', "exp": '0',
-	"name": '"', "inv": '"',
+	"name": '"', "inv": '"', "prop": 't',
 }
 
 // decodeError is a claim-set decoding failure; its reason names the rule,
@@ -206,6 +215,9 @@ func (w *wireClaims) UnmarshalJSON(b []byte) error {
 			return &decodeError{name + " is not a string"}
 		case kind == '0' && !isJSONInteger(raw):
 			return &decodeError{name + " is not a JSON integer"}
+		case kind == 't' && string(raw) != "true":
+			// An optional flag is absent or true, never false.
+			return &decodeError{name + " is not true"}
 		case (name == "name" || name == "inv") && string(raw) == `""`:
 			// Optional members are absent or meaningful, never empty.
 			return &decodeError{name + " is empty"}

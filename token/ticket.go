@@ -53,6 +53,8 @@ type Ticket struct {
 	// leg admitted by the ticket shows in presence as the token's would.
 	Name   string `json:"name,omitempty"`
 	Invite string `json:"inv,omitempty"`
+	// Propose is the attach token's prop claim.
+	Propose bool `json:"prop,omitempty"`
 }
 
 // Claims returns the attach-token view of t, for the admission checks a
@@ -60,7 +62,8 @@ type Ticket struct {
 // TicketAudience: the result is not a token and is never minted.
 func (t Ticket) Claims() Claims {
 	return Claims{SessionID: t.SessionID, RoomID: t.RoomID, UserID: t.UserID, Role: t.Role, OrgID: t.OrgID,
-		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI, Name: t.Name, Invite: t.Invite}
+		IssuedAt: t.IssuedAt, ExpiresAt: t.ExpiresAt, Audience: t.Audience, JTI: t.JTI, Name: t.Name, Invite: t.Invite,
+		Propose: t.Propose}
 }
 
 // Validate checks the ticket's shape: every id present and sane, roomId ==
@@ -170,6 +173,10 @@ func (w *wireTicket) UnmarshalJSON(b []byte) error {
 	for name, raw := range members {
 		isString, ok := ticketKinds[name]
 		switch {
+		case name == "prop":
+			if string(raw) != "true" {
+				return &decodeError{name + " is not true"}
+			}
 		case !ok:
 			return &decodeError{"unknown member"}
 		case bytes.Equal(raw, []byte("null")):

@@ -633,8 +633,11 @@ func TestVerifyRejectsBadNameOrInvite(t *testing.T) {
 		{"name", "", false, "name is empty"},
 		{"name", 7, false, "name is not a string"},
 		{"inv", strings.Repeat("i", 257), false, "inv longer than 256 bytes"},
-		{"name", "host", true, "host token with name or inv"},
-		{"inv", "i1", true, "host token with name or inv"},
+		{"name", "host", true, "host token with name, inv or prop"},
+		{"inv", "i1", true, "host token with name, inv or prop"},
+		{"prop", true, true, "host token with name, inv or prop"},
+		{"prop", false, false, "prop is not true"},
+		{"prop", "yes", false, "prop is not true"},
 	} {
 		m := claimMap(viewerClaims(attachwire.RoleDriver))
 		if tc.host {
@@ -642,5 +645,21 @@ func TestVerifyRejectsBadNameOrInvite(t *testing.T) {
 		}
 		m[tc.member] = tc.value
 		refused(t, v, signRaw(t, jwt.SigningMethodEdDSA, priv, m), tc.want)
+	}
+}
+
+// prop marks a driver whose input needs approval; a viewer's is refused.
+func TestProposeClaim(t *testing.T) {
+	pub, priv := newKey(t)
+	c := viewerClaims(attachwire.RoleDriver)
+	c.Propose = true
+	got, err := newVerifier(t, pub).Verify(mint(t, priv, c))
+	if err != nil || !got.Propose {
+		t.Fatalf("driver with prop: %+v %v", got, err)
+	}
+	c = viewerClaims(attachwire.RoleViewer)
+	c.Propose = true
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "prop on a token that is not a driver's") {
+		t.Fatalf("viewer with prop: %v", err)
 	}
 }

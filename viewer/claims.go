@@ -22,6 +22,8 @@ type tokenClaims struct {
 	Role      attachwire.Role `json:"role"`
 	JTI       string          `json:"jti"`
 	Exp       int64           `json:"exp"`
+	// Propose: a driver whose input needs approval (Client.Propose).
+	Propose bool `json:"prop"`
 }
 
 // peekClaims decodes the payload of a compact JWS. It checks the shape

@@ -323,6 +323,50 @@ func (c *Client) Grab() error {
 	return nil
 }
 
+// Proposer reports whether the token is a proposer's: a driver whose
+// input needs approval, which never holds the pen and proposes what it
+// would type (Propose).
+func (c *Client) Proposer() bool { return c.claims.Propose }
+
+// Propose asks the host to propose text for approval on this
+// participant's behalf (a proposer's token only; the relay refuses
+// anyone else's). The proposal, and later its outcome, come as
+// EventProposal.
+func (c *Client) Propose(text string) error {
+	if !c.claims.Propose {
+		return ErrNotProposer
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
+	f, err := c.eng.Propose(text)
+	if err != nil {
+		return fmt.Errorf("viewer: %w", err)
+	}
+	c.queue(f)
+	return nil
+}
+
+// Decide approves, edits or rejects the pending proposal id (verdict
+// "approve", "edit" with text, the input to write instead, or "reject"
+// with an optional reason). The relay passes on only the pen holder's
+// decision; the outcome comes as an EventProposal.
+func (c *Client) Decide(id, verdict, text, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
+	f, err := c.eng.Decide(id, verdict, text, reason)
+	if err != nil {
+		return fmt.Errorf("viewer: %w", err)
+	}
+	c.queue(f)
+	return nil
+}
+
 // Release gives the pen back.
 func (c *Client) Release() error {
 	c.mu.Lock()

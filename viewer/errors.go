@@ -22,6 +22,9 @@ var (
 	ErrNoPen = errors.New("viewer: this leg does not hold the pen")
 	// ErrViewerRole is Grab's error for a leg whose token is read-only.
 	ErrViewerRole = errors.New("viewer: a viewer token cannot take the pen")
+	// ErrNotProposer is Propose's error for a token without the prop
+	// claim: its input needs no approval (it takes the pen and types).
+	ErrNotProposer = errors.New("viewer: this token types directly; it does not propose")
 	// ErrInputFull is Input's error when MaxPendingInput bytes wait for
 	// their acknowledgement.
 	ErrInputFull = errors.New("viewer: too much input waiting for its acknowledgement")

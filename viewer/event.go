@@ -1,6 +1,9 @@
 package viewer
 
-import "github.com/ptyhost/ptyhost/attachwire"
+import (
+	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/web/engine"
+)
 
 // EventKind says what an Event reports and which of its fields are set.
 type EventKind uint8
@@ -31,6 +34,9 @@ const (
 	// EventConnection: a leg came up (Connected) or went down (Err says
 	// why; the Client redials).
 	EventConnection
+	// EventProposal: an input proposal was announced or decided;
+	// Proposal is its state now (Client.Decide decides one).
+	EventProposal
 )
 
 // Event is one thing the Client learned. Which fields are set depends on
@@ -52,9 +58,15 @@ type Event struct {
 	Connected bool
 	// Lane is set with Connected when the leg rides the degraded lane
 	// (SSE down, POST up) rather than a WebSocket.
-	Lane bool
-	Err  error
+	Lane     bool
+	Err      error
+	Proposal *Proposal
 }
+
+// Proposal is an input proposal as a viewer shows it (docs/protocol.md
+// §6, "Input proposals"): its Visible text is safe to print, its Input
+// is for an editor only.
+type Proposal = engine.Proposal
 
 // Pen is who holds the pen, as last reported by the relay. It is a plain
 // value.

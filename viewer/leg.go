@@ -294,6 +294,8 @@ func (c *Client) apply(f attachwire.Frame) error {
 					Driving: m.Driving, Name: m.Name, Guest: m.Guest})
 			}
 			out = append(out, Event{Kind: EventPresence, Members: slices.Clone(c.members)})
+		case engine.ProposalChanged:
+			out = append(out, Event{Kind: EventProposal, Proposal: ev.Proposal})
 		case engine.Room:
 			c.room = attachwire.RoomStatus(ev.Text)
 			out = append(out, Event{Kind: EventRoom, Room: c.room})

@@ -68,13 +68,36 @@
 // says so while the page keeps trying. The page then stops: no redial,
 // no degraded lane.
 //
-// The page starts in two scripts. The boot script (wasm_exec.js, the Go
+// On a touch screen (a coarse pointer, or touch points) the page shows a
+// row of the keys a soft keyboard lacks (src/touchkeys.ts): Esc, Tab,
+// Ctrl, the four arrows, Ctrl-C and Paste. They send through the same path
+// as typing, so without the pen they send nothing and the notice line
+// says why (as it does for keys typed). Ctrl is sticky: a tap holds it
+// for the next key typed on the soft keyboard or the row (c then sends
+// 0x03, an arrow CSI 1;5). The arrows send SS3 in application cursor mode
+// and CSI otherwise, from the mode the terminal holds, which is the one
+// a real keyboard's arrows follow. Paste reads the clipboard where the
+// browser lets the page (a secure page with the person's leave) and
+// sends it as a paste (bracketed when the program asked); elsewhere it
+// says the browser does not let it. At 360 px wide the bar wraps, the
+// notice is cut to its own line, and a terminal wider than the screen
+// (the host's size, for a viewer) scrolls inside its box: the page
+// itself never scrolls sideways. The bar's "screen reader" switch turns
+// on xterm.js's screen-reader mode (its rows as an accessible tree), and
+// the browser remembers it (localStorage ptyhost.screenReader).
+//
+// The page starts in two scripts. The page's head preloads the engine's
+// WebAssembly, so that its request leaves beside the boot script's
+// instead of after it has run. The boot script (wasm_exec.js, the Go
 // runtime's side in the page, and src/boot.ts), first in the page's
 // head, starts the engine's WebAssembly (fetched and compiled while it
 // streams in, then run) and the WebSocket dial at once, while xterm.js
-// and the page's script (app.js) load and set up the terminal; the page
-// takes the socket over, replaying what it did meanwhile, and subscribes
-// once the engine runs. A snapshot is written to xterm.js as soon as the
+// and the page's script (app.js) load and set up the terminal. Once the
+// engine runs and the socket is open it subscribes (with no viewport:
+// xterm.js has not measured the screen yet; a driver sends its viewport
+// when it takes the pen), so the relay's snapshot is on its way while
+// xterm.js still loads; the page takes the engine and the socket over,
+// replaying what the socket did meanwhile. A snapshot is written to xterm.js as soon as the
 // engine has decoded it. window.ptyhostViewer.marks holds the start-up
 // timeline the tests and BenchmarkFirstPaint read.
 //
@@ -83,12 +106,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                   853 B                     2,004 B
-//	boot.<hash>.js             3,777 B                    10,495 B
-//	app.<hash>.js             96,646 B                   366,705 B
-//	app.<hash>.css             2,644 B                     7,457 B
-//	engine.<hash>.wasm     1,158,202 B                 4,184,820 B
-//	dist/ in all           1,266,668 B (README included; budget 1.3 MiB)
+//	index.html                 1,157 B                     2,803 B
+//	boot.<hash>.js             4,087 B                    11,129 B
+//	app.<hash>.js             99,708 B                   375,660 B
+//	app.<hash>.css             3,031 B                     8,983 B
+//	engine.<hash>.wasm     1,179,615 B                 4,296,239 B
+//	dist/ in all           1,288,048 B (README included; budget 1.3 MiB)
 //
 // Every file but the page is named for its content (the first 64 bits of
 // its SHA-256) and served with Cache-Control "public, max-age=31536000,

@@ -31,6 +31,8 @@ func runHelper(name string) int {
 		return helperShell(true)
 	case "marks":
 		return helperMarks()
+	case "keyhex":
+		return helperKeyHex()
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2

@@ -50,13 +50,20 @@ holds the pen. The prefix key (Ctrl-] unless --prefix), then:
   d   detach (the session goes on; the pen, if held, is given back)
   c   show or hide the session's recent commands with their exit status
       (a shell marks them: see 'ptyhost help shell-integration')
+  y   approve the oldest input proposal waiting (the pen holder only)
+  n   reject it
+  e   edit it: a line editor on the panel, Enter sends, Esc cancels
+  p   propose a line, with a link whose input needs approval ('ptyhost
+      share --approve'): it is typed once the sharer or pen holder
+      approves
   ?   show these keys
   Ctrl-]  (the prefix again) send the prefix itself
 The terminal is in raw mode only while it holds the pen: then Ctrl-C,
 like every key, goes to the session. While watching, Ctrl-C detaches
 (status 0), as Ctrl-] d does. Pen, presence and room changes show for a
 moment on the bottom row; a lost connection or host stays there until it
-is back.
+is back. Input proposals (an agent's typing that waits for a person's
+approval, see 'ptyhost help mcp') show in a panel above the status line.
 
 Flags:
   --link-file FILE   read the room's link from FILE
@@ -254,6 +261,8 @@ type attacher struct {
 	detached bool
 	cmds     attachui.CommandLog // the session's recent commands, from its command marks
 	cmdsUp   bool                // the commands panel shows
+	props    attachui.Proposals  // input proposals waiting for the pen holder
+	edit     *attachui.LineEdit  // the proposal being edited, or nil
 	restored sync.Once
 }
 
@@ -376,6 +385,12 @@ func (a *attacher) event(ev viewer.Event) {
 		if gained {
 			d.Message("keys go to the session (Ctrl-] r gives the pen back)")
 		}
+		a.mu.Lock()
+		waiting := a.props.Len() > 0
+		a.mu.Unlock()
+		if waiting {
+			a.showProposals() // its title says who may decide
+		}
 	case viewer.EventPresence:
 		a.st.Members = ev.Members
 		d.SetState(a.st)
@@ -390,6 +405,8 @@ func (a *attacher) event(ev viewer.Event) {
 		if up {
 			a.showCommands()
 		}
+	case viewer.EventProposal:
+		a.proposal(*ev.Proposal)
 	case viewer.EventNotice:
 		d.Message("relay: " + string(ev.Code) + ": " + ev.Text)
 	case viewer.EventConnection:
@@ -430,6 +447,9 @@ func (a *attacher) setDriving(on bool) {
 // keys handles one read of the terminal: prefix commands, and the rest
 // for the session while driving.
 func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
+	if a.editing(c, p) {
+		return
+	}
 	send := func(b []byte) {
 		if len(b) == 0 {
 			return
@@ -447,7 +467,10 @@ func (a *attacher) keys(c *viewer.Client, k *attachui.Keys, p []byte) {
 		} else {
 			a.waited = false
 		}
-		if errors.Is(err, viewer.ErrNoPen) {
+		switch {
+		case errors.Is(err, viewer.ErrNoPen) && c.Proposer():
+			a.disp.Message("your input needs approval: Ctrl-] p proposes a line")
+		case errors.Is(err, viewer.ErrNoPen):
 			a.disp.Message("read-only: Ctrl-] g takes the pen, Ctrl-] d detaches")
 		}
 	}
@@ -479,8 +502,12 @@ func (a *attacher) command(c *viewer.Client, cmd attachui.Command) {
 		} else {
 			a.disp.HidePanel()
 		}
+	case attachui.CmdApprove, attachui.CmdReject, attachui.CmdEdit:
+		a.decide(c, cmd)
+	case attachui.CmdPropose:
+		a.propose(c)
 	case attachui.CmdHelp, attachui.CmdUnknown:
-		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, d detach, Ctrl-] send Ctrl-]")
+		a.disp.Message("Ctrl-] then: g take the pen, r release it, c commands, y/n/e approve/reject/edit a proposal, p propose a line, d detach, Ctrl-] send Ctrl-]")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyhost/ptyhost/approval"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/attachui"
 	"github.com/ptyhost/ptyhost/internal/share"
@@ -60,11 +61,20 @@ a name a guest typed is marked "(guest)". The prefix key (Ctrl-] unless
   e       a new room key: the old links stop working at once; the new
           ones (same tokens, new key) are written to a file only you can
           read, which the status line names
+  y       approve the oldest input proposal waiting (with --approve)
+  n       reject it
   s       stop sharing; the program goes on here
   ?       these keys
   Ctrl-]  (the prefix again) send the prefix itself
 When the pen comes back (released, taken, or its holder gone), the
 session takes this terminal's size again at once.
+
+With --approve, the drive links type nothing themselves: what their
+holders type is a proposal that waits, in a panel here and in every
+viewer's, until you approve it (Ctrl-] y) or reject it (n), or until
+--approval-timeout (2m) passes. Only then is it written to CMD. Each
+outcome is a marker in the session's stream (and its recording), naming
+who proposed and who decided.
 
 When CMD exits, viewers keep seeing its final screen for the
 --final-screen window, which share says, and Ctrl-C ends at once. share
@@ -103,6 +113,11 @@ Flags (besides run's: --size, --record, --scrollback, --ring, --backend):
                      (default ^])
   --no-e2e           do not encrypt end to end: the relay reads the
                      session as it passes (links then carry no key)
+  --approve          the drive links propose what they type: you approve
+                     it before it reaches CMD (above)
+  --approval-timeout DURATION
+                     how long a proposal waits for a decision (default 2m,
+                     at most 1h)
 `
 
 type shareOptions struct {
@@ -128,6 +143,8 @@ func parseShare(args []string) (shareOptions, error) {
 	fs.Var(durationFlag{&o.cfg.FinalScreenWindow}, "final-screen", "")
 	fs.BoolVar(&o.cfg.RelayRecord, "relay-record", false, "")
 	fs.BoolVar(&o.cfg.Unsealed, "no-e2e", false, "")
+	fs.BoolVar(&o.cfg.Approve, "approve", false, "")
+	fs.Var(durationFlag{&o.cfg.ApprovalTimeout}, "approval-timeout", "")
 	if err := parseRunCommand("share", fs, args, &o.run); err != nil {
 		return o, err
 	}
@@ -140,6 +157,10 @@ func parseShare(args []string) (shareOptions, error) {
 		return o, usagef("share", "--ttl must be in 1s..%v, got %v", share.MaxLinkTTL, o.cfg.LinkTTL)
 	case o.cfg.FinalScreenWindow < 0:
 		return o, usagef("share", "--final-screen must not be negative")
+	case o.cfg.ApprovalTimeout < 0 || o.cfg.ApprovalTimeout > approval.MaxTimeout:
+		return o, usagef("share", "--approval-timeout must be in 0..%v", approval.MaxTimeout)
+	case o.cfg.ApprovalTimeout != 0 && !o.cfg.Approve:
+		return o, usagef("share", "--approval-timeout goes with --approve")
 	}
 	return o, nil
 }
@@ -159,6 +180,7 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	var ui *shareUI
 	o.cfg.OnRoom = func(c attachwire.Control) { ui.console.Room(c) }
 	o.cfg.OnLink = func(up bool) { ui.console.Link(up) }
+	o.cfg.OnProposal = func(p attachwire.Proposal) { ui.console.Proposal(p) }
 	sh, err := share.Start(o.cfg)
 	switch {
 	case errors.Is(err, share.ErrConfig):

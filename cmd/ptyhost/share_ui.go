@@ -39,6 +39,7 @@ func newShareUI(a *attachment, sh *share.Share, prefix byte, stopCarry func()) *
 		Prefix:   prefix,
 		Controls: sh.Controls(),
 		Revoker:  sh.Revoker(),
+		Decide:   sh.Decide,
 		RestoreSize: func() {
 			select {
 			case a.resizeNow <- struct{}{}:

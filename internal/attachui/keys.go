@@ -12,6 +12,10 @@ const (
 	CmdHelp             // ?: show the keys
 	CmdCommands         // c: show or hide the recent commands
 	CmdUnknown          // any other key after the prefix
+	CmdApprove          // y: approve the oldest proposal waiting
+	CmdReject           // n: reject it
+	CmdEdit             // e: edit it, then approve the edited line
+	CmdPropose          // p: propose a line (a proposer's token)
 )
 
 // DefaultPrefix is Ctrl-].
@@ -23,7 +27,7 @@ const DefaultPrefix = 0x1d
 const InterruptKey = 0x03
 
 // Keys splits a terminal's input into bytes for the session and prefix
-// commands: the prefix then g, r, d, c or ? is a command, the prefix twice
+// commands: the prefix then g, r, d, c, y, n, e, p or ? is a command, the prefix twice
 // sends one prefix byte, and the prefix then any other key is CmdUnknown
 // (the key is dropped). A prefix at the end of one read waits for the next.
 // While Watching, InterruptKey alone is CmdDetach too; while driving it is
@@ -56,6 +60,14 @@ func (k *Keys) Feed(dst, p []byte, cmd func(send []byte, c Command) []byte) []by
 				c = CmdHelp
 			case 'c':
 				c = CmdCommands
+			case 'y':
+				c = CmdApprove
+			case 'n':
+				c = CmdReject
+			case 'e':
+				c = CmdEdit
+			case 'p':
+				c = CmdPropose
 			}
 			dst = cmd(dst, c)
 			continue

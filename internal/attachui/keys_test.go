@@ -18,6 +18,7 @@ func TestKeys(t *testing.T) {
 		{"prefix twice sends it", []string{"x\x1d\x1dy"}, []string{"send:x\x1dy"}, false},
 		{"split across reads", []string{"a\x1d", "gb"}, []string{"send:a", "send:", "cmd:1", "send:b"}, false},
 		{"commands", []string{"\x1dc"}, []string{"send:", "cmd:5"}, true},
+		{"proposals", []string{"\x1dy\x1dn\x1de"}, []string{"send:", "cmd:7", "send:", "cmd:8", "send:", "cmd:9"}, false},
 		{"unknown key", []string{"\x1dzq"}, []string{"send:", "cmd:6", "send:q"}, false},
 		{"ctrl-c detaches a watcher", []string{"a\x03b"}, []string{"send:a", "cmd:3", "send:b"}, true},
 		{"ctrl-c goes to the session while driving", []string{"a\x03b"}, []string{"send:a\x03b"}, false},

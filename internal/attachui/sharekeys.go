@@ -18,11 +18,13 @@ const (
 	ShareUnknown               // any other key after the prefix
 	SharePick                  // the key read after Pick: a menu's choice
 	ShareRekey                 // e: a new room key; the old links stop
+	ShareApprove               // y: approve the oldest input proposal waiting
+	ShareReject                // n: reject it
 )
 
 // ShareKeys splits the sharer's input into bytes for the session and
 // prefix commands, as Keys does for attach: the prefix then w, k, x, p,
-// o, e, s or ? is a command, the prefix twice sends one prefix byte, the
+// o, e, s, y, n or ? is a command, the prefix twice sends one prefix byte, the
 // prefix then any other key is ShareUnknown (dropped). After Pick, the
 // next key, whatever it is, is a SharePick: a menu's choice (or its
 // cancellation), never the session's.
@@ -79,6 +81,10 @@ func shareCommand(b byte) ShareCommand {
 		return ShareHelp
 	case 'e':
 		return ShareRekey
+	case 'y':
+		return ShareApprove
+	case 'n':
+		return ShareReject
 	}
 	return ShareUnknown
 }

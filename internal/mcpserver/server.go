@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"sync"
 	"time"
 
@@ -31,8 +32,26 @@ type Options struct {
 	// Sharer, when not nil, adds the share tool.
 	Sharer Sharer
 
+	// Approval is the person's say over what the agent types: sessions
+	// in approval mode hold their input until someone decides.
+	Approval Approval
+
 	// Logger receives the server's diagnostics; nil discards them.
 	Logger *slog.Logger
+}
+
+// Approval configures approval mode (package approval). It is the
+// server's operator's, not the agent's: an agent can put a session in
+// approval mode (start's approval), never take one out or add rules.
+type Approval struct {
+	// All puts every session in approval mode.
+	All bool
+	// AutoApprove are the rules whose whole-text matches are typed at
+	// once (routine input such as `ls\r`).
+	AutoApprove []*regexp.Regexp
+	// Timeout is how long a proposal waits for a decision. Zero:
+	// approval.DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Sharer publishes a session so that people can follow it live: it is the
@@ -53,7 +72,11 @@ type ShareRequest struct {
 // where they drive when it was asked for.
 type ShareLinks struct {
 	Watch string `json:"watch" jsonschema:"link that shows the session live, read-only"`
-	Drive string `json:"drive,omitempty" jsonschema:"link that can also type into the session"`
+	Drive string `json:"drive,omitempty" jsonschema:"link that can also type into the session, and approve proposed input"`
+	// AttachDrive is the terminal's way in, a command line with the
+	// token in the environment; empty through a relay in issuer mode,
+	// whose drive link `ptyhost attach` takes as it is.
+	AttachDrive string `json:"attach_drive,omitempty" jsonschema:"command that drives (and approves) from a terminal"`
 }
 
 // Server is an MCP server over a termdriver.Driver. It is safe for

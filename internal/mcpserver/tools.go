@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/approval"
 	"github.com/ptyhost/ptyhost/termdriver"
 )
 
@@ -40,13 +41,16 @@ type startIn struct {
 	Env     map[string]string `json:"env,omitempty" jsonschema:"environment variables to set on top of the server's (TERM is xterm-256color)"`
 	Cols    int               `json:"cols,omitempty" jsonschema:"terminal width in columns; default 80"`
 	Rows    int               `json:"rows,omitempty" jsonschema:"terminal height in rows; default 24"`
+	// Approval puts the session in approval mode.
+	Approval bool `json:"approval,omitempty" jsonschema:"hold everything typed into this session until a person approves it (share the session so someone can)"`
 }
 
 type startOut struct {
-	ID   string `json:"id" jsonschema:"the session's id, for the other tools"`
-	PID  int    `json:"pid" jsonschema:"the program's process id"`
-	Cols int    `json:"cols"`
-	Rows int    `json:"rows"`
+	ID       string `json:"id" jsonschema:"the session's id, for the other tools"`
+	PID      int    `json:"pid" jsonschema:"the program's process id"`
+	Cols     int    `json:"cols"`
+	Rows     int    `json:"rows"`
+	Approval bool   `json:"approval,omitempty" jsonschema:"input typed into this session waits for a person's approval"`
 }
 
 // viewIn selects how a screen is returned; screen and wait share it.
@@ -70,6 +74,11 @@ type typeIn struct {
 type typeOut struct {
 	ID    string `json:"id"`
 	Bytes int    `json:"bytes" jsonschema:"bytes written to the program's terminal"`
+	// The outcome in approval mode.
+	Outcome string `json:"outcome,omitempty" jsonschema:"in approval mode: approved, edited, rejected, expired or withdrawn"`
+	Written string `json:"written,omitempty" jsonschema:"what was typed when a person edited your input"`
+	By      string `json:"by,omitempty" jsonschema:"who decided"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why it was rejected, if the person said"`
 }
 
 type waitIn struct {
@@ -215,8 +224,16 @@ func (s *Server) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) 
 		return nil, startOut{}, startError(in, err)
 	}
 	info := sess.Info()
-	return textResult(fmt.Sprintf("started %s: %s (pid %d, %dx%d)", info.ID, in.Command, info.PID, info.Cols, info.Rows)),
-		startOut{ID: info.ID, PID: info.PID, Cols: info.Cols, Rows: info.Rows}, nil
+	text := fmt.Sprintf("started %s: %s (pid %d, %dx%d)", info.ID, in.Command, info.PID, info.Cols, info.Rows)
+	approving := in.Approval || s.opts.Approval.All
+	if approving {
+		sess.RequireApproval(approval.Config{AutoApprove: s.opts.Approval.AutoApprove, Timeout: s.opts.Approval.Timeout})
+		text += "; input waits for a person's approval"
+		if s.opts.Sharer != nil {
+			text += ": share it so someone can approve"
+		}
+	}
+	return textResult(text), startOut{ID: info.ID, PID: info.PID, Cols: info.Cols, Rows: info.Rows, Approval: approving}, nil
 }
 
 // startError says why a program did not start, and what to do about it.
@@ -251,7 +268,7 @@ func (s *Server) screen(_ context.Context, _ *mcp.CallToolRequest, in screenIn) 
 	return textResult(text), out, nil
 }
 
-func (s *Server) typeTool(ctx context.Context, _ *mcp.CallToolRequest, in typeIn) (*mcp.CallToolResult, typeOut, error) {
+func (s *Server) typeTool(ctx context.Context, req *mcp.CallToolRequest, in typeIn) (*mcp.CallToolResult, typeOut, error) {
 	sess, err := s.driver.Session(in.ID)
 	if err != nil {
 		return nil, typeOut{}, err
@@ -264,6 +281,9 @@ func (s *Server) typeTool(ctx context.Context, _ *mcp.CallToolRequest, in typeIn
 		if keys[i], err = termdriver.ParseKey(name); err != nil {
 			return nil, typeOut{}, fmt.Errorf("keys[%d]: %v", i, strings.TrimPrefix(err.Error(), "termdriver: "))
 		}
+	}
+	if sess.Gate() != nil {
+		return s.propose(ctx, req, sess, in, keys)
 	}
 	ctx, cancel := context.WithTimeout(ctx, typeTimeout)
 	defer cancel()

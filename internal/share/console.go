@@ -35,6 +35,9 @@ type ConsoleConfig struct {
 	// (where the new links are). Nil: the menu says the room has no key
 	// to change. It runs in the background.
 	Rekey func() (string, error)
+	// Decide approves or rejects a waiting input proposal as the sharer
+	// (Share.Decide); nil: the share takes no proposals.
+	Decide func(id string, approve bool, reason string) bool
 }
 
 // Console is share's side of the sharer's terminal: it shows joins,
@@ -52,7 +55,8 @@ type Console struct {
 	menu    menuKind
 	choices []string // what 1..9 pick in the open menu
 	stopped bool
-	bg      sync.WaitGroup // controls sent in the background
+	props   attachui.Proposals // input proposals waiting for a decision
+	bg      sync.WaitGroup     // controls sent in the background
 }
 
 // menuKind is the menu waiting for a key.
@@ -136,7 +140,7 @@ func (c *Console) Keys(p []byte) []byte {
 }
 
 // help is the prefix menu's help line.
-const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, e new key, s stop sharing, Ctrl-] send Ctrl-]"
+const help = "Ctrl-] then: w who is here, k kick, x revoke a link, p take the pen, o read-only, e new key, y/n approve/reject a proposal, s stop sharing, Ctrl-] send Ctrl-]"
 
 // commandLocked carries out one prefix command or menu choice.
 func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
@@ -196,6 +200,8 @@ func (c *Console) commandLocked(cmd attachui.ShareCommand, key byte) {
 			defer c.mu.Unlock()
 			c.openLocked(menuPeople, "new room key (any key closes)", []string{msg}, nil)
 		})
+	case attachui.ShareApprove, attachui.ShareReject:
+		c.decideLocked(cmd == attachui.ShareApprove)
 	case attachui.ShareStop:
 		c.stopped = true
 		c.cfg.StopSharing()
@@ -218,6 +224,7 @@ func (c *Console) pickLocked(key byte) {
 	kind, choices := c.menu, c.choices
 	c.menu, c.choices = menuNone, nil
 	c.cfg.Display.HidePanel()
+	defer c.showProposalsLocked()
 	i := int(key) - '1'
 	if kind == menuPeople || i < 0 || i >= len(choices) || i > 8 {
 		return

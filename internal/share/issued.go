@@ -92,7 +92,8 @@ func startIssued(cfg Config) (*Share, error) {
 		{attachwire.RoleViewer, &l.WatchLink, &l.WatchInvite, &l.Expires},
 		{attachwire.RoleDriver, &l.DriveLink, &l.DriveInvite, nil},
 	} {
-		r, err := c.CreateInvite(ctx, iss.room, issuer.InviteRequest{Role: inv.role, TTLSeconds: int64(cfg.LinkTTL / time.Second)})
+		r, err := c.CreateInvite(ctx, iss.room, issuer.InviteRequest{Role: inv.role, TTLSeconds: int64(cfg.LinkTTL / time.Second),
+			Propose: cfg.Approve && inv.role == attachwire.RoleDriver})
 		if err != nil {
 			return nil, issuedErr(err, web.String())
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/agent"
+	"github.com/ptyhost/ptyhost/approval"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
@@ -101,6 +102,14 @@ type Config struct {
 	// Nil: none.
 	OnRoom func(attachwire.Control)
 	OnLink func(up bool)
+	// Approve makes the drive links proposers' (token.Claims.Propose):
+	// what a driver types waits for the sharer's approval (Decide) or
+	// the pen holder's. ApprovalTimeout is how long a proposal waits
+	// (zero: approval.DefaultTimeout). OnProposal is told each proposal
+	// and each outcome (the sharer's console shows them); nil: none.
+	Approve         bool
+	ApprovalTimeout time.Duration
+	OnProposal      func(attachwire.Proposal)
 }
 
 // Links is what Start hands out for viewers. It holds tokens: print it
@@ -183,6 +192,9 @@ type Share struct {
 
 	controls *attachclient.HostControls // the host's kick, pen_take and read_only
 	revoker  Revoker
+
+	mu   sync.Mutex
+	gate *approval.Gate // Config.Approve's; set by Carry
 
 	stopRelay context.CancelFunc // nil without an embedded relay
 	relayDone chan error
@@ -376,6 +388,7 @@ func (s *Share) mintID(role attachwire.Role, user string, now time.Time, ttl tim
 	c := token.Claims{
 		SessionID: s.cfg.Room, RoomID: s.cfg.Room, UserID: user, Role: role, OrgID: s.cfg.Org,
 		IssuedAt: now.Unix(), ExpiresAt: now.Add(ttl).Unix(), Audience: token.Audience,
+		Propose: s.cfg.Approve && role == attachwire.RoleDriver,
 	}
 	if role == attachwire.RoleHost {
 		e := s.cfg.Epoch
@@ -402,6 +415,12 @@ func (s *Share) mintID(role attachwire.Role, user string, now time.Time, ttl tim
 // Config.Epoch in its snapshots. logger receives the carrier's logs (nil:
 // none).
 func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger *slog.Logger) error {
+	room, link := s.cfg.OnRoom, s.cfg.OnLink
+	if s.cfg.Approve {
+		g := s.newGate(sess, logger)
+		defer g.Close()
+		room, link = s.gated(ctx, g, logger)
+	}
 	return attachclient.RunHost(ctx, attachclient.HostConfig{
 		AttachURL: s.attachURL,
 		TokenSource: func(ctx context.Context) (string, error) {
@@ -414,8 +433,8 @@ func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger
 		Logger:            logger,
 		FinalScreenWindow: s.cfg.FinalScreenWindow,
 		Record:            s.cfg.RelayRecord,
-		Room:              s.cfg.OnRoom,
-		Link:              s.cfg.OnLink,
+		Room:              room,
+		Link:              link,
 		Controls:          s.controls,
 		Key:               s.Links.Key,
 		Rekey:             s.rekey,

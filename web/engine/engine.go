@@ -117,6 +117,9 @@ const (
 	// as it said. Final: the relay turned this leg away for good; a new
 	// leg would be refused too.
 	Error
+	// ProposalChanged: an input proposal was announced or decided;
+	// Proposal is its state now (proposal.go).
+	ProposalChanged
 )
 
 // Member is one person in the room, as the page shows them: Name is the
@@ -154,6 +157,7 @@ type Event struct {
 	Final             bool
 	Holding           bool
 	Members           []Member
+	Proposal          *Proposal
 }
 
 // Engine is the state of one viewer or driver leg. It is not safe for
@@ -528,6 +532,8 @@ func (e *Engine) control(f attachwire.Frame) ([]Event, error) {
 			e.endAt = *c.SinceSeq
 		}
 		return []Event{{Kind: Room, Text: sanitize.UIString(string(c.State), maxNameRunes)}}, nil
+	case attachwire.Proposal:
+		return e.proposal(c), nil
 	case attachwire.ErrorControl:
 		return []Event{{Kind: Error, Text: sanitize.UIString(string(c.Code), maxNameRunes),
 			Message: sanitize.UIString(c.Message, maxMessageRunes), Retryable: c.Retryable,

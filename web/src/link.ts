@@ -3,6 +3,8 @@
 // subprotocols a dial offers (the version, and the token as a bearer.
 // subprotocol, since a browser cannot set an Authorization header on a
 // WebSocket).
+import { claims, roomOf } from './refusal';
+
 export const SUBPROTOCOL = 'interactive-attach-v1';
 
 export function b64url(s: string): string {
@@ -44,6 +46,31 @@ export interface Boot {
   ws: WebSocket | null;
   events: Event[];
   marks: Record<string, number>;
+  // eng is the engine the boot script made for its dial, and subscribed
+  // says it sent that dial's subscribe, the moment both the engine and
+  // the socket were ready, without waiting for the page's script and
+  // xterm.js: the snapshot is on its way while they load.
+  eng: unknown;
+  subscribed: boolean;
+}
+
+// EngineOptions are ptyhostEngine's options for a leg of tok's; the boot
+// script and the page make their engines from the same.
+export interface EngineOptions { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key: string }
+
+// engineOptions reads them from the token's claims (the role decides how
+// the leg subscribes, the jti names it: the relay verifies the token)
+// and the page's address: #maxpaste=N lowers the bytes a paste may leave
+// awaiting the relay's ack (never raises them), so a test reaches the
+// refusal with a small paste. key is a sealed room's key: a short link's
+// (#SECRET.KEY), else the fragment's key=.
+export function engineOptions(tok: string, key?: string): EngineOptions {
+  const c = claims(tok) ?? {};
+  return {
+    sessionId: roomOf(roomPath()), connId: c.jti ?? '', driver: c.role === 'driver',
+    maxPendingBytes: Number(fragment().get('maxpaste')) || 0,
+    key: key ?? fragment().get('key') ?? '',
+  };
 }
 
 // mark records the first time a step of the start-up happened.

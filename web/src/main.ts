@@ -9,14 +9,17 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Commands } from './commands';
 import { Rewind } from './rewind';
-import { Boot, SUBPROTOCOL, b64url, dial, fragment, mark, roomPath, wsURL } from './link';
+import { Proposals, type ProposalEv } from './proposals';
+import { TouchKeys } from './touchkeys';
+import { screenReaderOn, screenReaderSwitch } from './screenreader';
+import { Boot, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
 interface Ev {
   kind: string; data?: Uint8Array; cols?: number; rows?: number; text?: string;
   message?: string; code?: number; retryable?: boolean; final?: boolean; holding?: boolean; members?: Member[];
-  input?: boolean; mark?: string; command?: string; status?: number;
+  input?: boolean; mark?: string; command?: string; status?: number; proposal?: ProposalEv;
 }
 interface Engine {
   subscribe(cols: number, rows: number): Uint8Array[] | string;
@@ -27,6 +30,9 @@ interface Engine {
   release(): Uint8Array;
   ping(): Uint8Array;
   holding(): boolean;
+  decide(id: string, verdict: string, text: string, reason: string): Uint8Array | string;
+  propose(text: string): Uint8Array | string;
+  fromVisible(s: string): string;
   applied(): { seq: number; epoch: number; ok: boolean };
   sealed(): string; // a sealed room's key id, '' for a plain room
   pending(max: number, maxBytes?: number): { msgs: Uint8Array[]; first: number };
@@ -135,6 +141,9 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   // connection): the relay verifies the signature.
   const c = claims(tok) ?? {};
   const driver = c.role === 'driver';
+  // A proposer's input needs approval: it never holds the pen, and
+  // proposes lines from the propose bar instead of typing.
+  const proposer = driver && c.prop === true;
   const status: Status = {
     connected: false, connects: 0, snapshots: 0, room: 'connecting', holding: false, holder: '', holderConn: '', members: [],
     exit: '', error: '', inputsSent: 0, inputsRefused: 0, repliesDropped: 0, latencies: [], carrier: '', laneConnects: 0, held: 0,
@@ -144,10 +153,6 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   // proxy that breaks WebSocket; the tests flip it with blockWebSocket.
   let blockWS = params.get('nows') === '1';
   const probeMs = Number(params.get('probe')) || PROBE_MS;
-  // Another: #maxpaste=N lowers the bytes a paste may leave awaiting the
-  // relay's ack (never raises them), so a test reaches the refusal with a
-  // small paste.
-  const maxPendingBytes = Number(params.get('maxpaste')) || 0;
   // And #silence=MS shortens the keepalive (a ping after a fifth of it),
   // so a test sees a black-holed path noticed in a second.
   const silenceMs = Number(params.get('silence')) || SILENCE_MS;
@@ -165,13 +170,25 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     // At the default height some fonts' underscores fall outside the cell.
     lineHeight: 1.2,
     theme: { background: '#000000', foreground: '#e5e5e5' },
+    screenReaderMode: screenReaderOn(),
   };
   const term = new Terminal(termOptions);
   const fit = new FitAddon();
   term.loadAddon(fit);
   swallowQueries(term);
   term.open($('term'));
+  screenReaderSwitch($('sr-button') as HTMLButtonElement, () => [term]);
   const commands = new Commands(term, $('command-list'), $('command-count'));
+  const proposals = new Proposals($('proposals'), $('proposal-list'), {
+    decide: (id, verdict, text, reason) => {
+      if (!eng) return 'not connected';
+      const f = eng.decide(id, verdict, text, reason);
+      if (typeof f === 'string') return f;
+      send(f);
+      return null;
+    },
+    fromVisible: (s) => (eng ? eng.fromVisible(s) : s),
+  }, (s) => notice(s));
   // notice is hoisted: the rewind reports through it.
   const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s), roomKey);
   // The tests read the terminal and the status, and cut the connection
@@ -181,6 +198,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     blockWebSocket: (on: boolean) => { blockWS = on; },
     commands: () => commands.snapshot(), jumpCommand: (dir: -1 | 1) => commands.jump(dir),
     commandErrors: () => commands.errors,
+    proposals: () => proposals.pending(), proposalOutcomes: () => proposals.outcomes,
     historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
   };
@@ -269,7 +287,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   // the relay's room state or, while no leg is up, the page's own.
   function showStatus(): void {
     const btn = $('pen-button') as HTMLButtonElement;
-    btn.hidden = !driver;
+    btn.hidden = !driver || proposer;
     btn.textContent = status.holding ? 'Release the pen' : 'Take the pen';
     if (typeof ptyhostStatus !== 'function') {
       $('room').textContent = status.room; // the engine is not loaded (yet)
@@ -323,6 +341,25 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
 
   function typed(data: Uint8Array): void {
     if (!typedByPerson()) { status.repliesDropped++; return; }
+    sendTyped(data);
+  }
+  // cannotType says why what a person types does not reach the program
+  // now, or '' when it does.
+  function cannotType(): string {
+    if (!eng) return 'the viewer is still starting';
+    if (proposer) return 'your input needs approval: write it in the propose bar';
+    if (status.holding) return '';
+    return driver ? 'you do not hold the pen: take it to type' : 'this link only views: it cannot type';
+  }
+  // sendTyped sends what a person typed, tapped or pasted; without the
+  // pen it says why nothing went.
+  function sendTyped(data: Uint8Array): void {
+    const why = cannotType();
+    if (why) {
+      notice(why);
+      if (proposer) ($('propose-text') as HTMLInputElement).focus();
+      return;
+    }
     if (!eng) return;
     // A paste comes as several messages, in order, whole or not at all;
     // when not at all (too much still awaits the relay's ack), the person
@@ -331,8 +368,28 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     if (typeof msgs === 'string') { status.inputsRefused++; notice(msgs); return; }
     for (const m of msgs) { status.inputsSent++; send(m, 'input'); }
   }
-  term.onData((d) => typed(new TextEncoder().encode(d)));
+  const keys = new TouchKeys($('touchkeys'), {
+    send: sendTyped, notice,
+    refusal: cannotType,
+    appCursor: () => term.modes.applicationCursorKeysMode,
+    bracketed: () => term.modes.bracketedPasteMode,
+  });
+  term.onData((d) => typed(new TextEncoder().encode(keys.modify(d))));
   term.onBinary((d) => typed(Uint8Array.from(d, (ch) => ch.charCodeAt(0) & 0xff)));
+
+  // The propose bar: a proposer's line goes to the host as a proposal,
+  // with Enter at its end, and waits for the pen holder or the sharer.
+  $('propose-bar').hidden = !proposer;
+  $('propose-bar').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const box = $('propose-text') as HTMLInputElement;
+    if (!eng || box.value === '') return;
+    const f = eng.propose(box.value + '\r');
+    if (typeof f === 'string') { notice('not proposed: ' + f); return; }
+    send(f);
+    box.value = '';
+    notice('proposed: it waits for approval');
+  });
 
   $('rewind-button').addEventListener('click', () => {
     const tl = $('timeline');
@@ -404,6 +461,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
           status.holder = ev.text ?? '';
           status.holderConn = ev.message ?? '';
           penSeen = true;
+          proposals.setHolding(status.holding);
           showStatus();
           if (gained) advertise();
           break;
@@ -412,11 +470,15 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
           if (ev.mark) {
             // The shell's command marks: the commands bar shows once the
             // first command comes.
+            if (ev.mark === 'proposal') break; // the panel says it already
             if (ev.mark === 'command') $('commands-bar').hidden = false;
             commands.mark(ev);
           } else {
             notice('marker: ' + ev.text);
           }
+          break;
+        case 'proposal':
+          if (ev.proposal) proposals.update(ev.proposal);
           break;
         case 'exit': {
           status.exit = ev.text ? `ended by ${ev.text} (status ${ev.code})` : `exited with status ${ev.code}`;
@@ -797,6 +859,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
       status.connected = true;
       status.connects++;
       notice('');
+      if (early?.subscribed) return; // the boot script subscribed on this dial
       const d = fit.proposeDimensions();
       const msgs = eng!.subscribe(d?.cols ?? 0, d?.rows ?? 0);
       if (typeof msgs === 'string') { notice(msgs); sock.close(1011, 'internal'); return; }
@@ -835,7 +898,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   }
 
   boot.engine.then(() => {
-    const made = ptyhostEngine({ sessionId, connId: c.jti ?? '', driver, maxPendingBytes, key: roomKey });
+    const made = (boot.eng as Engine | null) ?? ptyhostEngine(engineOptions(tok, roomKey));
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     const d = fit.proposeDimensions();

@@ -8,7 +8,7 @@
 // Claims are the token's payload as the page reads it, for display and
 // routing only: the relay verifies the signature.
 export interface Claims {
-  role?: string; jti?: string; userId?: string; exp?: number; roomId?: string; sessionId?: string;
+  role?: string; jti?: string; userId?: string; exp?: number; roomId?: string; sessionId?: string; prop?: boolean;
 }
 
 // claims reads the token's payload, or null when it cannot be read.

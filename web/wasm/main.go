@@ -86,6 +86,35 @@ func newEngine(_ js.Value, args []js.Value) any {
 	method("ping", func([]js.Value) any { return frameToJS(e.Ping()) })
 	method("release", func([]js.Value) any { return frameToJS(e.Release()) })
 	method("holding", func([]js.Value) any { return e.Holding() })
+	// decide(id, verdict, text, reason) is the decide control's frame, or
+	// a string saying why it is malformed; fromVisible(s) reverses the
+	// key marks of a proposal's visible text, for an editor.
+	method("decide", func(a []js.Value) any {
+		if len(a) < 4 {
+			return js.ValueOf("decide: want id, verdict, text, reason")
+		}
+		f, err := e.Decide(a[0].String(), a[1].String(), a[2].String(), a[3].String())
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		return frameToJS(f)
+	})
+	method("propose", func(a []js.Value) any {
+		if len(a) < 1 {
+			return js.ValueOf("propose: want the text")
+		}
+		f, err := e.Propose(a[0].String())
+		if err != nil {
+			return js.ValueOf(err.Error())
+		}
+		return frameToJS(f)
+	})
+	method("fromVisible", func(a []js.Value) any {
+		if len(a) < 1 {
+			return ""
+		}
+		return engine.InputFromVisible(a[0].String())
+	})
 	// The degraded lane (SSE down, POST up) needs the resume position for
 	// its GET and whether inputs await an ack; laneMethods has the rest.
 	method("sealed", func([]js.Value) any { return e.KeyID() })
@@ -163,7 +192,7 @@ func eventsToJS(evs []engine.Event) js.Value {
 var kindNames = [...]string{
 	engine.Write: "write", engine.Size: "size", engine.Send: "send", engine.Room: "room",
 	engine.Presence: "presence", engine.Pen: "pen", engine.Marker: "marker",
-	engine.Exit: "exit", engine.Error: "error",
+	engine.Exit: "exit", engine.Error: "error", engine.ProposalChanged: "proposal",
 }
 
 func eventToJS(ev engine.Event) js.Value {
@@ -206,9 +235,24 @@ func eventToJS(ev engine.Event) js.Value {
 				status = m.Status
 			}
 		}
+		if attachwire.IsProposalLabel(ev.Text) {
+			kind = "proposal" // the outcome the proposals panel shows
+		}
 		o.Set("mark", kind)
 		o.Set("command", m.Command)
 		o.Set("status", status)
+	case engine.ProposalChanged:
+		p := ev.Proposal
+		po := js.Global().Get("Object").New()
+		po.Set("id", p.ID)
+		po.Set("state", p.State)
+		po.Set("input", p.Input)
+		po.Set("visible", p.Visible)
+		po.Set("from", p.From)
+		po.Set("by", p.By)
+		po.Set("reason", p.Reason)
+		po.Set("expiresAt", float64(p.ExpiresAt))
+		o.Set("proposal", po)
 	default:
 		o.Set("text", ev.Text)
 		o.Set("message", ev.Message)

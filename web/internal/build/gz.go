@@ -66,18 +66,13 @@ func hashedName(name string, content []byte) string {
 	return strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:8]) + ext
 }
 
-// refer renames the page's reference to name (src="../../viewer/name",
-// href=… or data-engine="name"); a page that does not name it is an
+// refer renames the page's reference to name (src="../../viewer/name"
+// or href=…); a page that does not name it is an
 // error, as the file would never load.
 func refer(page []byte, name, hashed string) ([]byte, error) {
-	n := 0
-	for _, form := range []string{`"../../viewer/%s"`, `data-engine="%s"`} {
-		old, repl := fmt.Sprintf(form, name), fmt.Sprintf(form, hashed)
-		n += bytes.Count(page, []byte(old))
-		page = bytes.ReplaceAll(page, []byte(old), []byte(repl))
-	}
-	if n != 1 {
+	old, repl := `"../../viewer/`+name+`"`, `"../../viewer/`+hashed+`"`
+	if n := bytes.Count(page, []byte(old)); n != 1 {
 		return nil, fmt.Errorf("build: src/index.html names %s %d times, want once", name, n)
 	}
-	return page, nil
+	return bytes.ReplaceAll(page, []byte(old), []byte(repl)), nil
 }
