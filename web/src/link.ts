@@ -66,13 +66,14 @@ export interface EngineOptions { sessionId: string; connId: string; driver: bool
 // the leg subscribes, the jti names it: the relay verifies the token)
 // and the page's address: #maxpaste=N lowers the bytes a paste may leave
 // awaiting the relay's ack (never raises them), so a test reaches the
-// refusal with a small paste. key is a sealed room's key (the
-// fragment's key=, or a short link's), '' for a plain room.
-export function engineOptions(tok: string, key = fragment().get('key') ?? ''): EngineOptions {
+// refusal with a small paste. key is a sealed room's key: a short link's
+// (#SECRET.KEY), else the fragment's key=.
+export function engineOptions(tok: string, key?: string): EngineOptions {
   const c = claims(tok) ?? {};
   return {
     sessionId: roomOf(roomPath()), connId: c.jti ?? '', driver: c.role === 'driver',
-    maxPendingBytes: Number(fragment().get('maxpaste')) || 0, key, scrollback: SCROLLBACK,
+    maxPendingBytes: Number(fragment().get('maxpaste')) || 0,
+    key: key ?? fragment().get('key') ?? '', scrollback: SCROLLBACK,
   };
 }
 
