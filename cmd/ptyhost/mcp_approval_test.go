@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"net/url"
 	"os"
 	"path"
@@ -14,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
 )
@@ -65,7 +63,7 @@ type mcpTyped struct {
 
 // approver shares session id and joins its room as a driver, holding the
 // pen: the person who decides.
-func approver(t *testing.T, cs *mcp.ClientSession, id string) (driver, watcher *relaytest.Conn, room *seal.Room) {
+func approver(t *testing.T, cs *mcp.ClientSession, id string) (driver, watcher *relaytest.Conn) {
 	t.Helper()
 	var sh mcpShared
 	mustCall(t, cs, "share", map[string]any{"id": id, "drive": true}, &sh)
@@ -77,19 +75,13 @@ func approver(t *testing.T, cs *mcp.ClientSession, id string) (driver, watcher *
 	tok := strings.TrimPrefix(u.Fragment, "token=")
 	fields := strings.Fields(attachDrive)
 	attachURL := fields[len(fields)-1]
-	// The share is sealed: the links carry the room key.
-	key := mustKey(t, q.Get("key"))
-	room = seal.NewRoom(key, path.Base(attachURL))
-	d := relaytest.MustDial(t, attachURL, q.Get("token"), attachwire.Subscribe{SessionID: path.Base(attachURL), AsRole: attachwire.RoleDriver, Sealed: key.ID().String()})
+	d := relaytest.MustDial(t, attachURL, tok, attachwire.Subscribe{SessionID: path.Base(attachURL), AsRole: attachwire.RoleDriver})
 	relaytest.ExpectControl[attachwire.PenGranted](t, d)
 	if u, err = url.Parse(sh.Watch); err != nil {
 		t.Fatal(err)
 	}
-	if q, err = url.ParseQuery(u.Fragment); err != nil {
-		t.Fatal(err)
-	}
-	w := relaytest.MustDial(t, attachURL, q.Get("token"), attachwire.Subscribe{SessionID: path.Base(attachURL), AsRole: attachwire.RoleViewer, Sealed: key.ID().String()})
-	return d, w, room
+	w := relaytest.MustDial(t, attachURL, strings.TrimPrefix(u.Fragment, "token="), attachwire.Subscribe{SessionID: path.Base(attachURL), AsRole: attachwire.RoleViewer})
+	return d, w
 }
 
 // typeAsync calls type in the background: in approval mode it returns only
@@ -146,7 +138,7 @@ func TestMCPApproval(t *testing.T) {
 	if !res.IsError || !strings.Contains(resultText(res), "share") {
 		t.Fatalf("type before share: %s", resultText(res))
 	}
-	d, w, sealed := approver(t, cs, st.ID)
+	d, w := approver(t, cs, st.ID)
 
 	decide := func(verdict attachwire.Verdict, text, reason string) (attachwire.Proposal, mcpTyped, chan mcpTyped) {
 		t.Helper()
@@ -208,25 +200,14 @@ func TestMCPApproval(t *testing.T) {
 
 	// Every outcome is a marker in the stream the relay carries.
 	want := []string{"approved by web-driver: rm -rf /tmp/x⏎", "edited by web-driver: ls /tmp/x⏎", "rejected by web-driver (not on my machine)", "expired", "approved by rule"}
-	var epoch uint64 // the last snapshot's, which sealed frames open under
 	for _, want := range want {
 		for {
 			f, err := w.Next(ctxDeadline(t))
 			if err != nil {
 				t.Fatalf("waiting for a marker with %q: %v", want, err)
 			}
-			if f.Type == attachwire.TypeSnapshot {
-				if s, err := attachwire.DecodeSnapshot(f.Payload); err == nil {
-					if ep, n := binary.Uvarint(s.Screen); n > 0 {
-						epoch = ep
-					}
-				}
-			}
 			if f.Type != attachwire.TypeMarker {
 				continue
-			}
-			if f, err = sealed.Open(f, epoch); err != nil {
-				t.Fatal(err)
 			}
 			m, err := attachwire.DecodeMarker(f.Payload)
 			if err != nil {
