@@ -118,12 +118,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,153 B                     2,803 B
-//	boot.<hash>.js             4,115 B                    11,179 B
-//	app.<hash>.js            100,633 B                   377,823 B
+//	index.html                 1,155 B                     2,803 B
+//	boot.<hash>.js             4,116 B                    11,180 B
+//	app.<hash>.js            100,631 B                   377,824 B
 //	app.<hash>.css             3,031 B                     8,983 B
-//	engine.<hash>.wasm     1,278,375 B                 4,931,587 B
-//	dist/ in all           1,387,757 B (README included; budget 1.3 MiB
+//	engine.<hash>.wasm     1,280,505 B                 4,940,887 B
+//	dist/ in all           1,389,888 B (README included; budget 1.3 MiB
 //	                                     + 48 KiB + 20 KiB, below)
 //
 // The terminal engine and its painter (package web/screen) in the
