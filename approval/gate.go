@@ -391,14 +391,16 @@ func (g *Gate) record(from Person, o Outcome) {
 }
 
 // Label is the record of an outcome, one displayable line:
-// `proposal 3f2a… approved by Ada: ls -la⏎ (proposed by agent)`.
+// `proposal 3f2a… approved by Ada (guest-1a2b): ls -la⏎ (proposed by
+// claude (agent))`. A name is self-chosen, so the record keeps the user
+// id the relay vouches for beside it.
 func Label(from Person, o Outcome) string {
 	s := attachwire.ProposalLabelPrefix + o.ID + " " + string(o.State)
 	switch {
 	case o.Rule != "":
 		s += " by rule " + attachwire.VisibleInput(o.Rule, 128)
 	case o.By != (Person{}):
-		s += " by " + attachwire.VisibleInput(o.By.String(), 64)
+		s += " by " + recorded(o.By)
 	}
 	if o.Written() {
 		s += ": " + attachwire.VisibleInput(o.Text, 512)
@@ -406,7 +408,17 @@ func Label(from Person, o Outcome) string {
 	if o.Reason != "" {
 		s += " (" + attachwire.VisibleInput(o.Reason, 256) + ")"
 	}
-	return s + " (proposed by " + attachwire.VisibleInput(from.String(), 64) + ")"
+	return s + " (proposed by " + recorded(from) + ")"
+}
+
+// recorded is a person as a record names them: the name, and the user id
+// beside it when they differ.
+func recorded(p Person) string {
+	s := attachwire.VisibleInput(p.String(), 64)
+	if p.Name != "" && p.UserID != "" && p.Name != p.UserID {
+		s += " (" + attachwire.VisibleInput(p.UserID, 64) + ")"
+	}
+	return s
 }
 
 // outcomeOf turns a decision on p into its outcome.

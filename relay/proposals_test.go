@@ -86,6 +86,7 @@ func TestProposalsWithdrawnOnRebindAndMalformedRefused(t *testing.T) {
 	hostSays(t, h, attachwire.Proposal{ID: "p1", State: attachwire.ProposalPending, Text: "x", FromUserID: "agent"})
 	relaytest.ExpectControl[attachwire.Proposal](t, v)
 	h.c.Close()
+	waitHostGone(t, s)
 	h2 := dialHost(t, s, 1)
 	if got := relaytest.ExpectControl[attachwire.Proposal](t, v); got.ID != "p1" || got.State != attachwire.ProposalWithdrawn {
 		t.Fatalf("on the host's rebind: %+v", got)

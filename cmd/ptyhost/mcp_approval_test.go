@@ -213,7 +213,7 @@ func TestMCPApproval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(m.Label, want) && strings.Contains(m.Label, "(proposed by ptyhost-test)") {
+			if strings.Contains(m.Label, want) && strings.Contains(m.Label, "(proposed by ptyhost-test (agent))") {
 				break
 			}
 		}
