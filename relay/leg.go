@@ -92,11 +92,13 @@ type leg struct {
 	// Presence (presence.go), under the room's mu: presCounts is the
 	// subscribe's attachwire.PresenceCounts; presOrder the leg's place in
 	// the room's joins; presAnnounced that an update told the room of it;
-	// presInCounts that it was last sent the counts form, presShown the
-	// shown list it was sent; presAsked a presence_request waiting.
+	// presSeen that it was sent its own first view; presInCounts that it
+	// was last sent the counts form, presShown the shown list it was
+	// sent; presAsked a presence_request waiting.
 	presCounts    bool
 	presOrder     uint64
 	presAnnounced bool
+	presSeen      bool
 	presInCounts  bool
 	presShown     uint64
 	presAsked     bool
