@@ -220,7 +220,8 @@ func (l *leg) write(b []byte) error {
 	if l.lane != nil {
 		return l.laneWrite(b)
 	}
-	err := l.conn.Write(l.deadline.arm(l.ctx, l.relay.cfg.WriteTimeout), websocket.MessageBinary, b)
+	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
+	err := l.conn.Write(context.Background(), websocket.MessageBinary, b)
 	late := l.deadline.disarm()
 	if err == nil {
 		l.counters.framesOut.Inc()
