@@ -98,11 +98,13 @@ type leg struct {
 	// Presence (presence.go), under the room's mu: presCounts is the
 	// subscribe's attachwire.PresenceCounts; presOrder the leg's place in
 	// the room's joins; presAnnounced that an update told the room of it;
-	// presInCounts that it was last sent the counts form, presShown the
-	// shown list it was sent; presAsked a presence_request waiting.
+	// presSeen that it was sent its own first view; presInCounts that it
+	// was last sent the counts form, presShown the shown list it was
+	// sent; presAsked a presence_request waiting.
 	presCounts    bool
 	presOrder     uint64
 	presAnnounced bool
+	presSeen      bool
 	presInCounts  bool
 	presShown     uint64
 	presAsked     bool
@@ -224,7 +226,8 @@ func (l *leg) write(b []byte) error {
 	if l.lane != nil {
 		return l.laneWrite(b)
 	}
-	err := l.conn.Write(l.deadline.arm(l.ctx, l.relay.cfg.WriteTimeout), websocket.MessageBinary, b)
+	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
+	err := l.conn.Write(context.Background(), websocket.MessageBinary, b)
 	late := l.deadline.disarm()
 	if err == nil {
 		l.counters.framesOut.Inc()

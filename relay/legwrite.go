@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -22,43 +23,45 @@ func newLegCounters(m *metrics, role string) legCounters {
 }
 
 // writeDeadline bounds each of a leg's writes by the relay's WriteTimeout
-// with one context and one timer for the leg's life, re-armed per write,
-// where a context with its own timeout per write would allocate one and
-// register it with the leg's context every time. Only the leg's writer
-// uses it.
+// with one timer for the leg's life, re-armed per write, which closes the
+// connection when it fires; the writes themselves run under a context
+// that is never done. A context with a deadline per write would cost an
+// allocation and a registration with the leg's context each time, and
+// the WebSocket library registers a callback on any context that can be
+// done, at every write. The leg's context ending closes the connection
+// as well, as a write under it would have. Only the leg's writer uses it.
 type writeDeadline struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
 	timer    *time.Timer
 	timedOut atomic.Bool
+	unhook   func() bool // stops closing the connection with the leg's context
 }
 
-// arm returns the context the next write runs under, its deadline
-// WriteTimeout from now.
-func (w *writeDeadline) arm(parent context.Context, d time.Duration) context.Context {
+// arm starts the deadline of the next write on c, d from now; the first
+// call ties c to ctx.
+func (w *writeDeadline) arm(ctx context.Context, c *websocket.Conn, d time.Duration) {
 	if w.timer == nil {
-		w.ctx, w.cancel = context.WithCancel(parent)
 		w.timer = time.AfterFunc(d, func() {
 			w.timedOut.Store(true)
-			w.cancel() // the library closes the connection
+			c.CloseNow()
 		})
-		return w.ctx
+		w.unhook = context.AfterFunc(ctx, func() { c.CloseNow() })
+		return
 	}
 	w.timer.Reset(d)
-	return w.ctx
 }
 
 // disarm stops the timer after a write; it reports whether the deadline
-// passed (then the connection is closed, or about to be).
+// passed (then the connection is closed).
 func (w *writeDeadline) disarm() bool {
 	w.timer.Stop()
 	return w.timedOut.Load()
 }
 
-// stop releases the context and the timer once the writer is done.
+// stop releases the timer and the tie to the leg's context once the
+// writer is done.
 func (w *writeDeadline) stop() {
 	if w.timer != nil {
 		w.timer.Stop()
-		w.cancel()
+		w.unhook()
 	}
 }

@@ -58,7 +58,7 @@ type presence struct {
 func (rm *room) presenceJoinLocked(l *leg) {
 	p := &rm.pres
 	p.order++
-	l.presOrder, l.presAnnounced, l.presInCounts, l.presShown = p.order, false, false, 0
+	l.presOrder, l.presAnnounced, l.presSeen, l.presInCounts, l.presShown = p.order, false, false, false, 0
 	p.joined = append(p.joined, l)
 	rm.presenceDueLocked()
 }
@@ -175,6 +175,7 @@ func (rm *room) flushPresenceLocked() {
 		ms := make([]attachwire.Member, len(p.joined))
 		for i, v := range p.joined {
 			ms[i] = v.member(rm.pen.holder == v)
+			v.presAnnounced = true // the room is told now
 		}
 		w.wire(&w.join, func() attachwire.Control { return attachwire.Presence{Op: attachwire.PresenceJoin, Members: ms} })
 	}
@@ -197,16 +198,15 @@ func (rm *room) flushPresenceLocked() {
 		if v.remote == nil && v.clusterID() != "" {
 			continue // registered with another node's room, which tells it
 		}
-		if v.remote != nil && v.isJoining() {
+		if v.remote != nil && v.isJoining() && !v.presSeen {
 			// Its node could queue the join's answer after what the
 			// legs subject brings: its first view waits for the next
 			// update, which follows the answer on that subject.
-			v.presAnnounced = false
 			again = true
 			continue
 		}
-		fresh := !v.presAnnounced
-		v.presAnnounced = true
+		fresh := !v.presSeen
+		v.presSeen = true
 		asked := v.presAsked
 		v.presAsked = false
 		if v.presCounts && p.counts {
@@ -246,6 +246,10 @@ func (rm *room) flushPresenceLocked() {
 		rm.hostPresenceLocked(&w)
 	}
 	out.flush()
+	// Cleared, not only cut: the arrays would keep gone legs alive.
+	clear(p.joined)
+	clear(p.left)
+	clear(p.passed)
 	p.joined, p.left, p.passed, p.asked = p.joined[:0], p.left[:0], p.passed[:0], false
 	if again {
 		p.asked = true
@@ -351,7 +355,8 @@ func (rm *room) presenceResyncLocked() {
 		return
 	}
 	for v := range rm.viewers {
-		v.presAnnounced = false
+		// Every leg gets the whole list: each is known to all.
+		v.presSeen, v.presAnnounced = false, true
 		if v.presOrder == 0 {
 			rm.pres.order++
 			v.presOrder = rm.pres.order

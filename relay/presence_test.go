@@ -315,4 +315,15 @@ func TestClusterPresenceMessagesPerJoinBounded(t *testing.T) {
 	if perJoin > 10 {
 		t.Errorf("%.1f NATS messages per join, want at most 10", perJoin)
 	}
+
+	// Leaves cross the same way, and every view ends exact again.
+	for _, v := range vs[:10] {
+		v.c.Close()
+	}
+	want = slices.DeleteFunc(want, func(id string) bool { return id < "j10" && id != "first" })
+	for _, v := range append(vs[10:], first) {
+		testkit.EventuallyDescribe(t, "after the leaves, the member view of "+v.jti, func() bool {
+			return slices.Equal(v.view.conns(), want)
+		}, func() string { return fmt.Sprintf("%v", v.view) })
+	}
 }
