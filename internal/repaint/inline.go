@@ -20,13 +20,13 @@ func AppendInline(dst []byte, s *attachwire.Screen) []byte {
 		cells = s.Alt
 	}
 	rows := min(s.Rows, len(cells)/s.Cols)
-	for rows > 0 && trimBlanks(cells[(rows-1)*s.Cols:rows*s.Cols]) == 0 {
+	for rows > 0 && TrimBlanks(cells[(rows-1)*s.Cols:rows*s.Cols]) == 0 {
 		rows--
 	}
 	p := painter{dst: dst, cols: s.Cols, pen: attachwire.BlankCell()}
 	for y := range rows {
 		row := cells[y*s.Cols : (y+1)*s.Cols]
-		for _, c := range row[:trimBlanks(row)] {
+		for _, c := range row[:TrimBlanks(row)] {
 			if c.Content == "" { // continuation: the base glyph covered it
 				continue
 			}

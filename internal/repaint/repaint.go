@@ -96,7 +96,7 @@ func (p *painter) grid(cells []attachwire.Cell, rows int) {
 		lo := min(y*p.cols, len(cells))
 		hi := min(lo+p.cols, len(cells))
 		row := cells[lo:hi]
-		if end := trimBlanks(row); end > 0 {
+		if end := TrimBlanks(row); end > 0 {
 			p.cup(y, 0)
 			p.row(row[:end])
 		}
@@ -109,8 +109,8 @@ func (p *painter) scrollback(lines [][]attachwire.Cell, rows int) {
 	emitted := 0
 	for _, line := range lines {
 		for {
-			n := chunkLen(line, p.cols)
-			if end := trimBlanks(line[:n]); end > 0 {
+			n := ChunkLen(line, p.cols)
+			if end := TrimBlanks(line[:n]); end > 0 {
 				p.row(line[:end])
 			}
 			p.sgr(attachwire.BlankCell())
@@ -131,9 +131,9 @@ func (p *painter) scrollback(lines [][]attachwire.Cell, rows int) {
 	p.dst = append(p.dst, "\x1b[H\x1b[2J"...)
 }
 
-// chunkLen returns how many cells of line fit one row of cols columns
+// ChunkLen returns how many cells of line fit one row of cols columns
 // without separating a wide glyph from its continuation cells (at least 1).
-func chunkLen(line []attachwire.Cell, cols int) int {
+func ChunkLen(line []attachwire.Cell, cols int) int {
 	if len(line) <= cols {
 		return len(line)
 	}
@@ -144,8 +144,8 @@ func chunkLen(line []attachwire.Cell, cols int) int {
 	return n
 }
 
-// trimBlanks returns the length of row without its trailing blank cells.
-func trimBlanks(row []attachwire.Cell) int {
+// TrimBlanks returns the length of row without its trailing blank cells.
+func TrimBlanks(row []attachwire.Cell) int {
 	end := len(row)
 	for end > 0 && row[end-1] == attachwire.BlankCell() {
 		end--

@@ -145,8 +145,8 @@ func (s *Screen) full(dst []byte) []byte {
 		for i := range lines {
 			s.line = s.emu.ScrollbackLine(i, s.line)
 			for rest := s.line; ; {
-				n := chunkLen(rest, s.cols)
-				dst = s.cells(dst, rest[:n], 0, trimBlanks(rest[:n]))
+				n := repaint.ChunkLen(rest, s.cols)
+				dst = s.cells(dst, rest[:n], 0, repaint.TrimBlanks(rest[:n]))
 				dst = s.sgr(dst, attachwire.BlankCell())
 				dst = append(dst, "\r\n"...)
 				painted++
@@ -189,7 +189,7 @@ func (s *Screen) paint(dst []byte) []byte {
 		for i := lines - newLines; i < lines; i++ {
 			s.line = s.emu.ScrollbackLine(i, s.line)
 			for rest := s.line; ; {
-				n := chunkLen(rest, s.cols)
+				n := repaint.ChunkLen(rest, s.cols)
 				dst = s.row(dst, 0, padded(rest[:n], s.cols), s.prim[:s.cols])
 				dst = s.sgr(dst, attachwire.BlankCell())
 				dst = s.cup(dst, s.rows-1, 0)
@@ -255,7 +255,7 @@ func (s *Screen) row(dst []byte, y int, want, shown []attachwire.Cell) []byte {
 	dst = s.cup(dst, y, x)
 	dst = s.sgr(dst, attachwire.BlankCell())
 	dst = append(dst, "\x1b[K"...)
-	dst = s.cells(dst, want, x, trimBlanks(want))
+	dst = s.cells(dst, want, x, repaint.TrimBlanks(want))
 	copy(shown, want)
 	return dst
 }
@@ -420,26 +420,4 @@ func padded(line []attachwire.Cell, cols int) []attachwire.Cell {
 		out[i] = attachwire.BlankCell()
 	}
 	return out
-}
-
-// chunkLen returns how many cells of line fit one row of cols columns
-// without separating a wide glyph from its continuation (at least 1).
-func chunkLen(line []attachwire.Cell, cols int) int {
-	if len(line) <= cols {
-		return len(line)
-	}
-	n := cols
-	for n > 1 && isCont(line[n]) {
-		n--
-	}
-	return n
-}
-
-// trimBlanks returns the length of row without its trailing blank cells.
-func trimBlanks(row []attachwire.Cell) int {
-	end := len(row)
-	for end > 0 && row[end-1] == attachwire.BlankCell() {
-		end--
-	}
-	return end
 }
