@@ -118,7 +118,7 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,155 B                     2,803 B
+//	index.html                 1,156 B                     2,803 B
 //	boot.<hash>.js             4,116 B                    11,180 B
 //	app.<hash>.js            100,631 B                   377,824 B
 //	app.<hash>.css             3,031 B                     8,983 B
