@@ -48,6 +48,18 @@ type Reporter struct {
 	// pkgFailed remembers packages that failed without a failing test
 	// (a build error), whose output must be shown whole.
 	pkgFailed []string
+	// slowest holds the longest top-level tests so far, longest first:
+	// CI's time bound is kept by knowing where the time goes.
+	slowest []Timed
+}
+
+// slowestKept is how many of the longest tests the summary names.
+const slowestKept = 12
+
+// Timed is a finished top-level test and how long it ran.
+type Timed struct {
+	Package, Test string
+	Elapsed       time.Duration
 }
 
 // New returns a Reporter that writes to w.
@@ -98,6 +110,9 @@ func (r *Reporter) handle(ev event) {
 		r.packageDone(ev, out)
 		return
 	}
+	if ev.Action != "skip" && !strings.Contains(ev.Test, "/") {
+		r.noteTime(ev)
+	}
 	switch ev.Action {
 	case "pass":
 		r.counts.Passed++
@@ -109,6 +124,25 @@ func (r *Reporter) handle(ev event) {
 		r.skips = append(r.skips, Skip{Package: ev.Package, Test: ev.Test, Reason: skipReason(out)})
 	}
 }
+
+// noteTime keeps ev's test if it is among the slowestKept longest.
+func (r *Reporter) noteTime(ev event) {
+	t := Timed{Package: ev.Package, Test: ev.Test, Elapsed: time.Duration(ev.Elapsed * float64(time.Second))}
+	i := sort.Search(len(r.slowest), func(i int) bool { return r.slowest[i].Elapsed < t.Elapsed })
+	if i >= slowestKept {
+		return
+	}
+	r.slowest = append(r.slowest, Timed{})
+	copy(r.slowest[i+1:], r.slowest[i:])
+	r.slowest[i] = t
+	if len(r.slowest) > slowestKept {
+		r.slowest = r.slowest[:slowestKept]
+	}
+}
+
+// Slowest returns the longest top-level tests so far, longest first (at
+// most a dozen).
+func (r *Reporter) Slowest() []Timed { return r.slowest }
 
 // packageDone prints the package's line, as go test does in list mode.
 func (r *Reporter) packageDone(ev event, out string) {
@@ -198,6 +232,12 @@ func (r *Reporter) Summary(elapsed time.Duration) {
 	}
 	if len(r.pkgFailed) > 0 {
 		fmt.Fprintf(r.w, "\nfailed packages: %s\n", strings.Join(r.pkgFailed, " "))
+	}
+	if len(r.slowest) > 0 {
+		fmt.Fprintf(r.w, "\nlongest tests:\n")
+		for _, t := range r.slowest {
+			fmt.Fprintf(r.w, "  %7.1fs  %s %s\n", t.Elapsed.Seconds(), t.Package, t.Test)
+		}
 	}
 	c := r.counts
 	fmt.Fprintf(r.w, "\ntests ran for %s\n", elapsed.Round(time.Second))

@@ -1,6 +1,7 @@
 package testreport
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,38 @@ func TestReporterBoundsKeptOutput(t *testing.T) {
 	}
 	if n := out.Len(); n > maxOutputBytes+4096 {
 		t.Errorf("kept %d bytes of one test's output, bound is %d", n, maxOutputBytes)
+	}
+}
+
+func TestReporterNamesTheLongestTests(t *testing.T) {
+	var rows []string
+	// Twenty tests of 1..20 s in a scrambled order, a subtest longer than
+	// all of them and a skip: the summary names the twelve longest
+	// top-level tests that ran, longest first.
+	for i := range 20 {
+		n := (i*7)%20 + 1
+		rows = append(rows, fmt.Sprintf(`{"Action":"pass","Package":"p/a","Test":"Test%02d","Elapsed":%d}`, n, n))
+	}
+	rows = append(rows,
+		`{"Action":"pass","Package":"p/a","Test":"Test05/sub","Elapsed":99}`,
+		`{"Action":"fail","Package":"p/b","Test":"TestSlowFail","Elapsed":15.5}`,
+		`{"Action":"skip","Package":"p/a","Test":"TestSkipped"}`,
+	)
+	var out strings.Builder
+	r := New(&out)
+	if err := r.Consume(strings.NewReader(stream(rows...))); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range r.Slowest() {
+		got = append(got, s.Test)
+	}
+	want := "Test20 Test19 Test18 Test17 Test16 TestSlowFail Test15 Test14 Test13 Test12 Test11 Test10"
+	if strings.Join(got, " ") != want {
+		t.Errorf("slowest = %v, want %s", got, want)
+	}
+	r.Summary(time.Second)
+	if !strings.Contains(out.String(), "longest tests:\n     20.0s  p/a Test20\n") {
+		t.Errorf("summary lacks the longest tests:\n%s", out.String())
 	}
 }
