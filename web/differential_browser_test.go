@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/ptyhost/ptyhost/internal/term/termtest"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/relaytest"
+	"github.com/ptyhost/ptyhost/token"
 )
 
 // pageScrollback is the scrollback the page keeps (its xterm.js option
@@ -30,13 +32,16 @@ const pageScrollback = 5000
 // and it answers the relay's snapshot requests with that engine's
 // snapshot, as a session host does.
 type frameHost struct {
-	tb   testing.TB
-	conn *relaytest.Conn
-	ctx  context.Context
+	tb    testing.TB
+	conn  *relaytest.Conn
+	ctx   context.Context
+	epoch uint64
+	stop  func() // ends the leg and frees the engines
 
-	mu  sync.Mutex
-	emu *termengine.Engine
-	seq uint64
+	mu        sync.Mutex
+	emu       *termengine.Engine
+	seq       uint64
+	snapshots int // sent so far
 	// relayed is the host's engine fed what the relay forwards instead
 	// (its room sanitizer's output, the Driver profile): what a viewer
 	// can know where the sanitizer drops or changes a sequence.
@@ -44,24 +49,31 @@ type frameHost struct {
 	san     *sanitize.Sanitizer
 }
 
-func startFrameHost(tb testing.TB, r *testRelay, room string, cols, rows int) *frameHost {
+func startFrameHost(tb testing.TB, r *testRelay, room string, cols, rows int, epoch uint64, pre []byte) *frameHost {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer dcancel()
-	c, _, err := relaytest.Dial(dctx, "ws://"+r.addr+"/v1/rooms/"+room, r.token(attachwire.RoleHost, room, ""), nil)
+	tok := r.tokenWith(attachwire.RoleHost, room, "", func(c *token.Claims) ed25519.PrivateKey {
+		c.Epoch = &epoch
+		return nil
+	})
+	c, _, err := relaytest.Dial(dctx, "ws://"+r.addr+"/v1/rooms/"+room, tok, nil)
 	if err != nil {
 		cancel()
 		tb.Fatalf("host dial: %v", err)
 	}
-	ep := uint64(testEpoch)
-	if err := c.SendControl(ctx, attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: &ep}); err != nil {
+	if err := c.SendControl(ctx, attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: &epoch}); err != nil {
 		cancel()
 		tb.Fatalf("host subscribe: %v", err)
 	}
 	opts := term.Options{Cols: cols, Rows: rows, Scrollback: pageScrollback}
-	h := &frameHost{tb: tb, conn: c, ctx: ctx, emu: termengine.New(opts), relayed: termengine.New(opts),
+	h := &frameHost{tb: tb, conn: c, ctx: ctx, epoch: epoch, emu: termengine.New(opts), relayed: termengine.New(opts),
 		san: sanitize.New(sanitize.Options{Profile: sanitize.Driver})}
+	// What the process printed before this leg: its screen arrives in
+	// the first snapshot, as a late joiner's does.
+	h.emu.Write(pre)
+	h.relayed.Write(h.san.Append(nil, pre))
 	// A host's leg starts with its screen, as a session's subscription
 	// does.
 	h.snapshot()
@@ -83,7 +95,7 @@ func startFrameHost(tb testing.TB, r *testRelay, room string, cols, rows int) *f
 			}
 		}
 	}()
-	tb.Cleanup(func() {
+	h.stop = func() {
 		cancel()
 		c.WS.CloseNow()
 		<-done
@@ -91,7 +103,7 @@ func startFrameHost(tb testing.TB, r *testRelay, room string, cols, rows int) *f
 		h.emu.Close()
 		h.relayed.Close()
 		h.mu.Unlock()
-	})
+	}
 	return h
 }
 
@@ -102,7 +114,8 @@ func (h *frameHost) snapshot() {
 	defer h.mu.Unlock()
 	var scr attachwire.Screen
 	h.emu.Screen(&scr)
-	scr.Epoch = testEpoch
+	scr.Epoch = h.epoch
+	h.snapshots++
 	snap, err := attachwire.NewSnapshot(h.seq, &scr)
 	if err != nil {
 		h.tb.Errorf("snapshot: %v", err)
@@ -215,11 +228,27 @@ func (p pageGrid) grid() termtest.Grid {
 	return g
 }
 
-// pageApplied returns the last seq the page applied (-1 before its first
-// snapshot).
-func pageApplied(tb testing.TB, ctx context.Context) int64 {
+// pageAt is where the page's stream stands: the last seq it applied and
+// its epoch (OK false before its first snapshot).
+type pageAt struct {
+	Seq   uint64 `json:"seq"`
+	Epoch uint64 `json:"epoch"`
+	OK    bool   `json:"ok"`
+}
+
+func pageApplied(tb testing.TB, ctx context.Context) pageAt {
 	tb.Helper()
-	return eval[int64](tb, ctx, `(() => { const a = window.ptyhostViewer?.applied?.(); return a && a.ok ? a.seq : -1; })()`)
+	return eval[pageAt](tb, ctx, `window.ptyhostViewer?.applied?.() ?? {seq: 0, epoch: 0, ok: false}`)
+}
+
+// caughtUp reports whether the page has applied h's generation up to its
+// last frame.
+func (h *frameHost) caughtUp(tb testing.TB, ctx context.Context) bool {
+	h.mu.Lock()
+	ep, last := h.epoch, h.seq
+	h.mu.Unlock()
+	a := pageApplied(tb, ctx)
+	return a.OK && a.Epoch == ep && a.Seq >= last
 }
 
 // sameScreen waits until the page has applied the host's last frame and
@@ -229,9 +258,9 @@ func pageApplied(tb testing.TB, ctx context.Context) int64 {
 func sameScreen(t *testing.T, ctx context.Context, h *frameHost, relayed bool, what string) {
 	t.Helper()
 	want, scr, last := h.grid(relayed)
-	testkit.EventuallyDescribe(t, what+": the page to apply seq "+fmt.Sprint(last), func() bool {
-		return pageApplied(t, ctx) >= int64(last)
-	}, func() string { return fmt.Sprintf("page at seq %d", pageApplied(t, ctx)) })
+	testkit.EventuallyDescribe(t, fmt.Sprintf("%s: the page to apply epoch %d seq %d", what, h.epoch, last), func() bool {
+		return h.caughtUp(t, ctx)
+	}, func() string { return fmt.Sprintf("page at %+v", pageApplied(t, ctx)) })
 	p := eval[pageGrid](t, ctx, `window.ptyhostViewer.grid()`)
 	got := p.grid()
 	d := termtest.Diff(want, got)
@@ -297,9 +326,10 @@ func widthCases() []diffCase {
 
 // relayChanges lists the recordings whose screen the relay's sanitizer
 // changes (docs/sanitizer.md): it drops or alters a sequence before any
-// viewer sees it, so a viewer's screen is the host engine's fed the
+// viewer sees it, so a live viewer's screen is the host engine's fed the
 // relayed stream; the test compares with that and checks that each
-// listed one still differs, and no other.
+// listed one still differs, and no other. (A late joiner's snapshot is
+// the host's own screen.)
 var relayChanges = map[string]string{
 	"seq-decaln":       "DECALN (ESC # 8) is dropped",
 	"seq-decaln-home":  "DECALN (ESC # 8) is dropped",
@@ -311,6 +341,14 @@ var relayChanges = map[string]string{
 // (internal/term/termtest) and the width cases, cut into frames several
 // ways, a page watching live and a page joining late (on a snapshot)
 // each show the host engine's screen, cell for cell.
+//
+// Each case is a new host generation (a higher epoch superseding the
+// last host) in one of two rooms, each watched by one tab: the live tab
+// gets the new generation's blank screen and then the case's frames, as
+// a page that connected before the program printed does; the late tab
+// gets one snapshot of the finished screen, as a late joiner does, over
+// whatever the previous case left. A tab a case would spend most of the
+// test navigating.
 func TestBrowserScreenEqualsHost(t *testing.T) {
 	bctx := startBrowser(t)
 	r := startRelay(t)
@@ -319,19 +357,42 @@ func TestBrowserScreenEqualsHost(t *testing.T) {
 		cases = append(cases, diffCase{name: rec.Name, cols: rec.Cols, rows: rec.Rows, data: rec.Data})
 	}
 	cases = append(cases, widthCases()...)
-	// Two tabs, navigated from room to room: a tab a page costs more.
 	live, late := page(t, bctx, "about:blank"), page(t, bctx, "about:blank")
-	n, seen := 0, map[string]bool{}
+	epoch := uint64(testEpoch)
+	// next supersedes the room's host with a new generation whose process
+	// printed pre before its leg, and opens the room in tab on the first
+	// call. The new generation's snapshots (the one its leg starts with
+	// and the one the relay asks for at bind) are applied before it
+	// returns, so that what follows reaches the page as live frames.
+	hosts := map[string]*frameHost{}
+	next := func(tab context.Context, room string, c diffCase, pre []byte, what string) *frameHost {
+		epoch++
+		h := startFrameHost(t, r, room, c.cols, c.rows, epoch, pre)
+		if old := hosts[room]; old != nil {
+			old.stop()
+		} else {
+			navigate(t, tab, r.pageURL(room, r.token(attachwire.RoleViewer, room, "vera"))+"&grid=1")
+		}
+		hosts[room] = h
+		testkit.Eventually(t, what+": the new generation's snapshots", func() bool {
+			h.mu.Lock()
+			n := h.snapshots
+			h.mu.Unlock()
+			return n >= 2 && h.caughtUp(t, tab)
+		})
+		return h
+	}
+	t.Cleanup(func() {
+		for _, h := range hosts {
+			h.stop()
+		}
+	})
+	seen := map[string]bool{}
 	for _, c := range cases {
 		_, relayed := relayChanges[c.name]
 		for _, sp := range frameSplits(c.data) {
-			n++
-			room := fmt.Sprintf("diff%d", n)
 			what := fmt.Sprintf("%s (%s, %d frames)", c.name, sp.name, len(sp.frames))
-			h := startFrameHost(t, r, room, c.cols, c.rows)
-			url := func() string { return r.pageURL(room, r.token(attachwire.RoleViewer, room, "vera")) + "&grid=1" }
-			navigate(t, live, url())
-			testkit.Eventually(t, what+": the live page's first snapshot", func() bool { return pageApplied(t, live) >= 0 })
+			h := next(live, "diff-live", c, nil, what)
 			for _, f := range sp.frames {
 				h.output(f)
 			}
@@ -344,15 +405,16 @@ func TestBrowserScreenEqualsHost(t *testing.T) {
 				seen[c.name] = true
 			}
 			sameScreen(t, live, h, relayed, what+", live")
-			if sp.name == "random" {
-				navigate(t, late, url())
-				sameScreen(t, late, h, relayed, what+", late join")
-				if c.row0 != "" {
-					g := eval[pageGrid](t, late, `window.ptyhostViewer.grid()`).grid()
-					if row := strings.SplitN(g.Text(), "\n", 2)[0]; row != c.row0 {
-						t.Errorf("%s: row 0 is %q, want %q", what, row, c.row0)
-					}
-				}
+		}
+		what := c.name + ", late join"
+		h := next(late, "diff-late", c, c.data, what)
+		// A snapshot is the host's screen: what the relay's sanitizer
+		// changes in the stream, it cannot change in a screen's cells.
+		sameScreen(t, late, h, false, what)
+		if c.row0 != "" {
+			g := eval[pageGrid](t, late, `window.ptyhostViewer.grid()`).grid()
+			if row := strings.SplitN(g.Text(), "\n", 2)[0]; row != c.row0 {
+				t.Errorf("%s: row 0 is %q, want %q", what, row, c.row0)
 			}
 		}
 	}
