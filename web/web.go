@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 // AssetPrefix is the path under which Handler serves the bundle's files;
@@ -26,14 +27,27 @@ var dist embed.FS
 // Handler returns the handler of the page and its files: PagePattern and
 // AssetPattern both route to it. Built without the bundle (its files
 // deleted from dist), the page says how to build it and the files answer
-// 404.
-func Handler() http.Handler {
+// 404. The bundle is checked (each file inflated once) at the first
+// request any of them serves, not by every relay a process starts: a
+// process pays for it once, and one that never serves the page never.
+func Handler() http.Handler { return lazyHandler{} }
+
+// lazyHandler serves with the embedded handler, made at its first use.
+type lazyHandler struct{}
+
+func (lazyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	embedded().ServeHTTP(w, r)
+}
+
+// embedded is the handler of the bundle in this binary, which never
+// changes and which the handler only reads.
+var embedded = sync.OnceValue(func() *handler {
 	sub, err := fs.Sub(dist, "dist")
 	if err != nil {
 		panic("web: the embedded dist directory is missing: " + err.Error()) // a build fault, not input
 	}
 	return newHandler(sub)
-}
+})
 
 // Built reports whether the bundle is in this binary. It is committed,
 // so only a tree whose dist was emptied builds without it.
