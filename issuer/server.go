@@ -123,14 +123,14 @@ func NewServer(cfg Config) (*Server, error) {
 		redeems: newAddrLimiter(cfg.RedeemsPerMinute/60, max(int(cfg.RedeemsPerMinute/5), 10), cfg.Now)}
 	s.users.Store(cfg.Users)
 	m := http.NewServeMux()
-	m.HandleFunc("POST /v1/issuer/challenge", s.challenge)
-	m.HandleFunc("POST /v1/issuer/login", s.login)
-	m.HandleFunc("POST /v1/issuer/rooms", s.createRoom)
-	m.HandleFunc("POST /v1/issuer/rooms/{room}/host-token", s.hostToken)
-	m.HandleFunc("POST /v1/issuer/rooms/{room}/invites", s.createInvite)
-	m.HandleFunc("GET /v1/issuer/rooms/{room}/invites", s.listInvites)
-	m.HandleFunc("DELETE /v1/issuer/rooms/{room}/invites/{id}", s.revoke)
-	m.HandleFunc("POST /v1/issuer/redeem", s.redeem)
+	m.Handle("POST /v1/issuer/challenge", s.api(s.challenge))
+	m.Handle("POST /v1/issuer/login", s.api(s.login))
+	m.Handle("POST /v1/issuer/rooms", s.api(s.createRoom))
+	m.Handle("POST /v1/issuer/rooms/{room}/host-token", s.api(s.hostToken))
+	m.Handle("POST /v1/issuer/rooms/{room}/invites", s.api(s.createInvite))
+	m.Handle("GET /v1/issuer/rooms/{room}/invites", s.api(s.listInvites))
+	m.Handle("DELETE /v1/issuer/rooms/{room}/invites/{id}", s.api(s.revoke))
+	m.Handle("POST /v1/issuer/redeem", s.api(s.redeem))
 	m.HandleFunc("/v1/issuer/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, refusal(CodeNotFound, "no such issuer endpoint (or not with this method)"))
 	})
@@ -186,6 +186,29 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, err)
 }
 
+// reply is what an endpoint answers: a status and, unless it is 204, a
+// JSON body.
+type reply struct {
+	status int
+	body   any
+}
+
+// api makes an endpoint a handler: its error is answered by fail, its
+// reply written as JSON.
+func (s *Server) api(fn func(*http.Request) (reply, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep, err := fn(r)
+		switch {
+		case err != nil:
+			s.fail(w, r, err)
+		case rep.status == http.StatusNoContent:
+			w.WriteHeader(rep.status)
+		default:
+			writeJSON(w, rep.status, rep.body)
+		}
+	})
+}
+
 // body reads a request body of at most MaxBodyBytes.
 func body(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
@@ -195,50 +218,43 @@ func body(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-func (s *Server) challenge(w http.ResponseWriter, r *http.Request) {
+func (s *Server) challenge(r *http.Request) (reply, error) {
 	if !s.logins.allow(s.cfg.ClientAddr(r)) {
-		s.fail(w, r, refusal(CodeRateLimited, "too many logins from this address; wait a little"))
-		return
+		return reply{}, refusal(CodeRateLimited, "too many logins from this address; wait a little")
 	}
 	var ch string
 	var exp time.Time
 	if s.cfg.Challenges != nil {
 		ch, exp = newChallenge(), s.cfg.Now().Add(ChallengeTTL)
 		if err := s.cfg.Challenges.Put(r.Context(), ch, exp); err != nil {
-			s.fail(w, r, fmt.Errorf("issuer: challenge store: %w", err))
-			return
+			return reply{}, fmt.Errorf("issuer: challenge store: %w", err)
 		}
 	} else if ch, exp = s.chal.issue(s.cfg.Now()); ch == "" {
-		s.fail(w, r, refusal(CodeRateLimited, "too many challenges outstanding; wait a little"))
-		return
+		return reply{}, refusal(CodeRateLimited, "too many challenges outstanding; wait a little")
 	}
-	writeJSON(w, http.StatusOK, ChallengeResponse{Challenge: ch, ExpiresAt: exp.Unix()})
+	return reply{http.StatusOK, ChallengeResponse{Challenge: ch, ExpiresAt: exp.Unix()}}, nil
 }
 
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+func (s *Server) login(r *http.Request) (reply, error) {
 	addr := s.cfg.ClientAddr(r)
 	if !s.logins.allow(addr) {
-		s.fail(w, r, refusal(CodeRateLimited, "too many logins from this address; wait a little"))
-		return
+		return reply{}, refusal(CodeRateLimited, "too many logins from this address; wait a little")
 	}
 	b, err := body(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	usr, err := s.checkLogin(r.Context(), b, r.Host)
 	if err != nil {
 		s.cfg.Logger.Info("issuer: login refused", "addr", addr, "err", err)
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	sess, exp, err := mintSession(s.cfg.Key, usr.Fingerprint, usr.Name, s.cfg.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	s.cfg.Logger.Info("issuer: login", "user", usr.Name, "key", usr.Fingerprint, "addr", addr)
-	writeJSON(w, http.StatusOK, LoginResponse{Session: sess, User: usr.Name, ExpiresAt: exp.Unix()})
+	return reply{http.StatusOK, LoginResponse{Session: sess, User: usr.Name, ExpiresAt: exp.Unix()}}, nil
 }
 
 // checkLogin verifies a login body against host, the Host the client
@@ -337,19 +353,17 @@ func storeErr(err error, msg string) error {
 	return fmt.Errorf("issuer: store: %w", err)
 }
 
-func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createRoom(r *http.Request) (reply, error) {
 	usr, err := s.session(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	rm := Room{ID: NewRoomID(), Owner: usr.Fingerprint, OwnerName: usr.Name, Created: s.cfg.Now().Unix()}
 	if err := s.cfg.Store.CreateRoom(r.Context(), rm); err != nil {
-		s.fail(w, r, fmt.Errorf("issuer: store: %w", err))
-		return
+		return reply{}, fmt.Errorf("issuer: store: %w", err)
 	}
 	s.cfg.Logger.Info("issuer: room created", "room", rm.ID, "user", usr.Name)
-	writeJSON(w, http.StatusCreated, RoomResponse{Room: rm.ID})
+	return reply{http.StatusCreated, RoomResponse{Room: rm.ID}}, nil
 }
 
 // ttl caps d by MaxTokenTTL.
@@ -360,76 +374,71 @@ func (s *Server) ttl(d time.Duration) time.Duration {
 	return d
 }
 
-func (s *Server) hostToken(w http.ResponseWriter, r *http.Request) {
+func (s *Server) hostToken(r *http.Request) (reply, error) {
 	_, rm, err := s.owned(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	b, err := body(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	req, err := ParseHostTokenRequest(b)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	now := s.cfg.Now()
-	jti, err := token.NewJTI()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	c := token.Claims{SessionID: rm.ID, RoomID: rm.ID, Role: attachwire.RoleHost, Epoch: req.Epoch, OrgID: OrgID,
-		IssuedAt: now.Unix(), ExpiresAt: now.Add(s.ttl(HostTokenTTL)).Unix(), Audience: token.Audience, JTI: jti}
-	tok, err := token.Mint(s.cfg.Key, c)
+		IssuedAt: now.Unix(), ExpiresAt: now.Add(s.ttl(HostTokenTTL)).Unix(), Audience: token.Audience}
+	tok, err := s.mint(&c)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
-	writeJSON(w, http.StatusOK, TokenResponse{Token: tok, ExpiresAt: c.ExpiresAt})
+	return reply{http.StatusOK, TokenResponse{Token: tok, ExpiresAt: c.ExpiresAt}}, nil
 }
 
-func (s *Server) createInvite(w http.ResponseWriter, r *http.Request) {
+// mint signs c under a fresh JTI, which it sets.
+func (s *Server) mint(c *token.Claims) (string, error) {
+	jti, err := token.NewJTI()
+	if err != nil {
+		return "", err
+	}
+	c.JTI = jti
+	return token.Mint(s.cfg.Key, *c)
+}
+
+func (s *Server) createInvite(r *http.Request) (reply, error) {
 	usr, rm, err := s.owned(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	b, err := body(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	req, err := ParseInviteRequest(b)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	now := s.cfg.Now()
 	secret, hash := newSecret()
 	inv := Invite{ID: randomID(inviteIDLen), Room: rm.ID, Role: req.Role, SecretHash: hash,
 		ExpiresAt: now.Unix() + req.TTLSeconds, MaxHolders: req.MaxHolders, Propose: req.Propose, Created: now.Unix()}
 	if err := s.cfg.Store.CreateInvite(r.Context(), inv); err != nil {
-		s.fail(w, r, storeErr(err, "no such room"))
-		return
+		return reply{}, storeErr(err, "no such room")
 	}
 	s.cfg.Logger.Info("issuer: invite created", "room", rm.ID, "invite", inv.ID, "role", string(inv.Role), "user", usr.Name)
-	writeJSON(w, http.StatusCreated, InviteResponse{ID: inv.ID, Secret: secret, Role: inv.Role, ExpiresAt: inv.ExpiresAt})
+	return reply{http.StatusCreated, InviteResponse{ID: inv.ID, Secret: secret, Role: inv.Role, ExpiresAt: inv.ExpiresAt}}, nil
 }
 
-func (s *Server) listInvites(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listInvites(r *http.Request) (reply, error) {
 	_, rm, err := s.owned(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	invs, err := s.cfg.Store.Invites(r.Context(), rm.ID)
 	if err != nil {
-		s.fail(w, r, storeErr(err, "no such room"))
-		return
+		return reply{}, storeErr(err, "no such room")
 	}
 	out := InviteList{Invites: make([]InviteInfo, 0, len(invs))}
 	for _, inv := range invs {
@@ -439,46 +448,40 @@ func (s *Server) listInvites(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Invites = append(out.Invites, info)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return reply{http.StatusOK, out}, nil
 }
 
-func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+func (s *Server) revoke(r *http.Request) (reply, error) {
 	usr, rm, err := s.owned(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	id := r.PathValue("id")
 	if !ValidInviteID(id) {
-		s.fail(w, r, refusal(CodeNotFound, "no such invite"))
-		return
+		return reply{}, refusal(CodeNotFound, "no such invite")
 	}
 	if err := s.cfg.Store.Revoke(r.Context(), rm.ID, id); err != nil {
-		s.fail(w, r, storeErr(err, "no such invite"))
-		return
+		return reply{}, storeErr(err, "no such invite")
 	}
 	if s.cfg.Legs != nil {
 		s.cfg.Legs.Revoked(r.Context(), rm.ID, id)
 	}
 	s.cfg.Logger.Info("issuer: invite revoked", "room", rm.ID, "invite", id, "user", usr.Name)
-	w.WriteHeader(http.StatusNoContent)
+	return reply{status: http.StatusNoContent}, nil
 }
 
-func (s *Server) redeem(w http.ResponseWriter, r *http.Request) {
+func (s *Server) redeem(r *http.Request) (reply, error) {
 	addr := s.cfg.ClientAddr(r)
 	if !s.redeems.allow(addr) {
-		s.fail(w, r, refusal(CodeRateLimited, "too many redemptions from this address; wait a little"))
-		return
+		return reply{}, refusal(CodeRateLimited, "too many redemptions from this address; wait a little")
 	}
 	b, err := body(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	req, err := ParseRedeemRequest(b)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	inv, err := s.findInvite(r.Context(), req.Room, req.Secret)
 	if err == nil {
@@ -486,26 +489,19 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.cfg.Logger.Info("issuer: redemption refused", "room", req.Room, "addr", addr, "err", err)
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	now := s.cfg.Now()
 	exp := min(inv.ExpiresAt, now.Add(s.ttl(MaxGuestTokenTTL)).Unix())
-	jti, err := token.NewJTI()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	c := token.Claims{SessionID: inv.Room, RoomID: inv.Room, UserID: newGuestID(), Role: inv.Role, OrgID: OrgID,
-		IssuedAt: now.Unix(), ExpiresAt: max(exp, now.Unix()+1), Audience: token.Audience, JTI: jti,
+		IssuedAt: now.Unix(), ExpiresAt: max(exp, now.Unix()+1), Audience: token.Audience,
 		Name: req.Name, Invite: inv.ID, Propose: inv.Propose && inv.Role == attachwire.RoleDriver}
-	tok, err := token.Mint(s.cfg.Key, c)
+	tok, err := s.mint(&c)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return reply{}, err
 	}
 	s.cfg.Logger.Info("issuer: invite redeemed", "room", inv.Room, "invite", inv.ID, "guest", c.UserID, "addr", addr)
-	writeJSON(w, http.StatusOK, RedeemResponse{Token: tok, Role: c.Role, UserID: c.UserID, ExpiresAt: c.ExpiresAt})
+	return reply{http.StatusOK, RedeemResponse{Token: tok, Role: c.Role, UserID: c.UserID, ExpiresAt: c.ExpiresAt}}, nil
 }
 
 // findInvite returns the invite of room whose secret is secret, comparing
