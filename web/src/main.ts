@@ -927,13 +927,17 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
   let drawnEarly = 0; // the dial's messages whose paint the worker drew
   let replayingDrawn = false; // the message being replayed is one of them
   let own = false; // the page's engine runs: the worker's paints are not wanted
+  let sizedEarly = false; // a paint of the worker's sized the screen
   const drawEarly = (p: EarlyPaint) => {
     if (own || p.i !== drawnEarly) return;
     drawnEarly++;
     if (p.widths.length > 0) knownWidths(p.widths);
     useEngineWidths(term);
     for (const ev of p.evs) {
-      if (ev.kind === 'size') sized(ev);
+      if (ev.kind === 'size') {
+        sized(ev);
+        sizedEarly ||= ev.cols! > 0 && ev.rows! > 0;
+      }
       else if (ev.kind === 'write' && ev.data) writeOut(ev.data);
     }
   };
@@ -948,8 +952,11 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     eng = made;
     // The engine measures characters for the terminal.
     useEngineWidths(term);
+    // The window's size until the relay says the screen's, unless the
+    // worker's paint already set it: a resize between would make
+    // xterm.js reflow the screen drawn.
     const d = fit.proposeDimensions();
-    if (d) term.resize(d.cols, d.rows);
+    if (d && !sizedEarly) term.resize(d.cols, d.rows);
     showStatus();
     connect();
     window.setInterval(keepalive, Math.min(1000, pingMs / 2));
