@@ -142,7 +142,8 @@ func baselinePage(tb testing.TB, text string) http.Handler {
 // bytes of each file of a cold viewer load (<file>-B), and the viewer's
 // start-up timeline (cold-<mark>-ms and revisit-<mark>-ms: boot, dial,
 // open, app, compiled, engine, subscribe, snapshot, drawn; see Boot in
-// src/link.ts).
+// src/link.ts: page-engine, the page's own engine's start, comes after
+// the paint and is not read).
 func BenchmarkFirstPaint(b *testing.B) {
 	bctx := startBrowser(b)
 	r := startRelay(b)

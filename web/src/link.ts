@@ -37,22 +37,43 @@ export function dial(tok: string): WebSocket {
 // engine (downloaded, compiled and running once it resolves) and the
 // first WebSocket dial with the events it fired before the page took it.
 // marks is the page's start-up timeline in ms since navigation (boot,
-// dial, open, compiled when the module is, engine when the Go program
-// runs, app when the page's script starts, subscribe, snapshot when the
-// first snapshot is decoded and drawn when xterm.js has parsed it), read
-// by the tests and the first-paint benchmark.
+// dial, open, app when the page's script starts, worker when the boot
+// script's worker has its engine running and the subscribe made,
+// subscribe, snapshot when the first snapshot is decoded, drawn when
+// xterm.js has parsed it, compiled when the page's main thread has the
+// module and may run it, engine when the Go program runs there), read by
+// the tests and the first-paint benchmark.
 export interface Boot {
   engine: Promise<void>;
   ws: WebSocket | null;
   events: Event[];
   marks: Record<string, number>;
-  // eng is the engine the boot script made for its dial, and subscribed
-  // says it sent that dial's subscribe, the moment both the engine and
-  // the socket were ready, without waiting for the page's script and
+  // eng is the engine the boot script made for its dial on the main
+  // thread, and subscribed says it sent that dial's subscribe (the
+  // worker's engine's, or this one's), the moment both an engine and the
+  // socket were ready, without waiting for the page's script and
   // xterm.js: the snapshot is on its way while they load.
   eng: unknown;
   subscribed: boolean;
+  // paints are the worker's paints of the dial's messages, in order, for
+  // the page to draw before its own engine runs; onPaint, when the page
+  // sets it, is called with each as it comes. The page calls release
+  // once it has drawn the first (the page's engine starts then).
+  paints: EarlyPaint[];
+  onPaint: ((p: EarlyPaint) => void) | null;
+  release: () => void;
 }
+
+// PaintEv is an engine event that paints: the size of the screen (text
+// "snapshot" for a snapshot's) or what to write to xterm.js.
+export interface PaintEv { kind: string; cols?: number; rows?: number; text?: string; data?: Uint8Array }
+
+// EarlyPaint is what the worker's engine painted of the dial's message
+// number i (from 0), with the engine's widths of the characters outside
+// Latin it holds (code point, width, ...); stop says the message held an
+// error or the session's exit, or could not be read: the page's own
+// engine should take over at once.
+export interface EarlyPaint { i: number; evs: PaintEv[]; widths: number[]; stop: boolean }
 
 // SCROLLBACK is the lines of scrollback the page keeps: its terminal's,
 // and its engine's, which keeps the screen the terminal shows.

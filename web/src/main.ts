@@ -15,10 +15,10 @@ import { Rewind } from './rewind';
 import { Proposals, type ProposalEv } from './proposals';
 import { TouchKeys } from './touchkeys';
 import { screenReaderOn, screenReaderSwitch } from './screenreader';
-import { Boot, SCROLLBACK, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL, type EngineOptions } from './link';
+import { Boot, SCROLLBACK, SUBPROTOCOL, b64url, dial, engineOptions, fragment, mark, roomPath, wsURL, type EarlyPaint, type EngineOptions } from './link';
 import { claims, errorRefusal, expired, localRefusal, roomOf, ticketRefusal } from './refusal';
 import { readGrid } from './grid';
-import { useEngineWidths } from './widths';
+import { knownWidths, useEngineWidths } from './widths';
 
 interface Member { userId: string; connId: string; role: string; driving: boolean; name?: string; guest?: boolean }
 interface Ev {
@@ -433,27 +433,36 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     resizeTimer = window.setTimeout(() => { if (status.holding) advertise(); showStatus(); }, 100);
   });
 
+  // writeOut writes a paint to the terminal. The first snapshot's, once
+  // parsed, is the first paint: the page's engine may start after the
+  // frame that draws it (boot.release).
+  function writeOut(data: Uint8Array): void {
+    if ('snapshot' in marks && !('drawn' in marks)) {
+      term.write(data, () => {
+        mark(marks, 'drawn');
+        requestAnimationFrame(() => setTimeout(boot.release, 0));
+      });
+    } else if (probe && !probe.parsed && data.includes(probe.ch)) {
+      const p = probe;
+      term.write(data, () => { p.parsed = true; });
+    } else {
+      term.write(data);
+    }
+  }
+  function sized(ev: { text?: string; cols?: number; rows?: number }): void {
+    if (ev.text === 'snapshot') mark(marks, 'snapshot');
+    if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
+  }
+
   function handle(evs: Ev[]): void {
     for (const ev of evs) {
       switch (ev.kind) {
-        case 'write': {
-          const data = ev.data as Uint8Array;
-          if ('snapshot' in marks && !('drawn' in marks)) {
-            term.write(data, () => mark(marks, 'drawn'));
-          } else if (probe && !probe.parsed && data.includes(probe.ch)) {
-            const p = probe;
-            term.write(data, () => { p.parsed = true; });
-          } else {
-            term.write(data);
-          }
+        case 'write':
+          if (!replayingDrawn) writeOut(ev.data as Uint8Array);
           break;
-        }
         case 'size':
-          if (ev.text === 'snapshot') {
-            status.snapshots++;
-            mark(marks, 'snapshot');
-          }
-          if (ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
+          if (ev.text === 'snapshot') status.snapshots++;
+          sized(ev);
           break;
         case 'send':
           send(ev.data!, ev.input ? 'input' : 'control');
@@ -900,21 +909,54 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     };
     // What the boot dial did before the page took it, in order, as if
     // it happened now: the handlers above decide as for any dial.
+    // The messages whose paint the boot script's worker drew are applied
+    // without drawing it again.
+    let m = 0;
     for (const e of early?.events ?? []) {
       if (e.type === 'open') sock.onopen!(e);
-      else if (e.type === 'message') sock.onmessage!(e as MessageEvent);
-      else if (e.type === 'close') sock.onclose!(e as CloseEvent);
+      else if (e.type === 'message') {
+        replayingDrawn = m++ < drawnEarly;
+        sock.onmessage!(e as MessageEvent);
+        replayingDrawn = false;
+      } else if (e.type === 'close') sock.onclose!(e as CloseEvent);
     }
   }
 
+  // Until the page's engine runs, the boot script's worker paints the
+  // dial's messages (boot.ts): each is drawn as it comes, in order.
+  let drawnEarly = 0; // the dial's messages whose paint the worker drew
+  let replayingDrawn = false; // the message being replayed is one of them
+  let own = false; // the page's engine runs: the worker's paints are not wanted
+  let sizedEarly = false; // a paint of the worker's sized the screen
+  const drawEarly = (p: EarlyPaint) => {
+    if (own || p.i !== drawnEarly) return;
+    drawnEarly++;
+    if (p.widths.length > 0) knownWidths(p.widths);
+    useEngineWidths(term);
+    for (const ev of p.evs) {
+      if (ev.kind === 'size') {
+        sized(ev);
+        sizedEarly ||= ev.cols! > 0 && ev.rows! > 0;
+      }
+      else if (ev.kind === 'write' && ev.data) writeOut(ev.data);
+    }
+  };
+  boot.onPaint = drawEarly;
+  for (const p of boot.paints) drawEarly(p);
+
   boot.engine.then(() => {
+    own = true;
+    boot.onPaint = null;
     const made = (boot.eng as Engine | null) ?? ptyhostEngine(engineOptions(tok, roomKey));
     if (typeof made === 'string') throw new Error(made);
     eng = made;
     // The engine measures characters for the terminal.
     useEngineWidths(term);
+    // The window's size until the relay says the screen's, unless the
+    // worker's paint already set it: a resize between would make
+    // xterm.js reflow the screen drawn.
     const d = fit.proposeDimensions();
-    if (d) term.resize(d.cols, d.rows);
+    if (d && !sizedEarly) term.resize(d.cols, d.rows);
     showStatus();
     connect();
     window.setInterval(keepalive, Math.min(1000, pingMs / 2));
@@ -953,9 +995,9 @@ async function redeemInvite(secret: string, room: string): Promise<string> {
   return body.token;
 }
 
-// The boot script (boot.ts) ran first; without it the page cannot start.
-// It dials nothing for an invite's short link, whose fragment is a
-// secret, not a token: the page trades the secret first.
+// The boot script (boot.ts) ran first and loaded this one; without it the
+// page cannot start. It dials nothing for an invite's short link, whose
+// fragment is a secret, not a token: the page trades the secret first.
 const started = (window as any).ptyhostBoot as Boot | undefined;
 // A sealed room's short link carries its key after a dot: #SECRET.KEY.
 const [invite, inviteKey] = location.hash.slice(1).split('.', 2);

@@ -27,6 +27,10 @@ function width(cp: number): 0 | 1 | 2 {
   widths ??= new Uint8Array(0x110000);
   let w = widths[cp];
   if (w === 0) {
+    // Before the page's engine runs, the boot script's worker gave the
+    // widths of what it painted (knownWidths); anything else is taken
+    // as one cell, and asked again later.
+    if (typeof ptyhostWidth !== 'function') return 1;
     w = Math.min(Math.max(ptyhostWidth(cp), 0), 2) + 1;
     widths[cp] = w;
   }
@@ -49,9 +53,24 @@ const provider: IUnicodeVersionProvider = {
   },
 };
 
-// useEngineWidths makes term measure characters as the engine does. The
-// engine's WebAssembly must be running.
+// knownWidths records the engine's widths of some characters as pairs
+// (code point, width, ...), before the engine runs on this thread.
+export function knownWidths(pairs: number[]): void {
+  widths ??= new Uint8Array(0x110000);
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const cp = pairs[i];
+    if (cp >= 0 && cp <= 0x10ffff) widths[cp] = Math.min(Math.max(pairs[i + 1], 0), 2) + 1;
+  }
+}
+
+const using = new WeakSet<Terminal>();
+
+// useEngineWidths makes term measure characters as the engine does: by
+// the widths knownWidths was given, and once the engine's WebAssembly
+// runs on this thread, by it.
 export function useEngineWidths(term: Terminal): void {
+  if (using.has(term)) return;
+  using.add(term);
   term.unicode.register(provider);
   term.unicode.activeVersion = VERSION;
 }
