@@ -58,7 +58,7 @@ type pageFound struct {
 }
 
 // TestBrowserRewindAndSearch: a line printed once, long before the screen
-// and the ring moved on, is found by the page's search over the relay's
+// and the page's scrollback (5,000 lines) moved on, is found by the page's search over the relay's
 // history, and rewinding to it shows the screen as it was then; "Live"
 // goes back to the session.
 func TestBrowserRewindAndSearch(t *testing.T) {
@@ -67,7 +67,7 @@ func TestBrowserRewindAndSearch(t *testing.T) {
 	// The program starts printing once the page is there: the join's
 	// snapshot is then the history's first key frame, before the needle.
 	sess := hostCommand(t, r, "rw", "sh", "-c",
-		`stty -echo; echo READY; read x; echo 'NEEDLE printed once'; seq 1 60000 | sed 's/^/filler line with some length to it /'; echo ALL-DONE; exec sleep 600`)
+		`stty -echo; echo READY; read x; echo 'NEEDLE printed once'; seq 1 6000 | sed 's/^/filler line with some length to it /'; echo ALL-DONE; exec sleep 600`)
 	ctx := page(t, bctx, r.pageURL("rw", r.token(attachwire.RoleViewer, "rw", "vera")))
 	waitScreen(t, ctx, "READY")
 	sess.WriteInput([]byte("\n"))
