@@ -11,12 +11,13 @@ package ptyhost
 //
 // Slabs grow with the session's output, from two chunks' worth to a
 // quarter of RingBytes, capped at one huge page (2 MiB): an idle shell's
-// session holds 64 KiB, a firehose fills 2 MiB slabs. A slab that size is
-// placed on a huge-page boundary and advised as such (slabhuge_linux.go),
-// so the kernel backs it with one 2 MiB page at one fault where 4 KiB
-// pages cost 512: on a paravirtualized VM each fault is an exit to the
-// hypervisor, and a fresh ring used to fault in a page for nearly every
-// payload (docs/performance.md, "CPU per byte against a bare reader").
+// session holds 64 KiB, a firehose fills 2 MiB slabs, which are advised as
+// huge pages (slabhuge_linux.go), so the kernel backs them with 2 MiB
+// pages at one fault each where 4 KiB pages cost 512: on a paravirtualized
+// VM each fault is an exit to the hypervisor, and a fresh ring used to
+// fault in a page for nearly every payload (docs/performance.md, "CPU per
+// byte against a bare reader"). A slab grows 32-fold, so the default ring
+// goes from the first slab straight to huge ones.
 //
 // What the ring keeps alive is thus its frames' payloads plus the unused
 // ends of at most the slabs they span: within RingBytes plus two slabs,
@@ -48,7 +49,7 @@ func newSlabs(ringBytes int) *slabs {
 func (s *slabs) buf() []byte {
 	if len(s.free) < MaxOutputFrame {
 		s.free = newSlab(s.next)
-		s.next = min(8*s.next, s.max)
+		s.next = min(32*s.next, s.max)
 	}
 	return s.free[:MaxOutputFrame]
 }

@@ -69,19 +69,3 @@ func TestSlabsGrow(t *testing.T) {
 		}
 	}
 }
-
-// TestHugeSlabAligned: a huge page's worth of slab lies on a huge-page
-// boundary where the kernel is asked for huge pages, so that it can back
-// it with one.
-func TestHugeSlabAligned(t *testing.T) {
-	b := newSlab(hugePage)
-	if len(b) != hugePage || cap(b) != hugePage {
-		t.Fatalf("slab len %d cap %d, want %d", len(b), cap(b), hugePage)
-	}
-	if !hugeAdvised() {
-		t.Skip("no huge-page advice here: nothing placed")
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%hugePage != 0 {
-		t.Fatalf("huge slab at %p, not on a %d-byte boundary", &b[0], hugePage)
-	}
-}

@@ -21,29 +21,35 @@ var hugeAdvised = sync.OnceValue(func() bool {
 	return err == nil && bytes.Contains(b, []byte("[madvise]"))
 })
 
-// newSlab returns a slab of size bytes. A huge page's worth is placed on a
-// huge-page boundary, inside an allocation one huge page larger whose
-// unused ends are never touched (fresh from the kernel, they cost address
-// space only), and advised as a huge page before its first write. When
-// the garbage collector frees it, the advice is withdrawn, so that the
-// kernel's background collapsing does not turn the heap's later, sparser
-// use of those addresses into huge pages.
+// newSlab returns a slab of size bytes; one of a huge page is advised as
+// huge pages before its first write. A slab of exactly that size is not
+// aligned (the heap places it on an 8 KiB boundary), so the advice covers
+// the huge-page regions it overlaps, each shared with a neighbour: the one
+// before is mostly resident already (the previous slab's end, or small
+// objects), and the one after is where the heap places the next slab
+// while the output goes on, so that it too is backed by huge pages. An
+// allocation padded to an aligned slab was tried: the heap clears all of
+// it when it reuses it, faulting in the padding.
+//
+// When the garbage collector frees the slab the advice is withdrawn from
+// those regions, so that the kernel's background collapsing does not turn
+// the heap's later, sparser use of them into huge pages. That may land on
+// a neighbouring slab's regions not yet written, or on a new slab placed
+// at the same addresses: they then get ordinary pages, which costs faults,
+// never correctness.
 func newSlab(size int) []byte {
+	slab := make([]byte, size)
 	if size != hugePage || !hugeAdvised() {
-		return make([]byte, size)
+		return slab
 	}
-	whole := make([]byte, size+hugePage)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
-	off := int((base+hugePage-1)&^(hugePage-1) - base)
-	slab := whole[off : off+size : off+size]
-	if unix.Madvise(slab, unix.MADV_HUGEPAGE) != nil {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(slab)))
+	beg := base &^ (hugePage - 1)
+	end := (base + uintptr(size) + hugePage - 1) &^ (hugePage - 1)
+	if _, _, e := unix.Syscall(unix.SYS_MADVISE, beg, end-beg, unix.MADV_HUGEPAGE); e != 0 {
 		return slab // an old kernel, or no THP: ordinary pages
 	}
-	// The cleanup may run after the heap has given these addresses to a
-	// new slab and advised them again: that slab then gets ordinary
-	// pages, which costs faults, never correctness.
-	runtime.AddCleanup(&whole[0], func(addr uintptr) {
-		unix.Syscall(unix.SYS_MADVISE, addr, hugePage, unix.MADV_NOHUGEPAGE)
-	}, base+uintptr(off))
+	runtime.AddCleanup(&slab[0], func(r [2]uintptr) {
+		unix.Syscall(unix.SYS_MADVISE, r[0], r[1]-r[0], unix.MADV_NOHUGEPAGE)
+	}, [2]uintptr{beg, end})
 	return slab
 }
