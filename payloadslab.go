@@ -20,8 +20,8 @@ package ptyhost
 // goes from the first slab straight to huge ones.
 //
 // What the ring keeps alive is thus its frames' payloads plus the unused
-// ends of at most the slabs they span: within RingBytes plus two slabs,
-// at most 1.5 times RingBytes. slabs is the read loop's alone.
+// ends of at most the slabs they span: within RingBytes plus two slabs
+// (1.5 times RingBytes from 256 KiB up). slabs is the read loop's alone.
 type slabs struct {
 	max  int    // the largest slab, from RingBytes
 	next int    // the size of the next slab
