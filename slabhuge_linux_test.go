@@ -3,6 +3,7 @@ package ptyhost
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ func TestHugeSlabAdvised(t *testing.T) {
 			t.Errorf("%s: advised %v, want %v", c.name, got, c.want)
 		}
 	}
+	runtime.KeepAlive(huge) // freed, its advice would be withdrawn
 }
 
 // advisedHuge reports whether the mapping holding addr has VmFlags hg.
