@@ -14,9 +14,9 @@ package ptyhost
 // session holds 64 KiB, a firehose fills 2 MiB slabs, which are advised as
 // huge pages (slabhuge_linux.go), so the kernel backs them with 2 MiB
 // pages at one fault each where 4 KiB pages cost 512: on a paravirtualized
-// VM each fault is an exit to the hypervisor, and a fresh ring used to
-// fault in a page for nearly every payload (docs/performance.md, "CPU per
-// byte against a bare reader"). A slab grows 32-fold, so the default ring
+// VM each fault is an exit to the hypervisor, and a ring of fresh 4 KiB
+// pages faults once for nearly every payload (docs/performance.md, "CPU
+// per byte against a bare reader"). A slab grows 32-fold, so the default ring
 // goes from the first slab straight to huge ones.
 //
 // What the ring keeps alive is thus its frames' payloads plus the unused

@@ -32,7 +32,7 @@ const MaxOutputFrame = 32 << 10
 // Each chunk is read straight into ring storage, the free end of a slab
 // (payloadslab.go), and published as it lies there: no chunk is copied,
 // and under heavy output a slab of 2 MiB takes one huge page's fault
-// where 32 KiB buffers faulted in a page for every 4 KiB.
+// where a buffer of fresh 4 KiB pages would fault once per 4 KiB read.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)

@@ -27,9 +27,9 @@ var hugeAdvised = sync.OnceValue(func() bool {
 // the huge-page regions it overlaps, each shared with a neighbour: the one
 // before is mostly resident already (the previous slab's end, or small
 // objects), and the one after is where the heap places the next slab
-// while the output goes on, so that it too is backed by huge pages. An
-// allocation padded to an aligned slab was tried: the heap clears all of
-// it when it reuses it, faulting in the padding.
+// while the output goes on, so that it too is backed by huge pages. A
+// slab padded to an aligned start would cost more: the heap clears a
+// whole allocation when it reuses it, faulting in the padding.
 //
 // When the garbage collector frees the slab the advice is withdrawn from
 // those regions, so that the kernel's background collapsing does not turn
