@@ -158,7 +158,7 @@ func (s *Session) publishExit(ex attachwire.Exit) {
 	payload := exitFramePayload(ex)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.screenLocked(&s.final)
+	s.keepFinalScreenLocked()
 	s.exit = ex
 	s.exited.Store(true) // before the frame is visible to subscribers
 	s.exitSeq = s.publishLocked(attachwire.TypeExit, payload).Seq

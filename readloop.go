@@ -1,7 +1,6 @@
 package ptyhost
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -30,28 +29,24 @@ const MaxOutputFrame = 32 << 10
 // per few KiB (docs/performance.md, "A reader that waits like the bare
 // one").
 //
-// A chunk that fills its buffer becomes the frame's payload as it is, and
-// the next read gets a fresh buffer: under heavy output, where nearly
-// every chunk is full, the bytes are not copied again. A shorter chunk is
-// copied into an allocation of its size and the buffer is reused, so the
-// ring, which counts payload lengths, never keeps a buffer's slack.
+// Each chunk is read straight into ring storage, the free end of a slab
+// (payloadslab.go), and published as it lies there: no chunk is copied,
+// and under heavy output a slab of 2 MiB takes one huge page's fault
+// where a buffer of fresh 4 KiB pages would fault once per 4 KiB read.
 func (s *Session) readLoop() {
 	defer s.wg.Done()
 	defer close(s.readDone)
 	defer s.reader.close()
-	var buf []byte
+	store := newSlabs(s.spec.RingBytes)
 	for {
-		if buf == nil {
-			buf = make([]byte, MaxOutputFrame)
-		}
 		if s.awaitHolders() {
 			// Waiting for a held subscription is not quiet on the PTY
 			// either: the drain's deadline counts from now.
 			s.extendDrain()
 		}
-		n, err := s.reader.read(buf)
+		n, err := s.reader.read(store.buf())
 		if n > 0 {
-			s.feed(ownChunk(&buf, n))
+			s.feed(store.take(n))
 			// The deadline counts from here: time spent feeding, or
 			// waiting for the session lock, is not quiet time on the PTY.
 			s.extendDrain()
@@ -66,18 +61,6 @@ func (s *Session) readLoop() {
 			return
 		}
 	}
-}
-
-// ownChunk returns the n bytes read into *buf as a slice of their own:
-// *buf itself when they fill it (and *buf is then set to nil, for a fresh
-// one), else a copy, and *buf is reused.
-func ownChunk(buf *[]byte, n int) []byte {
-	if n < len(*buf) {
-		return bytes.Clone((*buf)[:n])
-	}
-	p := *buf
-	*buf = nil
-	return p
 }
 
 // feed runs one chunk through the terminal and publishes it, under the

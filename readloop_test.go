@@ -1,7 +1,6 @@
 package ptyhost
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,36 +9,6 @@ import (
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/term"
 )
-
-// TestOwnChunk: a chunk that fills its buffer is handed over as it is (no
-// copy) and the loop gets a fresh buffer; a shorter one is copied into an
-// allocation of its size and the buffer kept.
-func TestOwnChunk(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		n      int
-		handed bool
-	}{
-		{"one byte", 1, false},
-		{"one short", MaxOutputFrame - 1, false},
-		{"full", MaxOutputFrame, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			buf := make([]byte, MaxOutputFrame)
-			for i := range buf {
-				buf[i] = byte(i)
-			}
-			orig := buf
-			p := ownChunk(&buf, tc.n)
-			if !bytes.Equal(p, orig[:tc.n]) || cap(p) > tc.n+64 {
-				t.Fatalf("chunk of %d bytes (cap %d), want the %d bytes read", len(p), cap(p), tc.n)
-			}
-			if shared := &p[0] == &orig[0]; shared != tc.handed || (buf == nil) != tc.handed {
-				t.Fatalf("buffer handed over %v, loop buffer dropped %v; want %v", shared, buf == nil, tc.handed)
-			}
-		})
-	}
-}
 
 // gatedTerm is a fake terminal whose first Write waits for release, so a
 // test can keep the feed busy.

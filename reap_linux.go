@@ -3,6 +3,7 @@ package ptyhost
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"syscall"
@@ -56,38 +57,75 @@ func siginfoStatus(info *unix.Siginfo) int32 {
 // groupHasOthers reports whether a process other than pid is in the
 // process group pid leads. When /proc cannot be read it answers true: the
 // caller then keeps the group pinned, which is only ever too careful.
+//
+// It runs once a session's child has exited, over every process on the
+// machine, so it reads each one's stat into one buffer and parses it in
+// place: on a busy machine a buffer and a field list per process were
+// hundreds of KiB of fresh heap for one exit.
 func groupHasOthers(pid int) bool {
-	ents, err := os.ReadDir("/proc")
+	dir, err := os.Open("/proc")
 	if err != nil {
 		return true
 	}
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || p == pid {
-			continue
+	defer dir.Close()
+	var buf [512]byte
+	for {
+		names, err := dir.Readdirnames(256)
+		for _, name := range names {
+			p, err := strconv.Atoi(name)
+			if err != nil || p == pid {
+				continue
+			}
+			if pgrp, ok := procPgrp(p, buf[:]); ok && pgrp == pid {
+				return true
+			}
 		}
-		if pgrp, ok := procPgrp(p); ok && pgrp == pid {
-			return true
+		if err != nil {
+			return !errors.Is(err, io.EOF)
 		}
 	}
-	return false
 }
 
-// procPgrp reads the process group of pid from /proc/pid/stat, whose
-// fields after the parenthesized command name are state, ppid, pgrp.
-func procPgrp(pid int) (int, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// procPgrp reads the process group of pid from /proc/pid/stat into buf,
+// which holds its fields up to pgrp whatever the command name (at most
+// 64 bytes).
+func procPgrp(pid int, buf []byte) (int, bool) {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, false
 	}
+	n, err := unix.Read(fd, buf)
+	unix.Close(fd)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return statPgrp(buf[:n])
+}
+
+// statPgrp parses the process group out of a /proc/pid/stat line, whose
+// fields after the parenthesized command name (which may hold anything,
+// parentheses and spaces included) are state, ppid, pgrp.
+func statPgrp(stat []byte) (int, bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, false
 	}
-	fields := bytes.Fields(stat[i+1:])
-	if len(fields) < 3 {
-		return 0, false
+	rest := stat[i+1:]
+	for range 2 { // state, ppid
+		rest = bytes.TrimLeft(rest, " ")
+		j := bytes.IndexByte(rest, ' ')
+		if j <= 0 {
+			return 0, false
+		}
+		rest = rest[j:]
 	}
-	pgrp, err := strconv.Atoi(string(fields[2]))
-	return pgrp, err == nil
+	rest = bytes.TrimLeft(rest, " ")
+	if j := bytes.IndexByte(rest, ' '); j >= 0 {
+		rest = rest[:j]
+	}
+	pgrp, err := strconv.Atoi(string(rest))
+	if err != nil || pgrp <= 0 {
+		return 0, false // a kernel thread's 0 names no group either
+	}
+	return pgrp, true
 }

@@ -180,3 +180,60 @@ func TestAwaitExit(t *testing.T) {
 		})
 	}
 }
+
+// TestStatPgrp parses the process group out of stat lines whose command
+// names hold parentheses and spaces, and refuses malformed ones.
+func TestStatPgrp(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		pgrp int
+		ok   bool
+	}{
+		{"42 (sh) S 1 42 42 0 -1 4194560 106 0 0 0\n", 42, true},
+		{"42 (a) b) (c) R 7 9001 42 0\n", 9001, true},
+		{"42 (sp ace)   S   1   77 42\n", 77, true},
+		{"42 ()) S 1 5", 5, true},
+		{"", 0, false},
+		{"42 sh S 1 42", 0, false},
+		{"42 (sh)", 0, false},
+		{"42 (sh) S", 0, false},
+		{"42 (sh) S 1", 0, false},
+		{"42 (sh) S 1 x 42", 0, false},
+		{"42 (sh) S 1 -3 42", 0, false},
+		{"42 (sh) S 1 0 42", 0, false},
+	} {
+		pgrp, ok := statPgrp([]byte(tc.line))
+		if pgrp != tc.pgrp || ok != tc.ok {
+			t.Errorf("statPgrp(%q) = %d, %v; want %d, %v", tc.line, pgrp, ok, tc.pgrp, tc.ok)
+		}
+	}
+}
+
+// TestProcPgrpAgrees: for this process and every process /proc lists, the
+// in-place parse gives what the kernel's field list gives.
+func TestProcPgrpAgrees(t *testing.T) {
+	var buf [512]byte
+	if pgrp, ok := procPgrp(os.Getpid(), buf[:]); !ok || pgrp != syscall.Getpgrp() {
+		t.Fatalf("procPgrp(self) = %d, %v; want %d", pgrp, ok, syscall.Getpgrp())
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		fields := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:])
+		want, _ := strconv.Atoi(string(fields[2]))
+		got, ok := procPgrp(pid, buf[:])
+		if ok && got != want && want != 0 {
+			t.Errorf("pid %d: procPgrp %d, the field list %d", pid, got, want)
+		}
+	}
+}

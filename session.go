@@ -64,9 +64,13 @@ type Session struct {
 	pxW, pxH   int
 	exit       attachwire.Exit
 	exitSeq    uint64
-	final      attachwire.Screen // the screen at Exit; term is closed after it
-	snapBuf    []byte            // scratch where snapshots the ring keeps are encoded
-	marks      *commandMarks     // nil when Spec.NoCommandMarks
+	// finalSnap is the screen at Exit as a Snapshot payload labelled with
+	// the Exit frame's seq (a tenth of the Screen's size), or nil when it
+	// did not encode and final holds it; term is closed after it.
+	finalSnap []byte
+	final     attachwire.Screen
+	snapBuf   []byte        // scratch where snapshots the ring keeps are encoded
+	marks     *commandMarks // nil when Spec.NoCommandMarks
 
 	unhold     chan struct{} // closed by Stop: held subscriptions no longer hold
 	unholdOnce sync.Once

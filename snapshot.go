@@ -18,7 +18,11 @@ func (s *Session) Snapshot() (attachwire.Screen, uint64, error) {
 	defer s.mu.Unlock()
 	var scr attachwire.Screen
 	if s.exited.Load() {
-		return cloneScreen(s.final), s.exitSeq, nil
+		scr, err := s.finalScreenLocked()
+		if err != nil {
+			return attachwire.Screen{}, 0, fmt.Errorf("ptyhost: snapshot: %w", err)
+		}
+		return scr, s.exitSeq, nil
 	}
 	s.screenLocked(&scr)
 	return scr, s.seq, nil
@@ -94,7 +98,15 @@ type snapshotAppender interface {
 // or after exit of the final one, labelled atSeq. s.mu must be held.
 func (s *Session) appendSnapshotLocked(dst []byte, atSeq uint64) ([]byte, error) {
 	if s.exited.Load() {
-		return attachwire.AppendScreenSnapshot(dst, atSeq, &s.final)
+		if s.finalSnap == nil {
+			return attachwire.AppendScreenSnapshot(dst, atSeq, &s.final)
+		}
+		sn, err := attachwire.DecodeSnapshot(s.finalSnap)
+		if err != nil {
+			return dst, err
+		}
+		sn.AtSeq = atSeq
+		return attachwire.AppendSnapshot(dst, sn)
 	}
 	if a, ok := s.term.(snapshotAppender); ok {
 		return a.AppendSnapshot(dst, atSeq, s.spec.Epoch, echoMode(s.master))
@@ -114,7 +126,11 @@ func (s *Session) snapshotAndSubscribe() (attachwire.Screen, uint64, *Subscripti
 	var scr attachwire.Screen
 	at := s.seq
 	if s.exited.Load() {
-		scr, at = cloneScreen(s.final), s.exitSeq
+		var err error
+		if scr, err = s.finalScreenLocked(); err != nil {
+			return attachwire.Screen{}, 0, nil, fmt.Errorf("ptyhost: snapshot: %w", err)
+		}
+		at = s.exitSeq
 	} else {
 		s.screenLocked(&scr)
 	}
@@ -130,6 +146,33 @@ func (s *Session) screenLocked(dst *attachwire.Screen) {
 	s.term.Screen(dst)
 	dst.Epoch = s.spec.Epoch
 	dst.Echo = echoMode(s.master)
+}
+
+// keepFinalScreenLocked keeps the screen as the Exit frame about to be
+// published leaves it, encoded: a Screen of 120×40 with 200 lines of
+// scrollback is some 800 KB of cells, fresh heap at every exit, where its
+// Snapshot payload is about 90 KB, and the Screen is needed only if
+// Snapshot is called after exit. s.mu must be held, before exit.
+func (s *Session) keepFinalScreenLocked() {
+	p, err := s.appendSnapshotLocked(nil, s.seq+1)
+	if err == nil {
+		s.finalSnap = p
+		return
+	}
+	s.screenLocked(&s.final) // a screen that does not encode is kept as it is
+}
+
+// finalScreenLocked returns a Screen of the caller's own showing the
+// screen at Exit. s.mu must be held, after exit.
+func (s *Session) finalScreenLocked() (attachwire.Screen, error) {
+	if s.finalSnap == nil {
+		return cloneScreen(s.final), nil
+	}
+	sn, err := attachwire.DecodeSnapshot(s.finalSnap)
+	if err != nil {
+		return attachwire.Screen{}, err
+	}
+	return sn.DecodeScreen()
 }
 
 // cloneScreen returns a deep copy of scr (cells are values; only the

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/streamgen"
+	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
@@ -268,5 +270,46 @@ func TestAppendSnapshotAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(10, func() { s.EmitSnapshot() }); n > 1 {
 		t.Errorf("EmitSnapshot: %v allocations, want 1", n)
+	}
+}
+
+// TestFinalScreenKept: the screen at Exit, which the session keeps as a
+// Snapshot payload, comes back from Snapshot cell for cell as replaying
+// every Output frame into a fresh engine makes it, scrollback and the
+// alternate screen included.
+func TestFinalScreenKept(t *testing.T) {
+	out := append(streamgen.Mixed(3, 512<<10), "\x1b[?1049h\x1b[1;31malt \xe4\xb8\xad screen"...)
+	s := start(t, Spec{Command: []string{"cat", fileOf(t, out)}, Cols: 100, Rows: 30, Epoch: 4}, newEngine)
+	sub, err := s.Subscribe(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := collect(t, sub)
+	got, at, err := s.Snapshot()
+	if err != nil || at != frames[len(frames)-1].Seq {
+		t.Fatalf("Snapshot after exit: atSeq %d, %v; want the Exit frame's seq %d", at, err, frames[len(frames)-1].Seq)
+	}
+	if s.finalSnap == nil {
+		t.Fatal("the engine's final screen was not kept encoded")
+	}
+	replay, _ := newEngine(term.Options{Cols: 100, Rows: 30, Scrollback: DefaultScrollback})
+	for _, f := range frames {
+		if f.Type == attachwire.TypeOutput {
+			replay.Write(f.Payload)
+		}
+	}
+	var want attachwire.Screen
+	replay.Screen(&want)
+	want.Epoch, want.Echo = 4, got.Echo
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("final screen differs from the replay:\n got %s\nwant %s", testkit.Text(got), testkit.Text(want))
+	}
+	if len(got.Alt) == 0 || len(got.Scrollback) == 0 {
+		t.Fatalf("alt %d rows, scrollback %d lines: the stream should fill both", len(got.Alt), len(got.Scrollback))
+	}
+	again, _, _ := s.Snapshot()
+	got.Primary[0].Content = "X"
+	if again.Primary[0].Content == "X" {
+		t.Fatal("Snapshot's screens share cells")
 	}
 }

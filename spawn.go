@@ -63,7 +63,10 @@ type Spec struct {
 	// accounting overhead of 128 bytes (so that a stream of tiny frames
 	// stays bounded too). The oldest frames are evicted first; a single
 	// frame larger than the bound is kept on its own. 0 means
-	// DefaultRingBytes (8 MiB).
+	// DefaultRingBytes (8 MiB). Output payloads are read into slabs of a
+	// quarter of RingBytes (at least 64 KiB, at most 2 MiB), each alive as
+	// long as any of its payloads: the ring's memory stays within
+	// RingBytes plus two slabs (1.5 times RingBytes from 256 KiB up).
 	RingBytes int
 
 	// Scrollback is the number of primary-screen lines the emulator keeps
