@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -120,8 +122,16 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	// its stack grew through the handshake and the token's verification,
 	// and a goroutine keeps the largest stack it has needed, so an idle
 	// viewer read on this one would hold it for as long as it stays.
+	// A panic is contained to its connection, as net/http contains a
+	// handler's.
 	go func() {
 		defer rl.legs.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				rl.log.Error("relay: leg panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				conn.CloseNow()
+			}
+		}()
 		rl.admit(conn, roomID, claims, dedupAll)
 	}()
 }
