@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +104,9 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	if dedupAll {
 		w.Header().Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier) // the relay will replay to it
 	}
+	if claims.Role != attachwire.RoleHost {
+		w = smallReads{w}
+	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{Subprotocol},
 		InsecureSkipVerify: true, // the Origin was checked above
@@ -113,8 +118,22 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 		conn.Close(websocket.StatusServiceRestart, "relay closing")
 		return
 	}
-	defer rl.legs.Done()
-	rl.admit(conn, roomID, claims, dedupAll)
+	// The leg lives on a goroutine of its own and this handler returns:
+	// its stack grew through the handshake and the token's verification,
+	// and a goroutine keeps the largest stack it has needed, so an idle
+	// viewer read on this one would hold it for as long as it stays.
+	// A panic is contained to its connection, as net/http contains a
+	// handler's.
+	go func() {
+		defer rl.legs.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				rl.log.Error("relay: leg panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				conn.CloseNow()
+			}
+		}()
+		rl.admit(conn, roomID, claims, dedupAll)
+	}()
 }
 
 // declaresDedup reports whether a host's dial declares that it
@@ -316,11 +335,10 @@ func (rl *Relay) run(l *leg, sub attachwire.Subscribe) {
 	if sub.Viewport != nil && sub.Viewport.Cols > 0 && sub.Viewport.Rows > 0 {
 		l.room.resizeFrom(l, attachwire.Resize{Cols: sub.Viewport.Cols, Rows: sub.Viewport.Rows})
 	}
-	done := make(chan struct{}, 2)
-	go func() {
-		defer func() { done <- struct{}{} }()
-		l.keepalive()
-	}()
+	if rl.keep(l) {
+		defer rl.unkeep(l)
+	}
+	done := make(chan struct{}, 1)
 	if l.role == attachwire.RoleHost {
 		go func() {
 			defer func() { done <- struct{}{} }()
@@ -337,7 +355,6 @@ func (rl *Relay) run(l *leg, sub attachwire.Subscribe) {
 		l.room.removeViewer(l)
 	}
 	l.end(nil, websocket.StatusNormalClosure, "")
-	<-done
 	<-done
 	l.cancel()
 	l.log.Info("relay: leg ended")

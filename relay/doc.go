@@ -49,8 +49,8 @@
 // # Concurrency
 //
 // A Relay is safe for concurrent use. Each leg runs in its request's
-// goroutine plus a writer and a keepalive goroutine it joins before the
-// request returns; room timers are joined by Close. Nothing a viewer does
+// goroutine plus a writer it joins before the request returns; one
+// keepalive loop pings every leg; it and room timers are joined by Close. Nothing a viewer does
 // blocks the host or another viewer.
 //
 // # Limits

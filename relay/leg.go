@@ -22,7 +22,8 @@ const maxQueuedControls = 4096
 //
 // Goroutines: the HTTP handler's goroutine reads the leg (it owns the leg
 // and joins the others before it returns); one writer writes everything
-// that goes out, so messages keep their order; one keepalive pings.
+// that goes out, so messages keep their order; the relay's keepalive loop
+// pings it (keepalive.go).
 type leg struct {
 	relay  *Relay
 	room   *room
@@ -52,6 +53,9 @@ type leg struct {
 	// queue: the relay is not reading, so the peer's silence is the
 	// relay's doing and keepalive does not count it.
 	holding atomic.Bool
+	// pings are the keepalive loop's pings waiting for their pongs
+	// (keepalive.go).
+	pings sync.WaitGroup
 
 	mu       sync.Mutex
 	out      [][]byte      // encoded controls waiting for the writer
@@ -288,46 +292,9 @@ func (l *leg) finish() {
 	l.conn.Close(code, why)
 }
 
-// keepalive pings the peer every PingInterval and ends a leg silent for
-// SilenceTimeout. It looks four times a ping interval, so that a silent
-// leg ends within a quarter interval of the timeout; each ping waits for
-// its pong on a goroutine of its own (on a dead path it never comes),
-// joined before keepalive returns, when the leg ends.
-func (l *leg) keepalive() {
-	cfg := &l.relay.cfg
-	t := time.NewTicker(min(cfg.PingInterval, cfg.SilenceTimeout) / 4)
-	defer t.Stop()
-	var pings sync.WaitGroup
-	defer pings.Wait()
-	pinged := time.Now() // pings are periodic jobs: the real clock
-	for l.tick(t) {
-		if l.holding.Load() {
-			l.heard()
-			continue
-		}
-		if cfg.Now().Sub(time.Unix(0, l.lastHeard.Load())) > cfg.SilenceTimeout {
-			l.log.Info("relay: leg silent, closed")
-			l.end(nil, websocket.StatusGoingAway, "silent too long")
-			l.cancel()
-			return
-		}
-		if time.Since(pinged) < cfg.PingInterval {
-			continue
-		}
-		pinged = time.Now()
-		pings.Go(func() {
-			ctx, cancel := context.WithTimeout(l.ctx, cfg.SilenceTimeout)
-			defer cancel()
-			if l.conn.Ping(ctx) == nil {
-				l.heard()
-			}
-		})
-	}
-}
-
 // tick waits for t's next tick and reports true, or false once the leg is
 // ending: the one wait of the periodic jobs a leg runs beside its writer
-// (keepalive, heartbeat), which stop when it ends.
+// (the host's heartbeat), which stop when it ends.
 func (l *leg) tick(t *time.Ticker) bool {
 	select {
 	case <-t.C:

@@ -59,8 +59,11 @@ func TestKeepaliveClosesSilentLeg(t *testing.T) {
 // A leg that answers pings stays however long it sends nothing.
 func TestKeepaliveKeepsAnsweringLeg(t *testing.T) {
 	cfg := quiet()
-	cfg.PingInterval = 20 * time.Millisecond
-	cfg.SilenceTimeout = 100 * time.Millisecond
+	// A pong may wait a while for a core on a loaded machine: the
+	// timeout leaves it a few intervals, and the wait outlasts it three
+	// times.
+	cfg.PingInterval = 50 * time.Millisecond
+	cfg.SilenceTimeout = 500 * time.Millisecond
 	s := relaytest.NewServer(t, cfg)
 	h := newAutoHost(t, s, 1) // reads its leg, so it answers pings too
 	v := dialViewer(t, s, s.ViewerToken(t, room, "ann"), attachwire.RoleViewer, attachwire.Subscribe{})
@@ -82,7 +85,7 @@ func TestKeepaliveKeepsAnsweringLeg(t *testing.T) {
 	})
 	defer wg.Wait()
 	defer v.WS.CloseNow()
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(3 * cfg.SilenceTimeout)
 	h.snapshot("alive")
 	f, ok := <-frames
 	if !ok {

@@ -42,6 +42,8 @@ type Relay struct {
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
 	legs   sync.WaitGroup // one per leg, from admission to teardown
+	// keepers pings every WebSocket leg (keepalive.go).
+	keepers keepalives
 
 	// draining is set by Shutdown and Close before the rooms are told; a
 	// room checks it under its own lock when a leg joins, so a leg admitted
@@ -196,6 +198,7 @@ func (rl *Relay) Close() error {
 		rm.close(1001, "relay closing")
 	}
 	rl.legs.Wait()
+	rl.keepers.loop.Wait()
 	if rl.cluster != nil {
 		rl.cluster.wait()
 	}

@@ -1,10 +1,11 @@
 // Command relaybench measures the relay against a bare WebSocket
 // forwarder on the same load, each a process of its own whose CPU is read
 // from /proc, in interleaved rounds, and prints medians, ranges and the
-// paired ratios to the forwarder. The load so far is the join storm: N
-// viewers dialling one room, done when every viewer's member view shows
-// all N (the forwarder: when every dial is accepted). See
-// bench/README.md and docs/performance.md.
+// paired ratios to the forwarder. The load is the join storm (N viewers
+// dialling one room, done when every viewer's member view shows all N;
+// for the forwarder, when every dial is accepted) or, with -idle, idle
+// viewers, whose memory each server reports. See bench/README.md and
+// docs/performance.md.
 package main
 
 import (
@@ -66,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 5, "rounds; each runs every case once, in rotating order")
 	only := fs.String("cases", "bare,relay/counts,relay/lists", "cases to run, comma-separated")
 	profile := fs.String("cpuprofile", "", "write the relay's CPU profile (its whole run) to this file")
+	idlers := fs.Int("idle", 0, "instead of the join storm, hold this many idle viewers, ten a room, and report each server's memory per viewer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +83,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pub, priv, err := token.GenerateKey()
 	if err != nil {
 		return err
+	}
+	if *idlers > 0 {
+		return runIdle(ctx, stdout, stderr, cases, priv, *idlers, *rounds)
 	}
 	servers := map[string]*server{}
 	for _, kind := range []string{"bare", "relay"} {

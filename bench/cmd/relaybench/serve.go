@@ -65,7 +65,7 @@ func serve(kind, key string, maxViewers int, profile string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: withMem(h), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Println(ln.Addr().String())
 	io.Copy(io.Discard, os.Stdin)
