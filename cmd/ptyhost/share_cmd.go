@@ -46,7 +46,9 @@ With --relay, share first checks that the relay answers and admits the
 key: if it cannot be reached, or is not a relay, share says so in one line
 and exits 69; if it refuses the key, 77; the program does not start. A
 relay lost later shows "relay unreachable: reconnecting" on the status
-line while share redials.
+line while share redials; one that answers but no longer knows the room
+(a relay in issuer mode restarted without --issuer-state) or no longer
+accepts the key ends the sharing, saying why, and the program goes on.
 
 While sharing, share's status line (over this terminal's bottom row, for a
 few seconds) says who joins or leaves and who takes the pen, by name:
@@ -214,7 +216,15 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	ui = newShareUI(a, sh, o.prefix, stopCarry)
 	defer ui.close()
 	carried := make(chan error, 1)
-	go func() { carried <- sh.Carry(carryCtx, a.sess.Agent(), nil) }()
+	go func() {
+		err := sh.Carry(carryCtx, a.sess.Agent(), nil)
+		if err != nil && carryCtx.Err() == nil {
+			// Sharing ended on its own while the program runs: say why
+			// now, not only when the program exits.
+			ui.console.Stopped(share.StopReason(err))
+		}
+		carried <- err
+	}()
 	defer stopCarry()
 	result := a.run(ctx)
 	a.reportRecording()
@@ -250,7 +260,7 @@ func afterShare(ctx context.Context, w io.Writer, result error, carried <-chan e
 // reportCarry says why sharing stopped, if it failed, and returns result.
 func reportCarry(w io.Writer, result, carryErr error) error {
 	if carryErr != nil && !errors.Is(carryErr, context.Canceled) {
-		fmt.Fprintf(w, "ptyhost share: sharing stopped: %v\n", carryErr)
+		fmt.Fprintf(w, "ptyhost share: sharing stopped: %s\n", share.StopReason(carryErr))
 	}
 	return result
 }

@@ -111,6 +111,20 @@ func (c *Console) Link(up bool) {
 	c.showState()
 }
 
+// Stopped says that the sharing has ended on its own while the program
+// goes on (Carry returned, for example because the relay no longer knows
+// the room): a panel with why, as the sharer must read it, and no more
+// status line.
+func (c *Console) Stopped(why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.stopped = true
+	c.openLocked(menuPeople, "sharing stopped (any key closes)", []string{why, "The program goes on here."}, nil)
+}
+
 // showState puts what is known on the status line.
 func (c *Console) showState() {
 	st := c.people.Status()

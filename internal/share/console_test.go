@@ -120,3 +120,29 @@ func TestConsoleRekey(t *testing.T) {
 		t.Fatalf("line %q", d.Line())
 	}
 }
+
+// When the sharing ends on its own (Carry returned), the console shows
+// why in a panel whose closing key is not the program's, puts no status
+// line back, and its commands say that nothing is shared any more.
+func TestConsoleStopped(t *testing.T) {
+	var screen strings.Builder
+	d := attachui.NewDisplay(&screen, func() (attachwire.Screen, uint64, bool) { return attachwire.Screen{}, 0, false }, 120, 20)
+	c := NewConsole(ConsoleConfig{Display: d, StopSharing: func() {}, RestoreSize: func() {}})
+	defer c.Close()
+	c.Link(true)
+	c.Stopped("the relay no longer knows room r1")
+	if !strings.Contains(screen.String(), "sharing stopped") || !strings.Contains(screen.String(), "the relay no longer knows room r1") {
+		t.Fatalf("screen %q", screen.String())
+	}
+	if got := string(c.Keys([]byte("q"))); got != "" {
+		t.Fatalf("the panel's closing key reached the program: %q", got)
+	}
+	c.Link(false) // a late link change puts no line over the program
+	if strings.Contains(d.Line(), "reconnecting") {
+		t.Fatalf("line %q", d.Line())
+	}
+	c.Keys([]byte("\x1dw"))
+	if !strings.Contains(d.Line(), "not sharing any more") {
+		t.Fatalf("line %q", d.Line())
+	}
+}

@@ -128,7 +128,12 @@ func issuedErr(err error, relay string) error {
 }
 
 // hostToken asks the issuer for a host token for the next dial, logging
-// in again once when the session has expired.
+// in again once when the session has expired. What no later dial can
+// change ends the sharing (a *attachclient.RelayStopError, which Carry
+// returns): a relay that no longer knows the room, because it restarted
+// without keeping its issuer's state, so that the links are gone with
+// it; or one that no longer accepts the sharer's key. Anything else (no
+// answer, a refusal for the moment) is retried as a failed dial is.
 func (iss *issued) hostToken(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, issuedTimeout)
 	defer cancel()
@@ -140,10 +145,26 @@ func (iss *issued) hostToken(ctx context.Context) (string, error) {
 			r, err = iss.client.HostToken(ctx, iss.room, iss.epoch)
 		}
 	}
-	if err != nil {
-		return "", fmt.Errorf("share: host token: %w", err)
+	switch {
+	case err == nil:
+		return r.Token, nil
+	case errors.Is(err, issuer.ErrNotFound):
+		return "", &attachclient.RelayStopError{Control: attachwire.ErrorControl{Code: attachwire.CodeAuth,
+			Message: "the relay no longer knows room " + iss.room + " (it restarted without keeping its rooms, --issuer-state): its links are gone; share again for new ones"}}
+	case errors.Is(err, issuer.ErrUnknownKey), errors.Is(err, issuer.ErrForbidden):
+		return "", &attachclient.RelayStopError{Control: attachwire.ErrorControl{Code: attachwire.CodeAuth,
+			Message: "the relay no longer accepts your key: " + issuerMessage(err)}}
 	}
-	return r.Token, nil
+	return "", fmt.Errorf("share: host token: %w", err)
+}
+
+// issuerMessage is what the issuer said, without the package's prefix.
+func issuerMessage(err error) string {
+	var ie *issuer.Error
+	if errors.As(err, &ie) && ie.Message != "" {
+		return ie.Message
+	}
+	return err.Error()
 }
 
 // Issuer returns the issuer client a Share logged in with, and the room

@@ -12,10 +12,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ptyhost/ptyhost"
+	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/internal/link"
 	"github.com/ptyhost/ptyhost/issuer"
@@ -157,5 +159,79 @@ func TestShareThroughAnIssuerFailsLoudly(t *testing.T) {
 		if _, err := Start(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
 		}
+	}
+}
+
+// TestShareStopsWhenTheRelayForgetsTheRoom: a relay in issuer mode that
+// restarts without keeping its rooms (same key and users, fresh state)
+// no longer knows the share's room. The host logs in again, learns that,
+// and Carry ends with the relay's word for it instead of redialling for
+// ever under "relay unreachable".
+func TestShareStopsWhenTheRelayForgetsTheRoom(t *testing.T) {
+	alice := sshKey(t)
+	users, err := issuer.ParseAuthorizedKeys([]byte(strings.TrimSpace(string(ssh.MarshalAuthorizedKey(alice.PublicKey())))+" alice\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := ed25519.GenerateKey(rand.Reader)
+	newRelay := func() *relay.Relay {
+		rl, err := relay.New(relay.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Issuer: &relay.IssuerConfig{Key: key, Users: users}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rl.Close() })
+		return rl
+	}
+	// One address for both relays, as a restarted relay has.
+	var cur atomic.Pointer[relay.Relay]
+	first := newRelay()
+	cur.Store(first)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cur.Load().ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+
+	up := make(chan bool, 16)
+	s, err := Start(Config{RelayURL: srv.URL, Signer: alice, Epoch: 7, OnLink: func(u bool) {
+		select {
+		case up <- u:
+		default:
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: []string{os.Args[0]}, Env: []string{helperEnv + "=long"}, Epoch: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Stop(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	carried := make(chan error, 1)
+	go func() { carried <- s.Carry(ctx, sess.Agent(), nil) }()
+	for u := false; !u; {
+		select {
+		case u = <-up:
+		case err := <-carried:
+			t.Fatalf("Carry ended before the host was admitted: %v", err)
+		case <-ctx.Done():
+			t.Fatal("the host was never admitted")
+		}
+	}
+
+	cur.Store(newRelay())
+	first.Close() // the host's leg ends; its redial reaches the new relay
+	select {
+	case err := <-carried:
+		var stop *attachclient.RelayStopError
+		if !errors.As(err, &stop) {
+			t.Fatalf("Carry = %v, want the relay's stop", err)
+		}
+		if why := StopReason(err); !strings.Contains(why, "no longer knows room "+s.Links.Room) || !strings.Contains(why, "--issuer-state") {
+			t.Fatalf("reason %q", why)
+		}
+	case <-ctx.Done():
+		t.Fatal("Carry still redialling a relay that does not know its room")
 	}
 }

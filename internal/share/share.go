@@ -441,6 +441,16 @@ func (s *Share) Carry(ctx context.Context, sess agent.InteractiveSession, logger
 	})
 }
 
+// StopReason is why Carry ended, in the words a sharer reads: the
+// relay's own message when it stopped the host.
+func StopReason(err error) string {
+	var stop *attachclient.RelayStopError
+	if errors.As(err, &stop) {
+		return stop.Control.Message
+	}
+	return err.Error()
+}
+
 // FinalScreenWindow is how long Carry serves the final screen after the
 // session's exit.
 func (s *Share) FinalScreenWindow() time.Duration {
