@@ -12,12 +12,20 @@ import (
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // hostCommand runs argv in a session carried to room by attachclient (the
 // host that answers the relay's key frame requests beside the stream).
 func hostCommand(tb testing.TB, r *testRelay, room string, argv ...string) *ptyhost.Session {
+	tb.Helper()
+	return hostSealedCommand(tb, r, room, nil, argv...)
+}
+
+// hostSealedCommand is hostCommand in a room sealed under key (nil: a
+// plain room).
+func hostSealedCommand(tb testing.TB, r *testRelay, room string, key *seal.Key, argv ...string) *ptyhost.Session {
 	tb.Helper()
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: argv, Cols: 100, Rows: 30, Epoch: testEpoch})
 	if err != nil {
@@ -34,6 +42,7 @@ func hostCommand(tb testing.TB, r *testRelay, room string, argv ...string) *ptyh
 			},
 			Session: sess.Agent(),
 			Logger:  slog.New(slog.DiscardHandler),
+			Key:     key,
 		})
 	}()
 	tb.Cleanup(func() {
