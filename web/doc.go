@@ -68,6 +68,10 @@
 // leg's seqs never meet the history's; Live puts the live terminal back.
 // Search reads the whole history in ranges and lists where the text was
 // printed (the engine's Searcher, in WebAssembly); a result rewinds there.
+// In a sealed room the history comes sealed, and the engine opens each
+// frame with the link's key before it is drawn or searched: the text
+// searched for never leaves the page, and a frame that fails to open is
+// skipped with a line saying so (docs/protocol.md section 8).
 //
 // A link that does not get in says why, in a sentence that stays
 // (src/refusal.ts holds them): the page itself tells a token it cannot
