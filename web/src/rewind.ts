@@ -21,7 +21,7 @@ interface Index {
 }
 interface Found { seq: number; end: number; line: string }
 interface Reader {
-  frames(file: Uint8Array, seq?: number, end?: number): { frames: Uint8Array[]; failed: number } | string;
+  frames(files: Uint8Array[], seq?: number, end?: number): { frames: Uint8Array[]; failed: number } | string;
   searcher(query: string): { feed(file: Uint8Array): { found: Found[]; failed: number } | string } | string;
 }
 declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; scrollback: number }): ReplayEngine | string;
@@ -87,6 +87,9 @@ export class Rewind {
     // screen kept is the nearest.
     const first = this.index?.keyframes[0]?.seq;
     if (first !== undefined && seq < first) { seq = first; end = -1; }
+    // A cut needs the frame itself after a key frame before it (below):
+    // at the first key frame there is none.
+    if (first !== undefined && seq === first) end = -1;
     this.wanted = seq;
     const run = this.busy.then(() => this.draw(seq, end));
     this.busy = run.then(() => undefined, () => undefined);
@@ -99,8 +102,12 @@ export class Rewind {
     if (!this.index) await this.open();
     const reader = this.reader;
     if (typeof reader === 'string') throw new Error(reader);
-    const file = new Uint8Array(await (await this.get('/history/frames?at=' + seq)).arrayBuffer());
-    const got = end >= 0 ? reader.frames(file, seq, end) : reader.frames(file);
+    const file = async (path: string) => new Uint8Array(await (await this.get(path)).arrayBuffer());
+    // A key frame at seq shows all that frame seq printed: a cut takes
+    // the screen before it, then the frame alone.
+    const got = end >= 0
+      ? reader.frames(await Promise.all([file('/history/frames?at=' + (seq - 1)), file(`/history/frames?from=${seq}&to=${seq}`)]), seq, end)
+      : reader.frames([await file('/history/frames?at=' + seq)]);
     if (typeof got === 'string') throw new Error(got);
     // The frames come opened: the replay's engine needs no key.
     const eng = ptyhostEngine({

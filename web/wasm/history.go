@@ -21,13 +21,14 @@ import (
 // cannot read this history), or an object whose methods open every
 // frame here, with engine.HistoryOpener, before the page sees it:
 //
-//   - frames(bytes[, seq, end]) returns {frames, failed}: the file's
-//     frames opened, as messages (what an engine's apply takes), and how
-//     many failed to open, each replaced by an empty Output frame at its
-//     seq (nothing of it is drawn, and the frames after it still follow
-//     on); with seq and end, the Output frame seq is cut to its first end
-//     bytes, so that the screen shows the moment a search match was
-//     printed. An error string for a file that does not decode.
+//   - frames([bytes, ...][, seq, end]) returns {frames, failed}: the
+//     frames of the files, in order, opened, as messages (what an
+//     engine's apply takes), and how many failed to open, each replaced
+//     by an empty Output frame at its seq (nothing of it is drawn, and
+//     the frames after it still follow on); with seq and end, the Output
+//     frame seq is cut to its first end bytes, so that the screen shows
+//     the moment a search match was printed. An error string for a file
+//     that does not decode.
 //   - searcher(query) returns {feed(bytes)}, which looks for query
 //     (case-insensitive) in the Output of a file's frames, fed in order
 //     across calls, and returns {found: [{seq, end, line}], failed}: the
@@ -76,15 +77,15 @@ func init() {
 
 // historyFrames is the frames method: one screen's frames, opened.
 func historyFrames(op *engine.HistoryOpener, args []js.Value) any {
-	if len(args) != 1 && len(args) != 3 {
-		return js.ValueOf("frames: want the bytes of a frames file, and maybe a seq and an end")
+	if len(args) != 1 && len(args) != 3 || args[0].Type() != js.TypeObject {
+		return js.ValueOf("frames: want the bytes of frames files, and maybe a seq and an end")
 	}
 	cutSeq, cutEnd := uint64(0), 0
 	if len(args) == 3 {
 		cutSeq, cutEnd = uint64(argInt(args, 1)), argInt(args, 2)
 	}
 	var fs []attachwire.Frame
-	err := eachFrame(bytesFromJS(args[0]), func(f attachwire.Frame) {
+	keep := func(f attachwire.Frame) {
 		f, ok := op.Open(f)
 		switch {
 		case !ok && f.Seq == 0:
@@ -95,9 +96,11 @@ func historyFrames(op *engine.HistoryOpener, args []js.Value) any {
 			f.Payload = f.Payload[:cutEnd]
 		}
 		fs = append(fs, f)
-	})
-	if err != nil {
-		return js.ValueOf(err.Error())
+	}
+	for i := range args[0].Length() {
+		if err := eachFrame(bytesFromJS(args[0].Index(i)), keep); err != nil {
+			return js.ValueOf(err.Error())
+		}
 	}
 	o := js.Global().Get("Object").New()
 	o.Set("frames", framesToJS(fs))
