@@ -20,12 +20,12 @@ import (
 // host that answers the relay's key frame requests beside the stream).
 func hostCommand(tb testing.TB, r *testRelay, room string, argv ...string) *ptyhost.Session {
 	tb.Helper()
-	return hostSealedCommand(tb, r, room, nil, argv...)
+	return hostSealedCommand(tb, r, room, nil, nil, argv...)
 }
 
 // hostSealedCommand is hostCommand in a room sealed under key (nil: a
-// plain room).
-func hostSealedCommand(tb testing.TB, r *testRelay, room string, key *seal.Key, argv ...string) *ptyhost.Session {
+// plain room), the host taking new keys from rekey (nil: none).
+func hostSealedCommand(tb testing.TB, r *testRelay, room string, key *seal.Key, rekey <-chan *seal.Key, argv ...string) *ptyhost.Session {
 	tb.Helper()
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: argv, Cols: 100, Rows: 30, Epoch: testEpoch})
 	if err != nil {
@@ -43,6 +43,7 @@ func hostSealedCommand(tb testing.TB, r *testRelay, room string, key *seal.Key, 
 			Session: sess.Agent(),
 			Logger:  slog.New(slog.DiscardHandler),
 			Key:     key,
+			Rekey:   rekey,
 		})
 	}()
 	tb.Cleanup(func() {
