@@ -435,7 +435,14 @@ func page(tb testing.TB, bctx context.Context, url string) context.Context {
 // failing the test on an error.
 func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
 	tb.Helper()
-	ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return evalWithin[T](tb, ctx, 10*time.Second, expr)
+}
+
+// evalWithin is eval with a time limit of d, for what takes long on
+// purpose (a benchmark's work).
+func evalWithin[T any](tb testing.TB, ctx context.Context, d time.Duration, expr string) T {
+	tb.Helper()
+	ectx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	v, err := chromedp.Run(ectx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {

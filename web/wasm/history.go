@@ -117,6 +117,9 @@ func historySearcher(op *engine.HistoryOpener, s *engine.Searcher) js.Value {
 		}
 		var ms []engine.Match
 		err := eachFrame(bytesFromJS(a[0]), func(f attachwire.Frame) {
+			if f.Type != attachwire.TypeOutput {
+				return // nothing else is searched: not worth opening
+			}
 			if f, ok := op.Open(f); ok {
 				ms = s.Feed(f, ms)
 			} else {
