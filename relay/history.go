@@ -346,6 +346,13 @@ type historyIndex struct {
 	Keyframes []histPoint `json:"keyframes"`
 	Points    []histPoint `json:"points"`
 	Marks     []histMark  `json:"marks"`
+	// Epoch is the host's epoch, the one every frame of the history
+	// belongs to: a new epoch starts a new history.
+	Epoch uint64 `json:"epoch"`
+	// Sealed is the key id the history's frames are sealed under, ""
+	// in a plain room: a new key starts a new history, so one history
+	// is all under one key.
+	Sealed string `json:"sealed,omitempty"`
 	// Stopped says why the history stopped growing, "" while it grows.
 	Stopped string `json:"stopped,omitempty"`
 }

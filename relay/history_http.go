@@ -30,43 +30,56 @@ const historyReadsPerDial = 10
 // historyFor runs a history request's checks, as the degraded lane's
 // viewer routes do (draining, a rate, the Origin; a driver or viewer
 // token in the Authorization header for this room), and returns the
-// room's history, or answers and returns nil. The rate is its own,
-// historyReadsPerDial times the dial rate: a timeline being scrubbed or
-// a search reading the whole history asks many times a second.
-func (rl *Relay) historyFor(w http.ResponseWriter, r *http.Request) *history {
+// room's history with the generation it holds, or answers and returns
+// nil. The rate is its own, historyReadsPerDial times the dial rate: a
+// timeline being scrubbed or a search reading the whole history asks
+// many times a second.
+func (rl *Relay) historyFor(w http.ResponseWriter, r *http.Request) (*history, historyGen) {
 	if !rl.gate(w, r, rl.reads, "too many history requests") || !rl.originGate(w, r) {
-		return nil
+		return nil, historyGen{}
 	}
 	c, ok := rl.headerClaims(w, r)
 	if !ok || !rl.laneRoom(w, r, c, false, "a host token does not read the history") {
-		return nil
+		return nil, historyGen{}
 	}
 	rl.mu.Lock()
 	rm := rl.rooms[roomKey{org: c.OrgID, session: c.SessionID}]
 	rl.mu.Unlock()
 	var h *history
+	var gen historyGen
 	if rm != nil {
+		// A new epoch or a new key starts a new history under the room's
+		// lock: read together, the two belong to each other.
 		rm.mu.Lock()
-		h = rm.hist
+		h, gen = rm.hist, historyGen{epoch: rm.epoch, sealed: rm.sealID}
 		rm.mu.Unlock()
 	}
 	if h == nil {
 		rl.refuse(w, http.StatusNotFound, "history", "no history of this room here: the relay keeps none, or another node holds its host")
-		return nil
+		return nil, historyGen{}
 	}
-	return h
+	return h, gen
+}
+
+// historyGen is the generation a history holds: the host's epoch, and
+// the key id its frames are sealed under ("" in a plain room).
+type historyGen struct {
+	epoch  uint64
+	sealed string
 }
 
 // serveHistoryIndex answers GET …/history: the history's extent, key
 // frames, sparse points and marks, as JSON (docs/relay.md, "History and
 // rewind").
 func (rl *Relay) serveHistoryIndex(w http.ResponseWriter, r *http.Request) {
-	h := rl.historyFor(w, r)
+	h, gen := rl.historyFor(w, r)
 	if h == nil {
 		return
 	}
+	ix := h.index()
+	ix.Epoch, ix.Sealed = gen.epoch, gen.sealed
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, h.index())
+	writeJSON(w, http.StatusOK, ix)
 }
 
 // serveHistoryFrames answers GET …/history/frames as a frames file: with
@@ -74,7 +87,7 @@ func (rl *Relay) serveHistoryIndex(w http.ResponseWriter, r *http.Request) {
 // to N (the screen at N); with ?from=A&to=B, the frames A through B, at
 // most HistoryChunkBytes of them, NextSeqHeader saying where to go on.
 func (rl *Relay) serveHistoryFrames(w http.ResponseWriter, r *http.Request) {
-	h := rl.historyFor(w, r)
+	h, _ := rl.historyFor(w, r)
 	if h == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -442,5 +443,74 @@ func TestSealedRoomAcrossTheCluster(t *testing.T) {
 				t.Errorf("a NATS message holds %q: %.80q", mark, m)
 			}
 		}
+	}
+}
+
+// TestSealedRoomHistoryIndex: a sealed room's history index states the
+// key id its frames are sealed under and the host's epoch (what a page
+// needs to open them, and to tell a history under another key from a
+// damaged one); a host back under a new key starts a history that states
+// the new one and holds nothing of the old. A plain room's states no key.
+func TestSealedRoomHistoryIndex(t *testing.T) {
+	cfg := quiet()
+	cfg.HistoryDir = t.TempDir()
+	s := relaytest.NewServer(t, cfg)
+	type index struct {
+		First, Head uint64
+		Epoch       uint64
+		Sealed      *string
+	}
+	read := func() index {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctxT(t), http.MethodGet, relaytest.LaneURL(s.RoomURL(room), "/history"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+s.ViewerToken(t, room, "rewinder"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ix index
+		if err := json.NewDecoder(resp.Body).Decode(&ix); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("history index: %d %v", resp.StatusCode, err)
+		}
+		return ix
+	}
+	waitHead := func(head uint64) index {
+		t.Helper()
+		var ix index
+		testkit.Eventually(t, "the history to reach the host's head", func() bool { ix = read(); return ix.Head >= head })
+		return ix
+	}
+
+	oldKey := newSealKey(t)
+	h := dialSealedHost(t, s, 3, oldKey)
+	h.snapshot("old")
+	h.output("old output")
+	ix := waitHead(h.seq)
+	if ix.Sealed == nil || *ix.Sealed != oldKey.ID().String() || ix.Epoch != 3 {
+		t.Fatalf("the sealed room's index states key %v epoch %d, want %s and 3", ix.Sealed, ix.Epoch, oldKey.ID())
+	}
+	h.c.Close()
+	waitHostGone(t, s)
+
+	newKey := newSealKey(t)
+	h2 := dialSealedHost(t, s, 3, newKey)
+	h2.seq = 0
+	h2.snapshot("new")
+	ix = waitHead(h2.seq)
+	if ix.Sealed == nil || *ix.Sealed != newKey.ID().String() || ix.First != 1 {
+		t.Fatalf("after the new key the index states key %v from seq %d, want %s from 1", ix.Sealed, ix.First, newKey.ID())
+	}
+	h2.c.Close()
+	waitHostGone(t, s)
+
+	p := dialHost(t, s, 5)
+	p.output("plain")
+	ix = waitHead(p.seq)
+	if ix.Sealed != nil || ix.Epoch != 5 {
+		t.Fatalf("the plain room's index states key %v epoch %d, want none and 5", ix.Sealed, ix.Epoch)
 	}
 }

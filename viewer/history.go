@@ -51,6 +51,11 @@ type HistoryIndex struct {
 	Points []HistoryPoint `json:"points"`
 	// Marks are the Marker frames (command marks among them).
 	Marks []HistoryMark `json:"marks"`
+	// Epoch is the host's epoch, the one every frame belongs to.
+	Epoch uint64 `json:"epoch"`
+	// Sealed is the key id a sealed room's history is sealed under, ""
+	// for a plain room's: one history is all under one key.
+	Sealed string `json:"sealed,omitempty"`
 	// Stopped says why the history stopped growing; "" while it grows.
 	Stopped string `json:"stopped,omitempty"`
 }

@@ -68,6 +68,10 @@
 // leg's seqs never meet the history's; Live puts the live terminal back.
 // Search reads the whole history in ranges and lists where the text was
 // printed (the engine's Searcher, in WebAssembly); a result rewinds there.
+// In a sealed room the history comes sealed, and the engine opens each
+// frame with the link's key before it is drawn or searched: the text
+// searched for never leaves the page, and a frame that fails to open is
+// skipped with a line saying so (docs/protocol.md section 8).
 //
 // A link that does not get in says why, in a sentence that stays
 // (src/refusal.ts holds them): the page itself tells a token it cannot
@@ -126,12 +130,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,159 B                     2,819 B
+//	index.html                 1,155 B                     2,819 B
 //	boot.<hash>.js             5,122 B                    13,620 B
-//	app.<hash>.js            100,903 B                   378,493 B
+//	app.<hash>.js            101,179 B                   379,337 B
 //	app.<hash>.css             3,031 B                     8,983 B
-//	engine.<hash>.wasm     1,280,080 B                 4,939,893 B
-//	dist/ in all           1,390,745 B (README included; budget 1.3 MiB
+//	engine.<hash>.wasm     1,282,797 B                 4,954,657 B
+//	dist/ in all           1,393,734 B (README included; budget 1.3 MiB
 //	                                     + 48 KiB + 20 KiB, below)
 //
 // The terminal engine and its painter (package web/screen) in the
@@ -143,7 +147,8 @@
 // painter (about 55 KB less than with it). Two features built on the
 // viewer add to the budget what they add to the bundle: opening sealed
 // rooms (docs/protocol.md section 8: XChaCha20-Poly1305, HKDF and the
-// sealed frames and texts, about 44 KB of the WebAssembly, 48 KiB
+// sealed frames and texts, about 44 KB of the WebAssembly, and opening
+// their history for rewind and search, about 3.5 KB more; 48 KiB
 // allowed) and input proposals (docs/protocol.md §6: their controls, the
 // visible text and its reading back, the panel and the editor, about
 // 16 KB, 20 KiB allowed).

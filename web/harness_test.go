@@ -65,6 +65,9 @@ type testRelay struct {
 	// historyDir, when set before the first serve, keeps the rooms'
 	// history (relay.Config.HistoryDir), key frames every 64 KiB.
 	historyDir string
+	// traffic, when set before the first serve, sees every request and
+	// the relay's log (relaytraffic_test.go).
+	traffic *relayTraffic
 
 	mu    sync.Mutex
 	extra http.Handler // paths under /bench/, when set
@@ -79,6 +82,19 @@ func startRelay(tb testing.TB) *testRelay { return startRelayWith(tb, "") }
 // historyDir ("" for none).
 func startRelayWith(tb testing.TB, historyDir string) *testRelay {
 	tb.Helper()
+	return newTestRelay(tb, historyDir, nil)
+}
+
+// startRelayTraced is startRelayWith with what reaches the relay seen
+// by traffic.
+func startRelayTraced(tb testing.TB, historyDir string) (*testRelay, *relayTraffic) {
+	tb.Helper()
+	t := &relayTraffic{}
+	return newTestRelay(tb, historyDir, t), t
+}
+
+func newTestRelay(tb testing.TB, historyDir string, traffic *relayTraffic) *testRelay {
+	tb.Helper()
 	pub, key, err := token.GenerateKey()
 	if err != nil {
 		tb.Fatal(err)
@@ -87,7 +103,7 @@ func startRelayWith(tb testing.TB, historyDir string) *testRelay {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub, historyDir: historyDir}
+	r := &testRelay{tb: tb, addr: ln.Addr().String(), key: key, pub: pub, historyDir: historyDir, traffic: traffic}
 	r.serve(ln)
 	tb.Cleanup(r.stop)
 	return r
@@ -97,8 +113,12 @@ func (r *testRelay) serve(ln net.Listener) {
 	r.tb.Helper()
 	// Every leg of these tests dials from 127.0.0.1, the differential
 	// test's hosts many a second: the per-address dial rate is raised.
+	logger := slog.New(slog.DiscardHandler)
+	if r.traffic != nil {
+		logger = slog.New(slog.NewTextHandler(r.traffic, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	rl, err := relay.New(relay.Config{PublicKeys: []ed25519.PublicKey{r.pub}, PenCooldown: time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler), HistoryDir: r.historyDir, KeyframeBytes: 64 << 10,
+		Logger: logger, HistoryDir: r.historyDir, KeyframeBytes: 64 << 10,
 		DialsPerSecond: 1000})
 	if err != nil {
 		r.tb.Fatal(err)
@@ -109,6 +129,10 @@ func (r *testRelay) serve(ln net.Listener) {
 		r.mu.Unlock()
 		if extra != nil && strings.HasPrefix(req.URL.Path, "/bench/") {
 			extra.ServeHTTP(w, req)
+			return
+		}
+		if r.traffic != nil {
+			r.traffic.serve(r.tb, w, req, rl)
 			return
 		}
 		rl.ServeHTTP(w, req)
@@ -411,7 +435,14 @@ func page(tb testing.TB, bctx context.Context, url string) context.Context {
 // failing the test on an error.
 func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
 	tb.Helper()
-	ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return evalWithin[T](tb, ctx, 10*time.Second, expr)
+}
+
+// evalWithin is eval with a time limit of d, for what takes long on
+// purpose (a benchmark's work).
+func evalWithin[T any](tb testing.TB, ctx context.Context, d time.Duration, expr string) T {
+	tb.Helper()
+	ectx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	v, err := chromedp.Run(ectx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {

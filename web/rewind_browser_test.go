@@ -12,12 +12,20 @@ import (
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // hostCommand runs argv in a session carried to room by attachclient (the
 // host that answers the relay's key frame requests beside the stream).
 func hostCommand(tb testing.TB, r *testRelay, room string, argv ...string) *ptyhost.Session {
+	tb.Helper()
+	return hostSealedCommand(tb, r, room, nil, nil, argv...)
+}
+
+// hostSealedCommand is hostCommand in a room sealed under key (nil: a
+// plain room), the host taking new keys from rekey (nil: none).
+func hostSealedCommand(tb testing.TB, r *testRelay, room string, key *seal.Key, rekey <-chan *seal.Key, argv ...string) *ptyhost.Session {
 	tb.Helper()
 	sess, err := ptyhost.Spawn(ptyhost.Spec{Command: argv, Cols: 100, Rows: 30, Epoch: testEpoch})
 	if err != nil {
@@ -34,6 +42,8 @@ func hostCommand(tb testing.TB, r *testRelay, room string, argv ...string) *ptyh
 			},
 			Session: sess.Agent(),
 			Logger:  slog.New(slog.DiscardHandler),
+			Key:     key,
+			Rekey:   rekey,
 		})
 	}()
 	tb.Cleanup(func() {
@@ -111,13 +121,31 @@ func TestBrowserRewindAndSearch(t *testing.T) {
 // (key frames every 64 KiB here, as the harness's relay keeps them) and
 // rewinds the page to ten points spread over it: ms/rewind is from the
 // request to the history's screen drawn (xterm's next frame after the
-// last write), the median of the ten and its worst beside it.
-func BenchmarkBrowserRewind(b *testing.B) {
+// last write), the median of the ten and its worst beside it. Then the
+// page searches the whole history once for a text it does not hold:
+// ms/search, from the request of the index to the last range read.
+func BenchmarkBrowserRewind(b *testing.B) { benchRewind(b, nil) }
+
+// BenchmarkBrowserRewindSealed is BenchmarkBrowserRewind in a sealed
+// room: the page opens every frame it rewinds over or searches.
+func BenchmarkBrowserRewindSealed(b *testing.B) {
+	key, err := seal.GenerateKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRewind(b, key)
+}
+
+func benchRewind(b *testing.B, key *seal.Key) {
 	bctx := startBrowser(b)
 	r := startRelayWith(b, b.TempDir())
-	hostCommand(b, r, "bench", "sh", "-c",
+	hostSealedCommand(b, r, "bench", key, nil, "sh", "-c",
 		`stty -echo; yes 'a line of output with \033[32mcolour\033[0m and some more text to fill it' | head -c 104857600; echo ALL-DONE; exec sleep 600`)
-	ctx := page(b, bctx, r.pageURL("bench", r.token(attachwire.RoleViewer, "bench", "vera")))
+	url := r.pageURL("bench", r.token(attachwire.RoleViewer, "bench", "vera"))
+	if key != nil {
+		url += "&key=" + key.Encode()
+	}
+	ctx := page(b, bctx, url)
 	deadline := time.Now().Add(5 * time.Minute)
 	for !strings.Contains(pageScreen(b, ctx), "ALL-DONE") {
 		if time.Now().After(deadline) {
@@ -135,8 +163,14 @@ func BenchmarkBrowserRewind(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	b.Logf("rewinds (ms): %.0f", times)
+	search := evalWithin[float64](b, ctx, 5*time.Minute,
+		`(async () => { const t0 = performance.now(); await ptyhostViewer.search('nowhere-in-it'); return performance.now() - t0; })()`)
+	if n := eval[int](b, ctx, `ptyhostViewer.historyUnreadable()`); n != 0 {
+		b.Fatalf("%d history frames failed to open", n)
+	}
+	b.Logf("rewinds (ms): %.0f; search %.0f ms", times, search)
 	slices.Sort(times)
 	b.ReportMetric(times[len(times)/2], "ms/rewind")
 	b.ReportMetric(times[len(times)-1], "ms/worst-rewind")
+	b.ReportMetric(search, "ms/search")
 }

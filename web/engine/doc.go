@@ -39,6 +39,11 @@
 // the pending inputs are numbered again from the ack onward, stamped with
 // the current penGeneration, and sent again.
 //
+// A room's history (rewind and search) is read beside the leg:
+// HistoryOpener opens a sealed room's history frames with the room key
+// before a replay engine applies them or a Searcher looks in them, and
+// counts those that fail to open, which are skipped.
+//
 // Concurrency: an Engine is not safe for concurrent use; the page calls it
 // from its one event loop, package viewer under its Client's lock. It
 // starts no goroutine.

@@ -174,6 +174,10 @@ func (s *Searcher) Feed(f attachwire.Frame, dst []Match) []Match {
 	return dst
 }
 
+// Gap says frames are missing before the next one fed (they failed to
+// open): no match spans them.
+func (s *Searcher) Gap() { s.tail = s.tail[:0] }
+
 // lineAround returns the line of text holding index at, cut to
 // MaxMatchLine bytes around it.
 func lineAround(text []byte, at int) string {

@@ -206,6 +206,7 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     proposals: () => proposals.pending(), proposalOutcomes: () => proposals.outcomes,
     historyIndex: () => rewind.open(), rewindTo: (seq: number, end?: number) => rewind.rewindTo(seq, end),
     search: (q: string) => rewind.search(q), replayScreen: () => rewind.screen(), showLive: () => rewind.show(false),
+    historyUnreadable: () => rewind.unreadable,
   };
   // #grid=1 gives the tests the screen cell for cell (src/grid.ts) and
   // the last seq applied.

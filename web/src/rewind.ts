@@ -4,18 +4,34 @@
 // frames after it) and draws it in a terminal of its own, on an engine of
 // its own, so the live leg's seqs never meet the history's; "Live" puts
 // the live terminal back. Search reads the whole history in ranges and
-// lists where the text was printed; each result rewinds there.
+// lists where the text was printed; each result rewinds there. A sealed
+// room's history comes sealed: the engine opens every frame here with the
+// link's key before it is drawn or searched (ptyhostHistory), so the text
+// searched for never leaves the page; a frame that fails to open is
+// skipped, and the page says so.
 import { Terminal } from '@xterm/xterm';
 import { useEngineWidths } from './widths';
 
 interface Ev { kind: string; data?: Uint8Array; cols?: number; rows?: number }
 interface ReplayEngine { apply(msg: Uint8Array): Ev[] | string }
 interface Point { seq: number; t: number }
-interface Index { first: number; head: number; keyframes: Point[]; points: Point[]; marks: (Point & { label: string })[]; stopped?: string }
+interface Index {
+  first: number; head: number; keyframes: Point[]; points: Point[]; marks: (Point & { label: string })[];
+  epoch?: number; sealed?: string; stopped?: string;
+}
 interface Found { seq: number; end: number; line: string }
-declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; key?: string; scrollback: number }): ReplayEngine | string;
-declare function ptyhostFrames(file: Uint8Array, seq?: number, end?: number): Uint8Array[] | string;
-declare function ptyhostSearcher(query: string): { feed(file: Uint8Array): Found[] | string };
+interface Reader {
+  frames(files: Uint8Array[], seq?: number, end?: number): { frames: Uint8Array[]; failed: number } | string;
+  searcher(query: string): { feed(file: Uint8Array): { found: Found[]; failed: number } | string } | string;
+}
+declare function ptyhostEngine(o: { sessionId: string; connId: string; driver: boolean; maxPendingBytes: number; scrollback: number }): ReplayEngine | string;
+declare function ptyhostHistory(o: { sessionId: string; key: string; epoch: number; sealed: string }): Reader | string;
+
+// unreadable is the line a read of the history that skipped frames shows.
+function unreadable(n: number): string {
+  return n === 1 ? 'a frame of the history failed its integrity check: it is not shown'
+    : `${n} frames of the history failed their integrity check: they are not shown`;
+}
 
 // The most results a search lists.
 const MAX_RESULTS = 200;
@@ -25,7 +41,10 @@ export class Rewind {
   private replay: Terminal | null = null;
   private wanted = 0; // the seq the timeline last asked for
   private busy: Promise<void> = Promise.resolve();
+  private reader: Reader | string = 'the history is not open yet';
   showing = false;
+  // The frames the last screen or search skipped, having failed to open.
+  unreadable = 0;
 
   constructor(private base: string, private token: string, private sessionId: string,
     private live: Terminal, private opts: Record<string, unknown>, private notice: (s: string) => void,
@@ -43,6 +62,7 @@ export class Rewind {
   async open(): Promise<Index> {
     const ix = await (await this.get('/history')).json() as Index;
     this.index = ix;
+    this.reader = ptyhostHistory({ sessionId: this.sessionId, key: this.key, epoch: ix.epoch ?? 0, sealed: ix.sealed ?? '' });
     const scrub = document.getElementById('scrub') as HTMLInputElement;
     const first = ix.keyframes.length ? ix.keyframes[0].seq : ix.first;
     scrub.min = String(first);
@@ -67,6 +87,9 @@ export class Rewind {
     // screen kept is the nearest.
     const first = this.index?.keyframes[0]?.seq;
     if (first !== undefined && seq < first) { seq = first; end = -1; }
+    // A cut needs the frame itself after a key frame before it (below):
+    // at the first key frame there is none.
+    if (first !== undefined && seq === first) end = -1;
     this.wanted = seq;
     const run = this.busy.then(() => this.draw(seq, end));
     this.busy = run.then(() => undefined, () => undefined);
@@ -76,18 +99,25 @@ export class Rewind {
   private async draw(seq: number, end: number): Promise<number> {
     if (seq !== this.wanted) return 0; // a later move of the timeline supersedes it
     const t0 = performance.now();
-    const file = new Uint8Array(await (await this.get('/history/frames?at=' + seq)).arrayBuffer());
-    const frames = end >= 0 ? ptyhostFrames(file, seq, end) : ptyhostFrames(file);
-    if (typeof frames === 'string') throw new Error(frames);
-    // A sealed room's history is sealed: the replay opens it with the key.
+    if (!this.index) await this.open();
+    const reader = this.reader;
+    if (typeof reader === 'string') throw new Error(reader);
+    const file = async (path: string) => new Uint8Array(await (await this.get(path)).arrayBuffer());
+    // A key frame at seq shows all that frame seq printed: a cut takes
+    // the screen before it, then the frame alone.
+    const got = end >= 0
+      ? reader.frames(await Promise.all([file('/history/frames?at=' + (seq - 1)), file(`/history/frames?from=${seq}&to=${seq}`)]), seq, end)
+      : reader.frames([await file('/history/frames?at=' + seq)]);
+    if (typeof got === 'string') throw new Error(got);
+    // The frames come opened: the replay's engine needs no key.
     const eng = ptyhostEngine({
-      sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0, key: this.key,
+      sessionId: this.sessionId, connId: '', driver: false, maxPendingBytes: 0,
       scrollback: Number(this.opts.scrollback) || 0,
     });
     if (typeof eng === 'string') throw new Error(eng);
     const term = this.terminal();
     term.reset();
-    for (const f of frames) {
+    for (const f of got.frames) {
       const evs = eng.apply(f);
       if (typeof evs === 'string') throw new Error(evs);
       for (const ev of evs) {
@@ -96,6 +126,8 @@ export class Rewind {
       }
     }
     this.show(true);
+    this.unreadable = got.failed;
+    if (got.failed > 0) this.notice(unreadable(got.failed));
     await new Promise<void>((resolve) => term.write('', () => requestAnimationFrame(() => resolve())));
     const secs = Math.round(this.timeOf(seq) / 1e6);
     (document.getElementById('scrub-time') as HTMLElement).textContent =
@@ -128,13 +160,17 @@ export class Rewind {
   // query was printed (newest first); each result rewinds there.
   async search(query: string): Promise<Found[]> {
     const ix = await this.open();
-    const s = ptyhostSearcher(query);
+    if (typeof this.reader === 'string') throw new Error(this.reader);
+    const s = this.reader.searcher(query);
+    if (typeof s === 'string') throw new Error(s);
     const found: Found[] = [];
+    let failed = 0;
     for (let next = ix.first; next > 0 && next <= ix.head;) {
       const resp = await this.get(`/history/frames?from=${next}&to=${ix.head}`);
       const got = s.feed(new Uint8Array(await resp.arrayBuffer()));
       if (typeof got === 'string') throw new Error(got);
-      found.push(...got);
+      found.push(...got.found);
+      failed = got.failed;
       const n = Number(resp.headers.get('Ptyhost-Next-Seq'));
       if (!(n > next)) break;
       next = n;
@@ -148,7 +184,9 @@ export class Rewind {
       li.addEventListener('click', () => { void this.rewindTo(m.seq, m.end).catch((e) => this.notice(String(e))); });
       list.append(li);
     }
-    this.notice(found.length ? `${found.length} found` : `"${query}" is nowhere in the session`);
+    this.unreadable = failed;
+    const said = found.length ? `${found.length} found` : `"${query}" is nowhere in the session`;
+    this.notice(failed > 0 ? `${said}; ${unreadable(failed)}` : said);
     return found;
   }
 
