@@ -57,9 +57,8 @@ func (rm *room) fetchedLocked() {
 	}
 }
 
-// applyOut applies one output message (or part of one) to a mirror's ring:
-// a frame past head+1 is a gap, cut and resynced like a host's; a frame at
-// or below the head is a duplicate. It reports the end of a fetch answer.
+// applyOut applies one output message (or part of one) to a mirror's ring
+// (mirrorFrame). It reports the end of a fetch answer.
 func (rm *room) applyOut(data []byte, parts *[]byte) bool {
 	if len(data) < outHeader {
 		return false
@@ -91,28 +90,48 @@ func (rm *room) applyOut(data []byte, parts *[]byte) bool {
 		}
 		r.setHostLost(t)
 	case outFinal:
-		r.setFinal(body)
+		exit, final, ok := splitFinal(arg, body)
+		if !ok {
+			return false
+		}
+		if exit != nil {
+			// The Exit comes again with the final screen: a mirror that
+			// lost it on the way (a dropped message, a stalled owner's
+			// overflow) still has it before its viewers are served the
+			// final screen, whose tail it is. One that has it drops the
+			// repeat by its seq.
+			rm.mirrorFrame(epoch, 0, exit)
+		}
+		r.setFinal(final)
 	case outEnd:
 		return true
 	case outFrame:
-		f, err := attachwire.DecodeFrame(body)
-		if err != nil {
-			return false
-		}
-		r.adopt(epoch)
-		head := r.headSeq()
-		switch {
-		case head != 0 && f.Seq <= head:
-			return false
-		case head != 0 && f.Seq > head+1:
-			rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
-			r.truncate()
-			rm.cl.c.gaps.Inc()
-			rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
-		}
-		r.append(f.Seq, f.Type, arg, body)
+		rm.mirrorFrame(epoch, arg, body)
 	}
 	return false
+}
+
+// mirrorFrame appends one frame of the owner's stream to a mirror's ring:
+// a frame past head+1 is a gap, cut and resynced like a host's; a frame at
+// or below the head is a duplicate. arg is a Snapshot's atSeq.
+func (rm *room) mirrorFrame(epoch, arg uint64, wire []byte) {
+	f, err := attachwire.DecodeFrame(wire)
+	if err != nil {
+		return
+	}
+	r := rm.ring
+	r.adopt(epoch)
+	head := r.headSeq()
+	switch {
+	case head != 0 && f.Seq <= head:
+		return
+	case head != 0 && f.Seq > head+1:
+		rm.relay.log.Info("relay: cluster stream gap, ring truncated", "room", rm.key.session, "head", head, "seq", f.Seq)
+		r.truncate()
+		rm.cl.c.gaps.Inc()
+		rm.askOwner(clusterOp{Op: opSnapshot, Reason: string(attachwire.SnapshotResync)})
+	}
+	r.append(f.Seq, f.Type, arg, wire)
 }
 
 // adopt starts the ring afresh if epoch is not its stream's.

@@ -14,7 +14,7 @@ import (
 // The kinds of message on a room's output subject (and in a fetch answer).
 const (
 	outFrame    byte = iota + 1 // a ring entry: arg is a Snapshot's atSeq
-	outFinal                    // the post-Exit snapshot
+	outFinal                    // the Exit frame, then the post-Exit snapshot: arg is the Exit's length
 	outGen                      // the stream of epoch starts (mirrors reset on a new one)
 	outHostLost                 // arg: the loss instant in unix nanoseconds; 0: a host is bound
 	outEnd                      // the end of a fetch answer
@@ -440,7 +440,8 @@ func (rm *room) answerFetch(reply string) {
 			items = append(items, item{kind: outFrame, wire: r.exit, epoch: r.epoch})
 		}
 		if r.final != nil {
-			items = append(items, item{kind: outFinal, wire: r.final, epoch: r.epoch})
+			arg, body := finalBody(r.exit, r.final)
+			items = append(items, item{kind: outFinal, arg: arg, wire: body, epoch: r.epoch})
 		}
 	}
 	r.mu.Unlock()
@@ -454,4 +455,37 @@ func (rm *room) answerFetch(reply string) {
 		c.publishOut(reply, it.kind, it.epoch, it.arg, it.wire)
 	}
 	c.publishOut(reply, outEnd, 0, 0, nil)
+}
+
+// publishFinalLocked is publishedLocked for the post-Exit snapshot: the
+// Exit frame travels again in the same message, so that no mirror serves
+// the final screen without the session's status (a mirror that lost the
+// Exit frame on the way would otherwise have nothing to give its viewers
+// after that screen).
+func (rm *room) publishFinalLocked(final []byte) {
+	if rm.cl == nil || !rm.cl.owner {
+		return
+	}
+	arg, body := finalBody(rm.ring.exitWire(), final)
+	rm.publishedLocked(outFinal, arg, body)
+}
+
+// finalBody is the body of an outFinal message and its arg: the Exit
+// frame (none if exit is nil), then the post-Exit snapshot.
+func finalBody(exit, final []byte) (arg uint64, body []byte) {
+	if exit == nil {
+		return 0, final
+	}
+	return uint64(len(exit)), append(append(make([]byte, 0, len(exit)+len(final)), exit...), final...)
+}
+
+// splitFinal undoes finalBody; ok is false when arg does not fit body.
+func splitFinal(arg uint64, body []byte) (exit, final []byte, ok bool) {
+	if arg > uint64(len(body)) {
+		return nil, nil, false
+	}
+	if arg == 0 {
+		return nil, body, true
+	}
+	return body[:arg], body[arg:], true
 }

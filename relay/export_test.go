@@ -80,3 +80,25 @@ func RingWires(rl *Relay, orgID, sessionID string) [][]byte {
 	}
 	return out
 }
+
+// OutFinal and OutHeader describe a room's output subject to a test that
+// listens on it: the kind byte of the message carrying the post-Exit
+// snapshot, and the header (kind, more, epoch, arg) before every body.
+const (
+	OutFinal  = outFinal
+	OutHeader = outHeader
+)
+
+// ClusterQueuedBytes returns the output of room (orgID, sessionID) queued
+// for other nodes and not yet handed to NATS (0 if none or no such room).
+func ClusterQueuedBytes(rl *Relay, orgID, sessionID string) int64 {
+	rl.mu.Lock()
+	rm := rl.rooms[roomKey{org: orgID, session: sessionID}]
+	rl.mu.Unlock()
+	if rm == nil || rm.cl == nil {
+		return 0
+	}
+	rm.cl.out.mu.Lock()
+	defer rm.cl.out.mu.Unlock()
+	return rm.cl.out.bytes
+}

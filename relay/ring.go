@@ -157,6 +157,13 @@ func (r *ring) setFinal(wire []byte) {
 	r.wakeLocked()
 }
 
+// exitWire returns the Exit frame's wire bytes, nil before Exit.
+func (r *ring) exitWire() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exit
+}
+
 // snapshotBefore re-encodes a post-Exit snapshot frame (atSeq = the Exit's
 // seq) at atSeq-1, and returns that atSeq; before is nil when it does not
 // decode or its atSeq is 0.

@@ -467,7 +467,7 @@ func (rm *room) ingestOutOfSeqLocked(f attachwire.Frame) error {
 		return err
 	}
 	rm.ring.setFinal(wire)
-	rm.publishedLocked(outFinal, 0, wire)
+	rm.publishFinalLocked(wire)
 	return nil
 }
 

@@ -184,6 +184,12 @@ func (l *leg) nextWire(c *cursor) (wire []byte, wait <-chan struct{}, ask attach
 			c.then = r.exit
 			return r.finalBefore, nil, ""
 		}
+		if r.exit == nil && r.finalAt != 0 {
+			// The Exit frame has not come: the cursor waits for it at
+			// its seq, which the final screen's atSeq names (a sealed
+			// one opens at the seq before, and its viewer waits there).
+			c.next = r.finalAt
+		}
 		return r.final, nil, ""
 	}
 	snapBudget := budget

@@ -9,9 +9,10 @@ import (
 
 // A ring that holds the final screen but not the Exit frame (a mirror
 // whose Exit message was lost on the way) serves a viewer the final
-// screen once, then has nothing more for it. Before, the cursor went on at
-// seq 1 (the seq after an Exit never seen), fell off the ring's tail, and
-// was served the final screen again, in a loop.
+// screen once, then has nothing more for it until the Exit frame comes,
+// which it then serves. Before, the cursor went on at seq 1 (the seq
+// after an Exit never seen), fell off the ring's tail, and was served the
+// final screen again, in a loop.
 func TestFinalWithoutExitFrameIsServedOnce(t *testing.T) {
 	rl := fuzzRelay(t)
 	l := newLeg(rl, nil, attachwire.RoleViewer, "ann", "jti-1", rl.log)
@@ -47,5 +48,16 @@ func TestFinalWithoutExitFrameIsServedOnce(t *testing.T) {
 		if w, wait, ask := l.nextWire(&c); w != nil || wait == nil || ask != "" {
 			t.Fatalf("call %d after the final screen: %d bytes, wait %v, ask %q; want to wait for nothing", i, len(w), wait != nil, ask)
 		}
+	}
+	exit, err := attachwire.Exit{Code: 2}.Frame(6, 6).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.append(6, attachwire.TypeExit, 0, exit)
+	if w, _, _ := l.nextWire(&c); !bytes.Equal(w, exit) {
+		t.Fatalf("once the Exit frame came: %x, want it", w)
+	}
+	if w, wait, _ := l.nextWire(&c); w != nil || wait == nil {
+		t.Fatalf("after the Exit: %d bytes, want to wait", len(w))
 	}
 }

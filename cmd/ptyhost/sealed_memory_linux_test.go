@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -29,6 +29,40 @@ import (
 // the markers is there, while the room's id, which the relay does read,
 // is (the scan sees what the relay holds).
 func TestSealedRelayMemoryHoldsNoPlaintext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	keys := newMemKeys(t)
+	r := startRelayProcess(t, ctx, keys.pub)
+	tag := memTag()
+	room := "memroom-" + tag
+	markers := sealedMarkers(t, ctx, keys, room, tag, r.base, r.base)
+
+	mem := readMemory(t, r.pid())
+	if !bytes.Contains(mem, []byte(room)) {
+		t.Fatalf("the relay's memory (%d bytes read) does not hold the room id: the scan reads nothing", len(mem))
+	}
+	for what, m := range markers {
+		if bytes.Contains(mem, []byte(m)) {
+			t.Errorf("the relay's memory holds the %s marker %q", what, m)
+		}
+	}
+	t.Logf("read %d bytes of the relay's memory", len(mem))
+
+	// The control: the same relay, a plain room; what passes through it
+	// is found by the same scan.
+	plainMark := plainTraffic(t, ctx, keys, "plainroom-"+tag, tag, r.base, r.base)
+	waitInMemory(t, r, plainMark)
+}
+
+// memKeys is the relays' signing key pair: the public key's file for
+// --public-key, and the private key tokens are minted with.
+type memKeys struct {
+	pub  string
+	priv ed25519.PrivateKey
+}
+
+func newMemKeys(t *testing.T) *memKeys {
+	t.Helper()
 	pub, keyPath, err := token.WriteKeyFiles(filepath.Join(t.TempDir(), "relay"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,55 +71,82 @@ func TestSealedRelayMemoryHoldsNoPlaintext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, ptyhostBin, "relay", "--listen", "127.0.0.1:0", "--public-key", pub)
-	out, err := cmd.StdoutPipe()
+	return &memKeys{pub: pub, priv: key}
+}
+
+// mint returns a token for room in role (a host's at epoch 3).
+func (k *memKeys) mint(t *testing.T, room string, role attachwire.Role, user string) string {
+	t.Helper()
+	jti, _ := token.NewJTI()
+	now := time.Now().Unix()
+	c := token.Claims{RoomID: room, SessionID: room, OrgID: "default", Audience: "relay", Role: role, UserID: user,
+		JTI: jti, IssuedAt: now, ExpiresAt: now + 300}
+	if role == attachwire.RoleHost {
+		ep := uint64(3)
+		c.Epoch, c.UserID = &ep, ""
+	}
+	tok, err := token.Mint(k.priv, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = cmd.Stdout
+	return tok
+}
+
+// memTag is a random tag that makes a run's markers unique.
+func memTag() string {
+	nonce := make([]byte, 6)
+	rand.Read(nonce)
+	return hex.EncodeToString(nonce)
+}
+
+// relayProcess is a built relay running as its own process.
+type relayProcess struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	base string // "ws://ADDR/v1/rooms/"
+}
+
+func (r *relayProcess) pid() int { return r.cmd.Process.Pid }
+
+// startRelayProcess runs the built relay with the public key and extra
+// flags on a loopback port until the test ends, and waits for the line
+// that says where it listens.
+func startRelayProcess(t *testing.T, ctx context.Context, pub string, extra ...string) *relayProcess {
+	t.Helper()
+	out := new(lockedBuffer)
+	cmd := exec.CommandContext(ctx, ptyhostBin, append([]string{"relay", "--listen", "127.0.0.1:0", "--public-key", pub}, extra...)...)
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	addr := make(chan string, 1)
-	go func() {
-		line := regexp.MustCompile(`ws://(127\.0\.0\.1:\d+)/v1/rooms/`)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := line.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	var base string
-	select {
-	case a := <-addr:
-		base = "ws://" + a + "/v1/rooms/"
-	case <-ctx.Done():
-		t.Fatal("the relay did not say where it listens")
-	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := &relayProcess{cmd: cmd, out: out}
+	r.base = "ws://" + r.await(t, ctx, `ws://(127\.0\.0\.1:\d+)/v1/rooms/`) + "/v1/rooms/"
+	return r
+}
 
-	nonce := make([]byte, 6)
-	rand.Read(nonce)
-	tag := hex.EncodeToString(nonce)
-	room := "memroom-" + tag
-	mint := func(role attachwire.Role, user string) string {
-		jti, _ := token.NewJTI()
-		now := time.Now().Unix()
-		c := token.Claims{RoomID: room, SessionID: room, OrgID: "default", Audience: "relay", Role: role, UserID: user,
-			JTI: jti, IssuedAt: now, ExpiresAt: now + 300}
-		if role == attachwire.RoleHost {
-			ep := uint64(3)
-			c.Epoch, c.UserID = &ep, ""
+// await waits for a line of the relay's output matching pattern and
+// returns its first group.
+func (r *relayProcess) await(t *testing.T, ctx context.Context, pattern string) string {
+	t.Helper()
+	re := regexp.MustCompile(pattern)
+	for {
+		if m := re.FindStringSubmatch(r.out.String()); m != nil {
+			return m[1]
 		}
-		tok, err := token.Mint(key, c)
-		if err != nil {
-			t.Fatal(err)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the relay did not print %q; it printed %q", pattern, r.out.String())
+		case <-time.After(10 * time.Millisecond):
 		}
-		return tok
 	}
+}
+
+// sealedMarkers writes unique markers through a sealed room: the host
+// dials hostBase, the driver driverBase. It returns once the driver has
+// read the whole stream, so the relay on its side has served every frame.
+func sealedMarkers(t *testing.T, ctx context.Context, keys *memKeys, room, tag, hostBase, driverBase string) map[string]string {
+	t.Helper()
 	k, _ := seal.GenerateKey()
 	sr := seal.NewRoom(k, room)
 	markers := map[string]string{
@@ -94,7 +155,7 @@ func TestSealedRelayMemoryHoldsNoPlaintext(t *testing.T) {
 		"snapshot": "SNP" + tag[:5], // the screen below is 8 columns
 		"input":    "INMARK" + tag,
 	}
-	h := relaytest.MustDial(t, base+room, mint(attachwire.RoleHost, ""),
+	h := relaytest.MustDial(t, hostBase+room, keys.mint(t, room, attachwire.RoleHost, ""),
 		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: new(uint64(3)), Sealed: k.ID().String()})
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h)
 	send := func(c *relaytest.Conn, f attachwire.Frame, epoch uint64) {
@@ -120,7 +181,7 @@ func TestSealedRelayMemoryHoldsNoPlaintext(t *testing.T) {
 	mk, _ := attachwire.Marker{Label: "$ " + markers["label"]}.Frame(52, 3)
 	send(h, mk, 3)
 
-	d := relaytest.MustDial(t, base+room, mint(attachwire.RoleDriver, "dan"),
+	d := relaytest.MustDial(t, driverBase+room, keys.mint(t, room, attachwire.RoleDriver, "dan"),
 		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver, Sealed: k.ID().String()})
 	pen := relaytest.ExpectControl[attachwire.PenGranted](t, d)
 	send(d, attachwire.Input{InputSeq: 1, PenGeneration: pen.PenGeneration, Data: []byte(markers["input"] + "\r")}.Frame(0, 0), 3)
@@ -129,35 +190,43 @@ func TestSealedRelayMemoryHoldsNoPlaintext(t *testing.T) {
 	// The driver reads the whole stream: the relay has served every frame.
 	for f := relaytest.NextFrame(t, d); f.Type != attachwire.TypeMarker; f = relaytest.NextFrame(t, d) {
 	}
+	return markers
+}
 
-	mem := readMemory(t, cmd.Process.Pid)
-	if !bytes.Contains(mem, []byte(room)) {
-		t.Fatalf("the relay's memory (%d bytes read) does not hold the room id: the scan reads nothing", len(mem))
+// plainTraffic writes a marker through a plain room, the host on
+// hostBase, a viewer on viewerBase that reads it, and returns the marker.
+func plainTraffic(t *testing.T, ctx context.Context, keys *memKeys, room, tag, hostBase, viewerBase string) string {
+	t.Helper()
+	h := relaytest.MustDial(t, hostBase+room, keys.mint(t, room, attachwire.RoleHost, ""),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: new(uint64(3))})
+	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h)
+	v := relaytest.MustDial(t, viewerBase+room, keys.mint(t, room, attachwire.RoleViewer, "vic"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer})
+	relaytest.ExpectControl[attachwire.RoomState](t, v)
+	blank := make([]attachwire.Cell, 8)
+	for i := range blank {
+		blank[i] = attachwire.BlankCell()
 	}
-	for what, m := range markers {
-		if bytes.Contains(mem, []byte(m)) {
-			t.Errorf("the relay's memory holds the %s marker %q", what, m)
+	snap, _ := attachwire.NewSnapshot(0, &attachwire.Screen{Epoch: 3, Cols: 8, Rows: 1, Primary: blank})
+	sf, _ := snap.Frame(1, 1)
+	mark := "PLAINMARK" + tag
+	for _, f := range []attachwire.Frame{sf, attachwire.NewOutputFrame(2, 2, []byte(mark+"\r\n"))} {
+		if err := h.Send(ctx, f); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Logf("read %d bytes of the relay's memory", len(mem))
-
-	// The control: the same relay, a plain room; what passes through it
-	// is found by the same scan.
-	plainRoom := "plainroom-" + tag
-	room = plainRoom // the room mint's tokens are for
-	ph := relaytest.MustDial(t, base+plainRoom, mint(attachwire.RoleHost, ""),
-		attachwire.Subscribe{SessionID: plainRoom, AsRole: attachwire.RoleHost, Epoch: new(uint64(3))})
-	relaytest.ExpectControl[attachwire.SnapshotRequest](t, ph)
-	plainMark := "PLAINMARK" + tag
-	if err := ph.Send(ctx, attachwire.NewOutputFrame(1, 1, []byte(plainMark+"\r\n"))); err != nil {
-		t.Fatal(err)
+	for f := relaytest.NextFrame(t, v); f.Type != attachwire.TypeOutput; f = relaytest.NextFrame(t, v) {
 	}
-	relaytest.MustDial(t, base+plainRoom, mint(attachwire.RoleViewer, "vic"),
-		attachwire.Subscribe{SessionID: plainRoom, AsRole: attachwire.RoleViewer, ResumeFrom: new(uint64(0))})
+	return mark
+}
+
+// waitInMemory waits until the relay's memory holds mark.
+func waitInMemory(t *testing.T, r *relayProcess, mark string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !bytes.Contains(readMemory(t, cmd.Process.Pid), []byte(plainMark)) {
+	for !bytes.Contains(readMemory(t, r.pid()), []byte(mark)) {
 		if time.Now().After(deadline) {
-			t.Fatal("a plain room's output is not found in the relay's memory either: the scan proves nothing")
+			t.Fatalf("a plain room's output is not found in the memory of the relay at %s either: the scan proves nothing", r.base)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

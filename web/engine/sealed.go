@@ -39,6 +39,9 @@ func (e *Engine) opened(f attachwire.Frame) (o attachwire.Frame, evs []Event, ok
 		return f, nil, true
 	}
 	o, err := e.room.Open(f, e.epoch)
+	if err != nil && f.Type == attachwire.TypeSnapshot && f.Seq == 0 {
+		o, err = e.openFinal(f)
+	}
 	if err == nil {
 		if e.openedSince++; e.openedSince >= openedToForgive {
 			e.openFailures = 0
@@ -57,6 +60,25 @@ func (e *Engine) opened(f attachwire.Frame) (o attachwire.Frame, evs []Event, ok
 		{Kind: Error, Text: CodeIntegrity, Message: IntegrityLine, Retryable: true},
 		{Kind: Send, Frame: controlFrame(attachwire.ResumeFrom{Seq: 0})},
 	}, false
+}
+
+// openFinal opens a seq-0 snapshot that did not open at its atSeq A as
+// the post-Exit snapshot the host sealed, which is bound to A-1 (the
+// relay serves it re-encoded there, the Exit frame after it). One that
+// comes as the host sent it (a relay that lost the Exit frame) opens
+// there and shows A-1, so the leg goes on to wait for the Exit at A
+// instead of failing the frame or ending without the session's status.
+// Opening it at A-1 claims no more than the host sealed.
+func (e *Engine) openFinal(f attachwire.Frame) (attachwire.Frame, error) {
+	s, err := attachwire.DecodeSnapshot(f.Payload)
+	if err != nil || s.AtSeq == 0 {
+		return f, seal.ErrOpen
+	}
+	s.AtSeq--
+	if f.Payload, err = attachwire.AppendSnapshot(nil, s); err != nil {
+		return f, seal.ErrOpen
+	}
+	return e.room.Open(f, e.epoch)
 }
 
 // inputFrame frames in for the relay, sealed in a sealed room under the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -165,5 +166,65 @@ func TestSealedFailuresForgiven(t *testing.T) {
 			t.Fatalf("round %d: a failure after %d good frames ended the leg", round, openedToForgive)
 		}
 		apply(t, e, sealMsg(t, host, snapshotMsg(t, 0, seq-1, screen(t, 5, 10, 2, "x"))))
+	}
+}
+
+// sealFinalMsg seals the post-Exit snapshot (seq 0, atSeq exitSeq) at
+// epoch 5 as a host does, bound to exitSeq-1; before re-encodes it at
+// exitSeq-1, as a relay serves it with the Exit frame after it.
+func sealFinalMsg(t *testing.T, r *seal.Room, exitSeq uint64, text string, before bool) []byte {
+	t.Helper()
+	f, err := attachwire.DecodeFrame(snapshotMsg(t, 0, exitSeq, screen(t, 5, 10, 2, text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, err := r.SealFinal(f, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before {
+		s, err := attachwire.DecodeSnapshot(sf.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.AtSeq--
+		if sf.Payload, err = attachwire.AppendSnapshot(nil, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return wire(t, sf, nil)
+}
+
+// TestSealedFinalWaitsForTheExit: a sealed leg given the final screen
+// (the room ended at the Exit's seq) has not ended until the Exit frame
+// comes, so it learns the session's status: whether the relay serves
+// that screen re-encoded at the seq before Exit, as it should, or as the
+// host sealed it, at the Exit's own seq (a relay that lost the Exit
+// frame), which opens at the seq before Exit and is neither an integrity
+// failure nor the end.
+func TestSealedFinalWaitsForTheExit(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before bool
+	}{{"re-encoded before the Exit", true}, {"as the host sealed it", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, host := sealedPair(t)
+			apply(t, e, sealMsg(t, host, snapshotMsg(t, 0, 1, screen(t, 5, 10, 2, "run"))))
+			apply(t, e, controlMsg(t, attachwire.RoomState{State: attachwire.RoomEnded, SinceSeq: new(uint64(4))}))
+			evs := apply(t, e, sealFinalMsg(t, host, 4, "bye", tc.before))
+			if lines, final, _ := integrityEvents(evs); lines != 0 || final {
+				t.Fatalf("the final screen failed to open: %+v", evs)
+			}
+			if !strings.Contains(written(evs), "bye") {
+				t.Fatalf("the final screen was not painted: %q", written(evs))
+			}
+			if seq, _, _ := e.Applied(); seq != 3 || e.Ended() {
+				t.Fatalf("after the final screen: applied %d, ended %v; want 3, not ended", seq, e.Ended())
+			}
+			evs = apply(t, e, sealMsg(t, host, wire(t, attachwire.Exit{Code: 9}.Frame(4, 0), nil)))
+			if len(evs) != 1 || evs[0].Kind != Exit || evs[0].Code != 9 || !e.Ended() {
+				t.Fatalf("exit events %+v, ended %v", evs, e.Ended())
+			}
+		})
 	}
 }
