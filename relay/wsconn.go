@@ -5,11 +5,16 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // corkFlushBytes is how much a corked connection holds before it writes:
 // past it, a backlog goes out in writes of about this size.
 const corkFlushBytes = 64 << 10
+
+// closeFlushTimeout bounds how long Close waits for the peer to take
+// what is held.
+const closeFlushTimeout = 250 * time.Millisecond
 
 // corkConn is the connection under a leg's WebSocket. The WebSocket
 // library flushes every message on its own, so a viewer with a backlog
@@ -95,6 +100,24 @@ func (c *corkConn) flushLocked(tail []byte) error {
 	}
 	c.err = err
 	return err
+}
+
+// Close writes what is held, if no write is under way and the peer takes
+// it within closeFlushTimeout, then closes the connection. The library
+// answers a peer's close frame and closes at once, from its reader: the
+// answer, held if the leg's writer had the connection corked, still goes
+// out. A write under way is not waited for: closing is what ends one
+// that the peer does not take.
+func (c *corkConn) Close() error {
+	if c.mu.TryLock() {
+		if c.err == nil && c.buf != nil && len(*c.buf) > 0 {
+			c.Conn.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+			c.flushLocked(nil)
+		}
+		c.err = net.ErrClosed
+		c.mu.Unlock()
+	}
+	return c.Conn.Close()
 }
 
 // cork holds what is written from now on until uncork.

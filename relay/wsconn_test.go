@@ -140,6 +140,25 @@ func TestUncorkedMessageGoesAtOnce(t *testing.T) {
 	}
 }
 
+// The library answers a peer's close frame from its reader and closes at
+// once: with the connection corked, the answer goes out at the close.
+func TestCloseAnswerWhileCorkedGoesOut(t *testing.T) {
+	p := newCorkedPair(t, 0)
+	ctx := watchdog(t)
+	p.cc.cork()
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := p.server.Read(ctx)
+		read <- err
+	}()
+	if err := p.client.Close(websocket.StatusNormalClosure, "bye"); err != nil {
+		t.Fatalf("client close: %v; want the server's answer", err)
+	}
+	if err := <-read; websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("server read: %v, want the client's close", err)
+	}
+}
+
 // A leg's write and uncork: a message is held until the uncork, which
 // writes it in one go; a message over corkFlushBytes goes out with what
 // was held before it, in order.
