@@ -25,7 +25,7 @@ const closeFlushTimeout = 250 * time.Millisecond
 // wait) or the buffer reaches corkFlushBytes; uncorked, writes go
 // straight through. Writes from the library's other goroutines (pongs,
 // pings, the close handshake) take the same path in the same order,
-// held at most until the writer's next uncork.
+// held at most until the writer's next uncork or the connection's Close.
 //
 // corkConn is safe for concurrent use. Close does not wait for a write
 // under way: closing is how a leg's write deadline unblocks one.
