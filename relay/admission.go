@@ -104,10 +104,11 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 	if dedupAll {
 		w.Header().Set(attachwire.InputDedupHeader, attachwire.InputDedupAnyCarrier) // the relay will replay to it
 	}
+	hj := &corkHijacker{ResponseWriter: w, pool: rl.corkBufs}
 	if claims.Role != attachwire.RoleHost {
-		w = smallReads{w}
+		hj.readBuffer = viewerReadBuffer
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	conn, err := websocket.Accept(hj, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{Subprotocol},
 		InsecureSkipVerify: true, // the Origin was checked above
 	})
@@ -132,7 +133,7 @@ func (rl *Relay) serveAttach(w http.ResponseWriter, r *http.Request) {
 				conn.CloseNow()
 			}
 		}()
-		rl.admit(conn, roomID, claims, dedupAll)
+		rl.admit(conn, hj.cc, roomID, claims, dedupAll)
 	}()
 }
 
@@ -242,8 +243,9 @@ func (a *admission) Error() string { return "relay: " + string(a.code) + ": " + 
 // (subscribe within SubscribeTimeout, its sessionId, asRole within the
 // token's role, a host's epoch equal to the claim), the room's limits and,
 // for a host, the epoch CAS. Then the leg runs until it ends. dedupAll is
-// a host's InputDedupHeader declaration.
-func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedupAll bool) {
+// a host's InputDedupHeader declaration; cc is the connection under conn
+// (nil where the server could not be hijacked through the wrapper).
+func (rl *Relay) admit(conn *websocket.Conn, cc *corkConn, roomID string, c token.Claims, dedupAll bool) {
 	log := rl.log.With("org", c.OrgID, "room", roomID, "role", string(c.Role), "user", c.UserID)
 	if c.RoomID != roomID || c.SessionID != roomID {
 		rl.reject(conn, log, legRefusal(attachwire.CodeRoomMismatch, "token is for another room", false, websocket.StatusPolicyViolation))
@@ -265,6 +267,7 @@ func (rl *Relay) admit(conn *websocket.Conn, roomID string, c token.Claims, dedu
 	}
 	key := roomKey{org: c.OrgID, session: c.SessionID}
 	l := newLeg(rl, conn, sub.AsRole, c.UserID, c.JTI, log)
+	l.cc = cc
 	l.setClaims(c)
 	l.dedupAll = dedupAll
 	l.wantsRecord = sub.Record

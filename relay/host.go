@@ -48,6 +48,10 @@ func (l *leg) hostWriter() {
 		if took {
 			continue // the queue may hold more: take the next without waiting
 		}
+		if err := l.uncork(); err != nil {
+			l.writeFailed(err)
+			return
+		}
 		select {
 		case <-l.wake: // queued controls, or the room's signalHostLocked
 		case <-l.closing:

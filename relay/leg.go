@@ -46,7 +46,13 @@ type leg struct {
 	cancel context.CancelFunc
 
 	counters legCounters
-	deadline writeDeadline // the writer's, for each write
+	deadline writeDeadline // the writer's, for each write and uncork
+	// cc is the connection under conn, which the writer corks while it
+	// writes and uncorks before it waits for anything but the socket
+	// (wsconn.go); corked is whether it has. nil for legs without a
+	// socket of their own.
+	cc     *corkConn
+	corked bool
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last message or pong
 	// holding is set while the reader waits for room in the host's input
@@ -137,6 +143,10 @@ func (l *leg) pace(n int) bool {
 	d := l.pacer.ReserveN(l.relay.cfg.Now(), min(n, l.pacer.Burst())).Delay()
 	if d <= 0 {
 		return true
+	}
+	if err := l.uncork(); err != nil {
+		l.writeFailed(err)
+		return false
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -230,6 +240,10 @@ func (l *leg) write(b []byte) error {
 	if l.lane != nil {
 		return l.laneWrite(b)
 	}
+	if l.cc != nil && !l.corked {
+		l.cc.cork()
+		l.corked = true
+	}
 	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
 	err := l.conn.Write(context.Background(), websocket.MessageBinary, b)
 	late := l.deadline.disarm()
@@ -245,6 +259,24 @@ func (l *leg) write(b []byte) error {
 }
 
 var errWriteTimeout = errors.New("relay: write timed out")
+
+// uncork writes what the leg's writes since the last uncork left held,
+// within the write timeout. A writer calls it when it has nothing more
+// queued, before any wait but the socket's: what it wrote goes out then,
+// and nothing the library writes from other goroutines meanwhile (a
+// pong, a ping) is held past it.
+func (l *leg) uncork() error {
+	if !l.corked {
+		return nil
+	}
+	l.corked = false
+	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
+	err := l.cc.uncork()
+	if late := l.deadline.disarm(); err != nil && late && l.ctx.Err() == nil {
+		return errWriteTimeout
+	}
+	return err
+}
 
 // flushOut writes the queued controls; it reports false when the leg is
 // ending or a write failed.
@@ -288,6 +320,10 @@ func (l *leg) finish() {
 		if b, err := controlWire(*ctl); err == nil {
 			l.write(b)
 		}
+	}
+	if l.uncork() != nil {
+		l.conn.CloseNow()
+		return
 	}
 	l.conn.Close(code, why)
 }

@@ -38,6 +38,9 @@ type Relay struct {
 	cluster *cluster   // nil: standalone
 	rec     *recorders // nil: no recording
 	invites *invites   // nil: no issuer mode
+	// corkBufs holds the buffers of corked legs (wsconn.go), shared: a
+	// leg takes one for a batch of writes and gives it back after.
+	corkBufs *sync.Pool
 
 	ctx    context.Context // cancelled by Close: every leg is torn down
 	cancel context.CancelFunc
@@ -92,6 +95,7 @@ func New(cfg Config) (*Relay, error) {
 		rooms:    make(map[roomKey]*room),
 		jtis:     make(map[string]*jtiRecord),
 		pending:  make(map[*timer]struct{}),
+		corkBufs: newCorkPool(),
 	}
 	rl.ctx, rl.cancel = context.WithCancel(context.Background())
 	if rl.rec, err = newRecorders(rl, cfg.Record); err != nil {

@@ -92,6 +92,10 @@ func (l *leg) viewerWriter(req resumeRequest) {
 			}
 			continue
 		}
+		if err := l.uncork(); err != nil {
+			l.writeFailed(err)
+			return
+		}
 		select {
 		case <-wait:
 		case <-l.wake:

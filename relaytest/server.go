@@ -39,6 +39,17 @@ type Server struct {
 // added to cfg.PublicKeys, and stops it when the test ends (Close).
 func NewServer(t testing.TB, cfg relay.Config) *Server {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("relaytest: %v", err)
+	}
+	return NewServerOn(t, cfg, ln)
+}
+
+// NewServerOn is NewServer serving on ln (a loopback listener, perhaps
+// wrapped to watch the connections it accepts); the server closes ln.
+func NewServerOn(t testing.TB, cfg relay.Config, ln net.Listener) *Server {
+	t.Helper()
 	pub, priv, err := token.GenerateKey()
 	if err != nil {
 		t.Fatalf("relaytest: %v", err)
@@ -46,10 +57,7 @@ func NewServer(t testing.TB, cfg relay.Config) *Server {
 	cfg.PublicKeys = append([]ed25519.PublicKey{pub}, cfg.PublicKeys...)
 	rl, err := relay.New(cfg)
 	if err != nil {
-		t.Fatalf("relaytest: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+		ln.Close()
 		t.Fatalf("relaytest: %v", err)
 	}
 	s := &Server{

@@ -1,10 +1,13 @@
 // Command relaybench measures the relay against a bare WebSocket
 // forwarder on the same load, each a process of its own whose CPU is read
 // from /proc, in interleaved rounds, and prints medians, ranges and the
-// paired ratios to the forwarder. The load is the join storm (N viewers
-// dialling one room, done when every viewer's member view shows all N;
-// for the forwarder, when every dial is accepted) or, with -idle, idle
-// viewers, whose memory each server reports. See bench/README.md and
+// paired ratios to the forwarder. Three loads: the join storm (-load
+// storm), N viewers dialling one room, done when every viewer's member
+// view shows all N (the forwarder: when every dial is accepted); the
+// stream (-load stream), one host sending 4 KiB Output frames to N
+// viewers, compared as CPU per delivered byte; and idle viewers (-load
+// idle), N in N/10 rooms, whose memory each server reports. See
+// bench/README.md and
 // docs/performance.md.
 package main
 
@@ -67,7 +70,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 5, "rounds; each runs every case once, in rotating order")
 	only := fs.String("cases", "bare,relay/counts,relay/lists", "cases to run, comma-separated")
 	profile := fs.String("cpuprofile", "", "write the relay's CPU profile (its whole run) to this file")
-	idlers := fs.Int("idle", 0, "instead of the join storm, hold this many idle viewers, ten a room, and report each server's memory per viewer")
+	loadName := fs.String("load", "storm", "the load: storm (viewers joining), stream (frames to viewers) or idle (viewers holding, ten a room: memory)")
+	streamMiB := fs.Int("stream-mib", 256, "stream: MiB delivered a round, over all viewers (sets the frames sent)")
+	window := fs.Int("window", 32, "stream: frames the host sends at once before waiting for every viewer")
+	frameBytes := fs.Int("frame-bytes", 4096, "stream: each Output frame's payload")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,8 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *idlers > 0 {
-		return runIdle(ctx, stdout, stderr, cases, priv, *idlers, *rounds)
+	if *loadName == "idle" {
+		return runIdle(ctx, stdout, stderr, cases, priv, *viewers, *rounds)
 	}
 	servers := map[string]*server{}
 	for _, kind := range []string{"bare", "relay"} {
@@ -100,7 +106,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer s.stop()
 		servers[kind] = s
 	}
-	fmt.Fprintf(stdout, "join storm: %d viewers, %d rounds; load average at start %s\n", *viewers, *rounds, loadavg())
+	var load streamLoad
+	switch *loadName {
+	case "storm":
+		fmt.Fprintf(stdout, "join storm: %d viewers, %d rounds; load average at start %s\n", *viewers, *rounds, loadavg())
+	case "stream":
+		load = streamLoad{window: max(*window, 1), size: max(*frameBytes, 1)}
+		load.frames = max(*streamMiB<<20/(*viewers*load.size), load.window)
+		fmt.Fprintf(stdout, "stream: %d viewers, %d frames of %d bytes in windows of %d, %d rounds; load average at start %s\n",
+			*viewers, load.frames, load.size, load.window, *rounds, loadavg())
+	default:
+		return fmt.Errorf("unknown load %q", *loadName)
+	}
 	results := map[string][]stormResult{}
 	for r := range *rounds + 1 { // round 0 warms both servers up, uncounted
 		order := slices.Clone(cases)
@@ -114,18 +131,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return ctx.Err()
 			}
 			room := fmt.Sprintf("storm-%d-%s", r, strings.ReplaceAll(c.name, "/", "-"))
-			res, err := storm(ctx, servers[c.server], priv, room, *viewers, c.mode)
+			var res stormResult
+			var err error
+			if load.frames > 0 {
+				res, err = stream(ctx, servers[c.server], priv, room, *viewers, load, c.mode)
+			} else {
+				res, err = storm(ctx, servers[c.server], priv, room, *viewers, c.mode)
+			}
 			if err != nil {
 				return fmt.Errorf("round %d %s: %w", r, c.name, err)
 			}
-			fmt.Fprintf(stderr, "round %d %-13s cpu %6.0f ms  wall %6.0f ms  controls/viewer %6.1f  load %s\n", r, c.name,
-				ms(res.cpu), ms(res.wall), float64(res.controls)/float64(*viewers), loadavg())
+			fmt.Fprintf(stderr, "round %d %-13s cpu %6.0f ms  wall %6.0f ms  controls/viewer %6.1f  MiB %6.1f  load %s\n", r, c.name,
+				ms(res.cpu), ms(res.wall), float64(res.controls)/float64(*viewers), float64(res.bytes)/(1<<20), loadavg())
 			if r > 0 {
 				results[c.name] = append(results[c.name], res)
 			}
 		}
 	}
-	printTable(stdout, cases, results, *viewers)
+	if load.frames > 0 {
+		printStreamTable(stdout, cases, results)
+	} else {
+		printTable(stdout, cases, results, *viewers)
+	}
 	fmt.Fprintf(stdout, "load average at end %s\n", loadavg())
 	return nil
 }
@@ -176,4 +203,46 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// printStreamTable prints each case's CPU per delivered MiB (median and
+// range), its delivered MiB and wall time, and its CPU per byte over the
+// bare forwarder's, as the ratio of medians and as the median and range
+// of the per-round ratios.
+func printStreamTable(w io.Writer, cases []benchCase, res map[string][]stormResult) {
+	perMiB := func(r stormResult) float64 {
+		if r.bytes <= 0 {
+			return 0
+		}
+		return ms(r.cpu) / (float64(r.bytes) / (1 << 20))
+	}
+	bare := res["bare"]
+	fmt.Fprintln(w, "| case | server CPU ms per delivered MiB, median (range) | MiB delivered, median | wall ms, median | vs bare: ratio of medians | vs bare: per round, median (range) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	bc := make([]float64, len(bare))
+	for i, r := range bare {
+		bc[i] = perMiB(r)
+	}
+	for _, c := range cases {
+		rs := res[c.name]
+		cpu := make([]float64, len(rs))
+		mib := make([]float64, len(rs))
+		wall := make([]float64, len(rs))
+		var ratios []float64
+		for i, r := range rs {
+			cpu[i], mib[i], wall[i] = perMiB(r), float64(r.bytes)/(1<<20), ms(r.wall)
+			if i < len(bc) && bc[i] > 0 {
+				ratios = append(ratios, cpu[i]/bc[i])
+			}
+		}
+		vs, paired := "", ""
+		if len(bc) > 0 && c.name != "bare" {
+			if m := median(bc); m > 0 {
+				vs = fmt.Sprintf("%.2f", median(cpu)/m)
+			}
+			paired = fmt.Sprintf("%.2f (%.2f–%.2f)", median(ratios), slices.Min(ratios), slices.Max(ratios))
+		}
+		fmt.Fprintf(w, "| %s | %.2f (%.2f–%.2f) | %.0f | %.0f | %s | %s |\n", c.name, median(cpu), slices.Min(cpu), slices.Max(cpu),
+			median(mib), median(wall), vs, paired)
+	}
 }
