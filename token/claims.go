@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"strconv"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -194,41 +196,120 @@ type decodeError struct{ reason string }
 
 func (e *decodeError) Error() string { return "token: claims: " + e.reason }
 
-// UnmarshalJSON decodes the claim set strictly: an object holding only
-// the known members, none null, strings as strings and numeric claims as
-// JSON integers (not quoted, no fraction or exponent).
+// UnmarshalJSON decodes the claim set strictly, in one pass over its
+// members: an object holding only the known members, each once, none
+// null, strings as strings and numeric claims as JSON integers (not
+// quoted, no fraction or exponent). A member given twice is refused:
+// readers that keep the first and readers that keep the last would
+// read two different tokens.
 func (w *wireClaims) UnmarshalJSON(b []byte) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return &decodeError{"not a JSON object"}
 	}
-	for name, raw := range members {
-		kind, ok := claimKinds[name]
+	var c Claims
+	seen := make(map[string]bool, len(claimKinds))
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return &decodeError{"not a JSON object"}
+		}
+		name, _ := t.(string)
+		kind, known := claimKinds[name]
 		switch {
 		case name == "nbf":
 			return &decodeError{"nbf present (attach tokens have none)"}
-		case !ok:
+		case !known:
 			return &decodeError{"unknown member"}
-		case bytes.Equal(raw, []byte("null")):
-			return &decodeError{name + " is null"}
-		case kind == '"' && raw[0] != '"':
+		case seen[name]:
+			return &decodeError{name + " given twice"}
+		}
+		seen[name] = true
+		v, err := dec.Token()
+		if err != nil {
+			return &decodeError{"not a JSON object"}
+		}
+		if err := c.set(name, kind, v); err != nil {
+			return err
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return &decodeError{"not a JSON object"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &decodeError{"not a JSON object"}
+	}
+	*w = wireClaims(c)
+	return nil
+}
+
+// set stores the value v (a json.Decoder token) of member name, of kind
+// kind, in c.
+func (c *Claims) set(name string, kind byte, v any) error {
+	if v == nil {
+		return &decodeError{name + " is null"}
+	}
+	switch kind {
+	case '"':
+		s, ok := v.(string)
+		if !ok {
 			return &decodeError{name + " is not a string"}
-		case kind == '0' && !isJSONInteger(raw):
-			return &decodeError{name + " is not a JSON integer"}
-		case kind == 't' && string(raw) != "true":
-			// An optional flag is absent or true, never false.
-			return &decodeError{name + " is not true"}
-		case (name == "name" || name == "inv") && string(raw) == `""`:
+		}
+		if s == "" && (name == "name" || name == "inv") {
 			// Optional members are absent or meaningful, never empty.
 			return &decodeError{name + " is empty"}
 		}
+		switch name {
+		case "sessionId":
+			c.SessionID = s
+		case "roomId":
+			c.RoomID = s
+		case "userId":
+			c.UserID = s
+		case "role":
+			c.Role = attachwire.Role(s)
+		case "orgId":
+			c.OrgID = s
+		case "aud":
+			c.Audience = s
+		case "jti":
+			c.JTI = s
+		case "name":
+			c.Name = s
+		case "inv":
+			c.Invite = s
+		}
+	case '0':
+		n, ok := v.(json.Number)
+		if !ok || !isJSONInteger([]byte(n)) {
+			return &decodeError{name + " is not a JSON integer"}
+		}
+		if name == "epoch" {
+			e, err := strconv.ParseUint(string(n), 10, 64)
+			if err != nil {
+				// An integer out of uint64 range, or a negative epoch.
+				return &decodeError{"numeric claim out of range"}
+			}
+			c.Epoch = &e
+			return nil
+		}
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil {
+			return &decodeError{"numeric claim out of range"}
+		}
+		if name == "iat" {
+			c.IssuedAt = i
+		} else {
+			c.ExpiresAt = i
+		}
+	case 't':
+		// An optional flag is absent or true, never false.
+		if t, ok := v.(bool); !ok || !t {
+			return &decodeError{name + " is not true"}
+		}
+		c.Propose = true
 	}
-	var c Claims
-	if err := json.Unmarshal(b, &c); err != nil {
-		// An integer out of int64/uint64 range, or a negative epoch.
-		return &decodeError{"numeric claim out of range"}
-	}
-	*w = wireClaims(c)
 	return nil
 }
 

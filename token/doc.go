@@ -22,8 +22,9 @@
 //     member, a string where a string is due that is not one, and a
 //     numeric claim (epoch, iat, exp) that is not a plain JSON integer;
 //     member names match exactly (encoding/json alone would take "ROLE"
-//     for "role"), and a member given twice counts as its last
-//     occurrence, the rule RFC 7515 §5.2 permits;
+//     for "role"), and a member given twice is refused (RFC 7519 §4
+//     allows that or keeping the last; refusing leaves no two readers
+//     to disagree);
 //   - the compact form holds only base64url characters and dots (a base64
 //     decoder would skip a newline in the signature);
 //   - aud is the string "relay" (an array, even ["relay"], is refused);

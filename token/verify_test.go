@@ -1,6 +1,7 @@
 package token
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -661,5 +662,28 @@ func TestProposeClaim(t *testing.T) {
 	c.Propose = true
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "prop on a token that is not a driver's") {
 		t.Fatalf("viewer with prop: %v", err)
+	}
+}
+
+// A member given twice is refused, whichever value a reader would keep:
+// a reader keeping the first and one keeping the last would read two
+// different tokens.
+func TestVerifyRejectsDuplicateMember(t *testing.T) {
+	pub, priv := newKey(t)
+	v := newVerifier(t, pub)
+	body, err := json.Marshal(claimMap(viewerClaims(attachwire.RoleViewer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := append(bytes.TrimSuffix(body, []byte("}")), []byte(`,"role":"driver"}`)...)
+	enc := base64.RawURLEncoding
+	input := enc.EncodeToString([]byte(`{"alg":"EdDSA","typ":"JWT"}`)) + "." + enc.EncodeToString(dup)
+	raw := input + "." + enc.EncodeToString(ed25519.Sign(priv, []byte(input)))
+	refused(t, v, raw, "role given twice")
+	// The same bytes without the second role verify: the refusal is the
+	// duplicate's.
+	input = enc.EncodeToString([]byte(`{"alg":"EdDSA","typ":"JWT"}`)) + "." + enc.EncodeToString(body)
+	if _, err := v.Verify(input + "." + enc.EncodeToString(ed25519.Sign(priv, []byte(input)))); err != nil {
+		t.Fatalf("the token without the duplicate: %v", err)
 	}
 }
