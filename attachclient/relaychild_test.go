@@ -54,9 +54,11 @@ func serveRelayChild(in io.Reader, out io.Writer) error {
 		PublicKeys:     []ed25519.PublicKey{priv.Public().(ed25519.PublicKey)},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DialsPerSecond: 1000,
-		// Twice the stream: a viewer the load delays never falls off
-		// the ring and never makes the host send a fresh screen.
-		RingBytes: 64 << 20,
+		// Twice the stream: a viewer the load delays never falls behind
+		// far enough to be skipped to a snapshot, which would make the
+		// host send a fresh screen.
+		RingBytes:        64 << 20,
+		ViewerQueueBytes: 64 << 20,
 	})
 	if err != nil {
 		return err

@@ -101,6 +101,12 @@ type sealedSub struct {
 	agent.InteractiveSubscription
 	s   *sealedSession
 	san *sanitize.Sanitizer
+	// plain is the sanitized payload, reused from frame to frame: Seal
+	// writes its ciphertext to a buffer of its own, the one allocation
+	// a frame costs. That buffer, the frame's payload, cannot be reused
+	// in turn: the carrier may hold several frames at once (a lane's
+	// batch) and Next's callers own what it returns.
+	plain []byte
 }
 
 // Next returns the next frame, sanitized and sealed.
@@ -111,7 +117,8 @@ func (sub *sealedSub) Next(ctx context.Context) (attachwire.Frame, error) {
 	}
 	switch f.Type {
 	case attachwire.TypeOutput:
-		f.Payload = sub.san.Append(make([]byte, 0, len(f.Payload)), f.Payload)
+		sub.plain = sub.san.Append(sub.plain[:0], f.Payload)
+		f.Payload = sub.plain
 	case attachwire.TypeResize:
 		if r, err := attachwire.DecodeResize(f.Payload); err == nil {
 			sub.san.SetSize(int(r.Cols), int(r.Rows))
