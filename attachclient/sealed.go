@@ -101,12 +101,38 @@ type sealedSub struct {
 	agent.InteractiveSubscription
 	s   *sealedSession
 	san *sanitize.Sanitizer
-	// plain is the sanitized payload, reused from frame to frame: Seal
-	// writes its ciphertext to a buffer of its own, the one allocation
-	// a frame costs. That buffer, the frame's payload, cannot be reused
-	// in turn: the carrier may hold several frames at once (a lane's
-	// batch) and Next's callers own what it returns.
+	// plain is the sanitized payload, reused from frame to frame.
 	plain []byte
+	// lent are the sealed Output payloads Next has returned, oldest
+	// first; free are buffers the pump has said it is done with
+	// (recycle), which the next Output frames are sealed into, so that
+	// a steady stream allocates nothing.
+	lent, free [][]byte
+}
+
+// maxFree bounds the buffers a sealing cursor keeps for reuse: a lane's
+// batch lends up to maxLaneBatch, but one or two serve a steady stream.
+const maxFree = 4
+
+// recycler is a subscription whose frames' payloads may be reused once
+// the pump has sent them: recycle says that every frame read so far is
+// sent except the last keep.
+type recycler interface{ recycle(keep int) }
+
+var _ recycler = (*sealedSub)(nil)
+
+// recycle takes back the payloads lent before the last keep.
+func (sub *sealedSub) recycle(keep int) {
+	n := len(sub.lent) - keep
+	if n <= 0 {
+		return
+	}
+	for _, b := range sub.lent[:n] {
+		if len(sub.free) < maxFree {
+			sub.free = append(sub.free, b)
+		}
+	}
+	sub.lent = append(sub.lent[:0], sub.lent[n:]...)
 }
 
 // Next returns the next frame, sanitized and sealed.
@@ -118,7 +144,15 @@ func (sub *sealedSub) Next(ctx context.Context) (attachwire.Frame, error) {
 	switch f.Type {
 	case attachwire.TypeOutput:
 		sub.plain = sub.san.Append(sub.plain[:0], f.Payload)
-		f.Payload = sub.plain
+		var dst []byte
+		if n := len(sub.free); n > 0 {
+			dst, sub.free = sub.free[n-1][:0], sub.free[:n-1]
+		} else {
+			dst = make([]byte, 0, seal.Overhead+len(sub.plain))
+		}
+		f.Payload = sub.s.room.Load().AppendOutput(dst, sub.s.epoch, f.Seq, sub.plain)
+		sub.lent = append(sub.lent, f.Payload)
+		return f, nil
 	case attachwire.TypeResize:
 		if r, err := attachwire.DecodeResize(f.Payload); err == nil {
 			sub.san.SetSize(int(r.Cols), int(r.Rows))

@@ -88,6 +88,22 @@ func (r *Room) Seal(f attachwire.Frame, epoch uint64) (attachwire.Frame, error) 
 	return r.seal(f, epoch, nonce[:], false)
 }
 
+// AppendOutput appends to dst the sealed payload Seal gives an Output
+// frame (seq, of the host's epoch) that holds plain, and returns the
+// extended slice: Seal for a caller that reuses its buffers. plain must
+// not overlap what is appended.
+func (r *Room) AppendOutput(dst []byte, epoch, seq uint64, plain []byte) []byte {
+	var nonce [NonceSize]byte
+	rand.Read(nonce[:]) // never fails: it crashes the program instead
+	return r.appendOutput(dst, epoch, seq, nonce[:], plain)
+}
+
+// appendOutput is AppendOutput with the nonce given.
+func (r *Room) appendOutput(dst []byte, epoch, seq uint64, nonce, plain []byte) []byte {
+	var abuf [128]byte
+	return r.box(dst, nonce, r.aad(abuf[:0], attachwire.TypeOutput, epoch, seq), plain)
+}
+
 // SealFinal seals the post-Exit Snapshot (seq 0, atSeq = the Exit's seq
 // E): its associated data carries atSeq E-1, the position a relay serves
 // it at, with the Exit frame after it (the Exit changes nothing on the
@@ -107,8 +123,7 @@ func (r *Room) seal(f attachwire.Frame, epoch uint64, nonce []byte, final bool) 
 	out := f
 	switch f.Type {
 	case attachwire.TypeOutput:
-		aad := r.aad(abuf[:0], f.Type, epoch, f.Seq)
-		out.Payload = r.box(make([]byte, 0, Overhead+len(f.Payload)), nonce, aad, f.Payload)
+		out.Payload = r.appendOutput(make([]byte, 0, Overhead+len(f.Payload)), epoch, f.Seq, nonce, f.Payload)
 	case attachwire.TypeMarker:
 		m, err := attachwire.DecodeMarker(f.Payload)
 		if err != nil {

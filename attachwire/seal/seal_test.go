@@ -86,6 +86,29 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAppendOutput: the sealed payload appended to a reused buffer is
+// Seal's, byte for byte under the same nonce, after what dst held, and
+// opens.
+func TestAppendOutput(t *testing.T) {
+	r := testRoom(t, "s")
+	f := attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: []byte("secret output")}
+	nonce := bytes.Repeat([]byte{7}, NonceSize)
+	want, err := r.seal(f, 3, nonce, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 256)
+	buf = append(buf, "held"...)
+	got := r.appendOutput(buf, 3, 8, nonce, f.Payload)
+	if string(got[:4]) != "held" || !bytes.Equal(got[4:], want.Payload) {
+		t.Fatalf("appended %x, want held then %x", got, want.Payload)
+	}
+	o, err := r.Open(attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: r.AppendOutput(got[:0], 3, 8, f.Payload)}, 3)
+	if err != nil || string(o.Payload) != "secret output" {
+		t.Fatalf("open: %q %v", o.Payload, err)
+	}
+}
+
 // TestTamper: whatever a relay changes of a sealed frame without the key
 // makes it fail to open: a flipped bit anywhere in it, another seq
 // (reorder, replay at a new position), another room, epoch, key, input
