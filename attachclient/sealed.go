@@ -101,12 +101,10 @@ type sealedSub struct {
 	agent.InteractiveSubscription
 	s   *sealedSession
 	san *sanitize.Sanitizer
-	// plain is the sanitized payload, reused from frame to frame.
-	plain []byte
 	// lent are the sealed Output payloads Next has returned, oldest
 	// first; free are buffers the pump has said it is done with
-	// (recycle), which the next Output frames are sealed into, so that
-	// a steady stream allocates nothing.
+	// (recycle), which the next Output frames are sanitized and sealed
+	// into, in place, so that a steady stream allocates nothing.
 	lent, free [][]byte
 }
 
@@ -143,14 +141,14 @@ func (sub *sealedSub) Next(ctx context.Context) (attachwire.Frame, error) {
 	}
 	switch f.Type {
 	case attachwire.TypeOutput:
-		sub.plain = sub.san.Append(sub.plain[:0], f.Payload)
-		var dst []byte
+		var buf []byte
 		if n := len(sub.free); n > 0 {
-			dst, sub.free = sub.free[n-1][:0], sub.free[:n-1]
+			buf, sub.free = sub.free[n-1][:seal.NonceSize], sub.free[:n-1]
 		} else {
-			dst = make([]byte, 0, seal.Overhead+len(sub.plain))
+			buf = make([]byte, seal.NonceSize, seal.Overhead+len(f.Payload))
 		}
-		f.Payload = sub.s.room.Load().AppendOutput(dst, sub.s.epoch, f.Seq, sub.plain)
+		buf = sub.san.Append(buf, f.Payload)
+		f.Payload = sub.s.room.Load().SealOutput(buf, sub.s.epoch, f.Seq)
 		sub.lent = append(sub.lent, f.Payload)
 		return f, nil
 	case attachwire.TypeResize:

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -88,20 +89,24 @@ func (r *Room) Seal(f attachwire.Frame, epoch uint64) (attachwire.Frame, error) 
 	return r.seal(f, epoch, nonce[:], false)
 }
 
-// AppendOutput appends to dst the sealed payload Seal gives an Output
-// frame (seq, of the host's epoch) that holds plain, and returns the
-// extended slice: Seal for a caller that reuses its buffers. plain must
-// not overlap what is appended.
-func (r *Room) AppendOutput(dst []byte, epoch, seq uint64, plain []byte) []byte {
-	var nonce [NonceSize]byte
-	rand.Read(nonce[:]) // never fails: it crashes the program instead
-	return r.appendOutput(dst, epoch, seq, nonce[:], plain)
+// SealOutput seals an Output frame's payload (seq, of the host's epoch)
+// in place and returns it: buf is NonceSize bytes of room followed by
+// the plaintext, and comes back as what Seal gives the frame, nonce,
+// ciphertext and tag, in the same array when it has Overhead-NonceSize
+// bytes of spare capacity. Seal for a caller that builds the plaintext
+// where the ciphertext goes, into a buffer it reuses.
+func (r *Room) SealOutput(buf []byte, epoch, seq uint64) []byte {
+	rand.Read(buf[:NonceSize]) // never fails: it crashes the program instead
+	return r.sealOutput(buf, epoch, seq)
 }
 
-// appendOutput is AppendOutput with the nonce given.
-func (r *Room) appendOutput(dst []byte, epoch, seq uint64, nonce, plain []byte) []byte {
+// sealOutput is SealOutput with the nonce already in buf.
+func (r *Room) sealOutput(buf []byte, epoch, seq uint64) []byte {
 	var abuf [128]byte
-	return r.box(dst, nonce, r.aad(abuf[:0], attachwire.TypeOutput, epoch, seq), plain)
+	buf = slices.Grow(buf, Overhead-NonceSize)
+	plain := buf[NonceSize:]
+	r.key.aead.Seal(plain[:0], buf[:NonceSize], plain, r.aad(abuf[:0], attachwire.TypeOutput, epoch, seq))
+	return buf[:len(buf)+Overhead-NonceSize]
 }
 
 // SealFinal seals the post-Exit Snapshot (seq 0, atSeq = the Exit's seq
@@ -123,7 +128,8 @@ func (r *Room) seal(f attachwire.Frame, epoch uint64, nonce []byte, final bool) 
 	out := f
 	switch f.Type {
 	case attachwire.TypeOutput:
-		out.Payload = r.appendOutput(make([]byte, 0, Overhead+len(f.Payload)), epoch, f.Seq, nonce, f.Payload)
+		aad := r.aad(abuf[:0], f.Type, epoch, f.Seq)
+		out.Payload = r.box(make([]byte, 0, Overhead+len(f.Payload)), nonce, aad, f.Payload)
 	case attachwire.TypeMarker:
 		m, err := attachwire.DecodeMarker(f.Payload)
 		if err != nil {

@@ -86,10 +86,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestAppendOutput: the sealed payload appended to a reused buffer is
-// Seal's, byte for byte under the same nonce, after what dst held, and
-// opens.
-func TestAppendOutput(t *testing.T) {
+// TestSealOutput: sealed in place, an Output payload is Seal's byte for
+// byte under the same nonce, in the buffer it was given when that has
+// room for the tag, and opens.
+func TestSealOutput(t *testing.T) {
 	r := testRoom(t, "s")
 	f := attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: []byte("secret output")}
 	nonce := bytes.Repeat([]byte{7}, NonceSize)
@@ -97,13 +97,18 @@ func TestAppendOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 0, 256)
-	buf = append(buf, "held"...)
-	got := r.appendOutput(buf, 3, 8, nonce, f.Payload)
-	if string(got[:4]) != "held" || !bytes.Equal(got[4:], want.Payload) {
-		t.Fatalf("appended %x, want held then %x", got, want.Payload)
+	for _, spare := range []int{Overhead - NonceSize, 0} {
+		buf := append(append(make([]byte, 0, NonceSize+len(f.Payload)+spare), nonce...), f.Payload...)
+		got := r.sealOutput(buf, 3, 8)
+		if !bytes.Equal(got, want.Payload) {
+			t.Fatalf("spare %d: sealed %x, want %x", spare, got, want.Payload)
+		}
+		if inPlace := &got[0] == &buf[0]; inPlace != (spare > 0) {
+			t.Errorf("spare %d: in place %v", spare, inPlace)
+		}
 	}
-	o, err := r.Open(attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: r.AppendOutput(got[:0], 3, 8, f.Payload)}, 3)
+	buf := append(make([]byte, NonceSize, 64), f.Payload...)
+	o, err := r.Open(attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: r.SealOutput(buf, 3, 8)}, 3)
 	if err != nil || string(o.Payload) != "secret output" {
 		t.Fatalf("open: %q %v", o.Payload, err)
 	}
