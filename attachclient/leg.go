@@ -229,6 +229,13 @@ func (l *leg) pump(ctx, stop context.Context, sub agent.InteractiveSubscription)
 			sub, held = next, nil
 			continue
 		}
+		if r, ok := sub.(recycler); ok {
+			keep := 0
+			if held != nil {
+				keep = 1 // read, not sent: the next batch starts with it
+			}
+			r.recycle(keep)
+		}
 		if eof {
 			return nil
 		}

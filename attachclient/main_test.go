@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 //	group  starts a "stubborn" grandchild in its process group, prints
 //	       "GRANDCHILD <pid>", then behaves as lines
 //	stubborn ignores SIGHUP and SIGTERM and sleeps: only SIGKILL ends it
+//	relay  a relay and its draining viewers, for a host in another
+//	       process (relayChild)
 func runHelper(name string) int {
 	switch name {
 	case "group":
@@ -70,6 +72,8 @@ func runHelper(name string) int {
 		}
 		w.Flush()
 		return 0
+	case "relay":
+		return relayChild()
 	case "rawcat":
 		t, err := unix.IoctlGetTermios(0, ioctlGetTermios)
 		if err != nil {

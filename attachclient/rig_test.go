@@ -2,6 +2,7 @@ package attachclient_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log/slog"
@@ -108,12 +109,17 @@ func (r *rig) mintHost(epoch uint64) (string, error) {
 
 // mintHost mints a host token for room on srv.
 func mintHost(srv *relaytest.Server, room string, epoch uint64) (string, error) {
+	return mintHostKey(srv.Key, room, epoch)
+}
+
+// mintHostKey mints a host token for room with key.
+func mintHostKey(key ed25519.PrivateKey, room string, epoch uint64) (string, error) {
 	jti, err := token.NewJTI()
 	if err != nil {
 		return "", err
 	}
 	now := time.Now().Unix()
-	return token.Mint(srv.Key, token.Claims{
+	return token.Mint(key, token.Claims{
 		SessionID: room, RoomID: room, Role: attachwire.RoleHost, Epoch: &epoch,
 		OrgID: relaytest.DefaultOrg, IssuedAt: now, ExpiresAt: now + 60, Audience: "relay", JTI: jti,
 	})

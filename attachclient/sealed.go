@@ -101,6 +101,36 @@ type sealedSub struct {
 	agent.InteractiveSubscription
 	s   *sealedSession
 	san *sanitize.Sanitizer
+	// lent are the sealed Output payloads Next has returned, oldest
+	// first; free are buffers the pump has said it is done with
+	// (recycle), which the next Output frames are sanitized and sealed
+	// into, in place, so that a steady stream allocates nothing.
+	lent, free [][]byte
+}
+
+// maxFree bounds the buffers a sealing cursor keeps for reuse: a lane's
+// batch lends up to maxLaneBatch, but one or two serve a steady stream.
+const maxFree = 4
+
+// recycler is a subscription whose frames' payloads may be reused once
+// the pump has sent them: recycle says that every frame read so far is
+// sent except the last keep.
+type recycler interface{ recycle(keep int) }
+
+var _ recycler = (*sealedSub)(nil)
+
+// recycle takes back the payloads lent before the last keep.
+func (sub *sealedSub) recycle(keep int) {
+	n := len(sub.lent) - keep
+	if n <= 0 {
+		return
+	}
+	for _, b := range sub.lent[:n] {
+		if len(sub.free) < maxFree {
+			sub.free = append(sub.free, b)
+		}
+	}
+	sub.lent = append(sub.lent[:0], sub.lent[n:]...)
 }
 
 // Next returns the next frame, sanitized and sealed.
@@ -111,7 +141,16 @@ func (sub *sealedSub) Next(ctx context.Context) (attachwire.Frame, error) {
 	}
 	switch f.Type {
 	case attachwire.TypeOutput:
-		f.Payload = sub.san.Append(make([]byte, 0, len(f.Payload)), f.Payload)
+		var buf []byte
+		if n := len(sub.free); n > 0 {
+			buf, sub.free = sub.free[n-1][:seal.NonceSize], sub.free[:n-1]
+		} else {
+			buf = make([]byte, seal.NonceSize, seal.Overhead+len(f.Payload))
+		}
+		buf = sub.san.Append(buf, f.Payload)
+		f.Payload = sub.s.room.Load().SealOutput(buf, sub.s.epoch, f.Seq)
+		sub.lent = append(sub.lent, f.Payload)
+		return f, nil
 	case attachwire.TypeResize:
 		if r, err := attachwire.DecodeResize(f.Payload); err == nil {
 			sub.san.SetSize(int(r.Cols), int(r.Rows))

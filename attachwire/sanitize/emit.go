@@ -1,7 +1,9 @@
 package sanitize
 
-// Canonical 7-bit emission. Every sequence that passes is rebuilt here from
-// its parsed parts; no byte of the input sequence is copied through.
+// Canonical 7-bit emission. Every sequence that passes is what these
+// functions build from its parsed parts. The copy-through path (pass.go)
+// copies input only where it has checked that the input is byte for byte
+// what they would build.
 
 // appendUint appends v in decimal without leading zeros.
 func appendUint(dst []byte, v int32) []byte {

@@ -17,7 +17,8 @@ func maxGrowth(n int) int { return 6*n + 16 }
 
 // FuzzSanitizer checks the invariants on arbitrary input: no panic, output
 // holds nothing forbidden, is bounded in length, is idempotent, and does not
-// depend on how the input is split (seed picks the split and the profile).
+// depend on how the input is split (seed picks the split and the profile),
+// byte by byte included.
 func FuzzSanitizer(f *testing.F) {
 	for _, c := range policyCases {
 		f.Add([]byte(c.in), uint64(len(c.in)))
@@ -36,6 +37,10 @@ func FuzzSanitizer(f *testing.F) {
 		}
 		if chunked := run(opts, randomChunks(in, seed)...); !bytes.Equal(chunked, out) {
 			t.Fatalf("chunked output differs:\nin      %q\nwhole   %q\nchunked %q", in, out, chunked)
+		}
+		// Byte by byte no fast path runs: the parser alone is the reference.
+		if byByte := run(opts, bytewise(in)...); !bytes.Equal(byByte, out) {
+			t.Fatalf("output byte by byte differs:\nin       %q\nwhole    %q\nbytewise %q", in, out, byByte)
 		}
 	})
 }

@@ -51,13 +51,13 @@ func (s *Sanitizer) Append(dst, p []byte) []byte {
 				if s.skipping() {
 					n = stringRun(p, s.state == stOSC)
 				}
-			case p[0] != esc:
-				if n = textRun(p); n > 0 {
+			default:
+				if n = s.passRun(p); n > 0 {
 					dst = append(dst, p[:n]...)
 					s.lastBEL = false
+				} else if len(p) > 2 && p[0] == esc && p[1] == '[' {
+					dst, n = s.csiRun(dst, p)
 				}
-			case len(p) > 2 && p[1] == '[':
-				dst, n = s.csiRun(dst, p)
 			}
 			if n > 0 {
 				p = p[n:]
@@ -296,7 +296,7 @@ func (s *Sanitizer) enterEscape() {
 }
 
 // ground handles a 7-bit byte outside any sequence. Printable bytes usually
-// take textRun's fast path instead.
+// take passRun's fast path instead.
 func (s *Sanitizer) ground(dst []byte, b byte) []byte {
 	switch {
 	case b >= 0x20 && b < del:

@@ -1,8 +1,6 @@
 package sanitize
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
 
 	"github.com/ptyhost/ptyhost/internal/utf8lead"
@@ -49,78 +47,27 @@ func (u *utf8State) add(b byte) ([]byte, bool) {
 	return u.buf[:n], true
 }
 
-const (
-	lanes01 = 0x0101010101010101
-	lanes60 = 0x6060606060606060
-	lanes7f = 0x7f7f7f7f7f7f7f7f
-	lanes80 = 0x8080808080808080
-)
-
-// unsafeLanes returns a mask with bit 7 of each byte lane set where the
-// byte of x is not printable ASCII (0x20–0x7E).
-func unsafeLanes(x uint64) uint64 {
-	low := x & lanes7f
-	ge20 := low + lanes60 // bit 7 set iff low ≥ 0x20
-	is7f := low + lanes01 // bit 7 set iff low == 0x7f
-	return (^ge20 | is7f | x) & lanes80
-}
-
-// textRun returns the length of the longest prefix of p that is text the
-// Viewer profile passes unchanged: printable ASCII, BS, HT, LF, CR, and
-// complete valid UTF-8 runes of U+00A0 and above. Printable ASCII is
-// checked a word at a time, and 32 bytes at a time inside long runs.
-func textRun(p []byte) int {
-	i := 0
-	for i < len(p) {
-		switch b := p[i]; {
-		case b >= 0x20 && b < del:
-			i++
-			if i+8 > len(p) {
-				continue
-			}
-			if m := unsafeLanes(binary.LittleEndian.Uint64(p[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				continue
-			}
-			i += 8
-			for i+32 <= len(p) {
-				q := p[i : i+32]
-				if unsafeLanes(binary.LittleEndian.Uint64(q))|
-					unsafeLanes(binary.LittleEndian.Uint64(q[8:]))|
-					unsafeLanes(binary.LittleEndian.Uint64(q[16:]))|
-					unsafeLanes(binary.LittleEndian.Uint64(q[24:])) != 0 {
-					break
-				}
-				i += 32
-			}
-			for i+8 <= len(p) {
-				if m := unsafeLanes(binary.LittleEndian.Uint64(p[i:])); m != 0 {
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				i += 8
-			}
-		case b == '\n', b == '\r', b == '\t', b == '\b':
-			i++
-		case b >= 0xc2 && b < 0xe0: // two bytes, U+0080–U+07FF
-			if i+1 >= len(p) || p[i+1]&0xc0 != 0x80 || b == 0xc2 && p[i+1] < 0xa0 {
-				return i // invalid, incomplete, or a C1 control
-			}
-			i += 2
-		case b >= 0xe0 && b < 0xf0: // three bytes
-			_, lo, hi := utf8lead.Lead(b)
-			if i+2 >= len(p) || p[i+1] < lo || p[i+1] > hi || p[i+2]&0xc0 != 0x80 {
-				return i
-			}
-			i += 3
-		case b >= 0xf0 && b <= 0xf4:
-			if _, n := utf8.DecodeRune(p[i:]); n == 1 {
-				return i
-			}
-			i += 4
-		default:
-			return i
+// runeLen returns the length of the complete, valid UTF-8 rune of U+00A0
+// or above at the start of p, whose first byte is 0x80 or above, or 0 if
+// there is none: invalid, incomplete, or a C1 control.
+func runeLen(p []byte) int {
+	switch b := p[0]; {
+	case b >= 0xc2 && b < 0xe0: // two bytes, U+0080–U+07FF
+		if len(p) < 2 || p[1]&0xc0 != 0x80 || b == 0xc2 && p[1] < 0xa0 {
+			return 0
 		}
+		return 2
+	case b >= 0xe0 && b < 0xf0: // three bytes
+		_, lo, hi := utf8lead.Lead(b)
+		if len(p) < 3 || p[1] < lo || p[1] > hi || p[2]&0xc0 != 0x80 {
+			return 0
+		}
+		return 3
+	case b >= 0xf0 && b <= 0xf4:
+		if _, n := utf8.DecodeRune(p); n == 1 {
+			return 0
+		}
+		return 4
 	}
-	return i
+	return 0
 }

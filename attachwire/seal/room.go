@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ptyhost/ptyhost/attachwire"
 )
@@ -86,6 +87,26 @@ func (r *Room) Seal(f attachwire.Frame, epoch uint64) (attachwire.Frame, error) 
 	var nonce [NonceSize]byte
 	rand.Read(nonce[:]) // never fails: it crashes the program instead
 	return r.seal(f, epoch, nonce[:], false)
+}
+
+// SealOutput seals an Output frame's payload (seq, of the host's epoch)
+// in place and returns it: buf is NonceSize bytes of room followed by
+// the plaintext, and comes back as what Seal gives the frame, nonce,
+// ciphertext and tag, in the same array when it has Overhead-NonceSize
+// bytes of spare capacity. Seal for a caller that builds the plaintext
+// where the ciphertext goes, into a buffer it reuses.
+func (r *Room) SealOutput(buf []byte, epoch, seq uint64) []byte {
+	rand.Read(buf[:NonceSize]) // never fails: it crashes the program instead
+	return r.sealOutput(buf, epoch, seq)
+}
+
+// sealOutput is SealOutput with the nonce already in buf.
+func (r *Room) sealOutput(buf []byte, epoch, seq uint64) []byte {
+	var abuf [128]byte
+	buf = slices.Grow(buf, Overhead-NonceSize)
+	plain := buf[NonceSize:]
+	r.key.aead.Seal(plain[:0], buf[:NonceSize], plain, r.aad(abuf[:0], attachwire.TypeOutput, epoch, seq))
+	return buf[:len(buf)+Overhead-NonceSize]
 }
 
 // SealFinal seals the post-Exit Snapshot (seq 0, atSeq = the Exit's seq

@@ -86,6 +86,34 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSealOutput: sealed in place, an Output payload is Seal's byte for
+// byte under the same nonce, in the buffer it was given when that has
+// room for the tag, and opens.
+func TestSealOutput(t *testing.T) {
+	r := testRoom(t, "s")
+	f := attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: []byte("secret output")}
+	nonce := bytes.Repeat([]byte{7}, NonceSize)
+	want, err := r.seal(f, 3, nonce, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spare := range []int{Overhead - NonceSize, 0} {
+		buf := append(append(make([]byte, 0, NonceSize+len(f.Payload)+spare), nonce...), f.Payload...)
+		got := r.sealOutput(buf, 3, 8)
+		if !bytes.Equal(got, want.Payload) {
+			t.Fatalf("spare %d: sealed %x, want %x", spare, got, want.Payload)
+		}
+		if inPlace := &got[0] == &buf[0]; inPlace != (spare > 0) {
+			t.Errorf("spare %d: in place %v", spare, inPlace)
+		}
+	}
+	buf := append(make([]byte, NonceSize, 64), f.Payload...)
+	o, err := r.Open(attachwire.Frame{Type: attachwire.TypeOutput, Seq: 8, Payload: r.SealOutput(buf, 3, 8)}, 3)
+	if err != nil || string(o.Payload) != "secret output" {
+		t.Fatalf("open: %q %v", o.Payload, err)
+	}
+}
+
 // TestTamper: whatever a relay changes of a sealed frame without the key
 // makes it fail to open: a flipped bit anywhere in it, another seq
 // (reorder, replay at a new position), another room, epoch, key, input
