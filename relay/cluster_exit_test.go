@@ -3,11 +3,9 @@ package relay_test
 import (
 	"bytes"
 	"encoding/binary"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
@@ -177,22 +175,7 @@ func TestClusterSealedMirrorThatLostTheExit(t *testing.T) {
 // both opening with the key.
 func TestClusterOwnerSendsTheExitAgainWithTheFinal(t *testing.T) {
 	ns := natsServer(t)
-	spy, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spy.Close()
-	var mu sync.Mutex
-	var out [][]byte
-	sub, err := spy.Subscribe("ptyhost.relay.room.*.out", func(m *nats.Msg) {
-		mu.Lock()
-		out = append(out, m.Data)
-		mu.Unlock()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	spy := spyOn(t, ns, "ptyhost.relay.room.*.out")
 	nodes := startCluster(t, ns, "a", "b")
 	a, b := nodes[0], nodes[1]
 	k := newSealKey(t)
@@ -211,9 +194,8 @@ func TestClusterOwnerSendsTheExitAgainWithTheFinal(t *testing.T) {
 
 	var final []byte
 	testkit.Eventually(t, "the final message on the output subject", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range out {
+		for _, m := range spy.seen() {
+			m = m[bytes.IndexByte(m, ' ')+1:] // the subject
 			if len(m) > relay.OutHeader && m[0] == relay.OutFinal && m[1] == 0 {
 				final = m
 				return true

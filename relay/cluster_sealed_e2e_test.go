@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire"
@@ -153,27 +152,9 @@ func sameScreen(t testing.TB, sess *ptyhost.Session, v *keyedViewer, what string
 // the surviving nodes' rings.
 func TestClusterSealedOwnerDies(t *testing.T) {
 	ns := natsServer(t)
-	spy, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spy.Close()
-	var mu sync.Mutex
-	var seen [][]byte
 	// The spy listens where frames and controls travel, never on a
-	// request subject: a listener there that does not answer would turn
-	// the dead owner's silence (no responders) into a timeout.
-	for _, subject := range []string{"ptyhost.relay.room.*.out", "ptyhost.relay.node.*.legs"} {
-		sub, err := spy.Subscribe(subject, func(m *nats.Msg) {
-			mu.Lock()
-			seen = append(seen, append([]byte(m.Subject+" "), m.Data...))
-			mu.Unlock()
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sub.Unsubscribe()
-	}
+	// request subject (see spyOn).
+	spy := spyOn(t, ns, "ptyhost.relay.room.*.out", "ptyhost.relay.node.*.legs")
 
 	nodes := startCluster(t, ns, "a", "b", "c")
 	a, b, c := nodes[0], nodes[1], nodes[2]
@@ -278,9 +259,7 @@ func TestClusterSealedOwnerDies(t *testing.T) {
 	}
 
 	checkRings(b) // C's room closed with its last viewer
-	spy.Flush()
-	mu.Lock()
-	defer mu.Unlock()
+	seen := spy.seen()
 	if len(seen) == 0 {
 		t.Fatal("the spy saw no NATS message")
 	}

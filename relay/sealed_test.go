@@ -10,11 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
-	"github.com/nats-io/nats.go"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/testkit"
@@ -370,22 +368,7 @@ func TestSealedRoomHoldsNoPlaintext(t *testing.T) {
 // holds the markers written through the room.
 func TestSealedRoomAcrossTheCluster(t *testing.T) {
 	ns := natsServer(t)
-	spy, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spy.Close()
-	var mu sync.Mutex
-	var seen [][]byte
-	sub, err := spy.Subscribe(">", func(m *nats.Msg) {
-		mu.Lock()
-		seen = append(seen, append([]byte(m.Subject+" "), m.Data...))
-		mu.Unlock()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	spy := spyOn(t, ns, ">")
 	nodes := startCluster(t, ns, "a", "b")
 	a, b := nodes[0], nodes[1]
 	k := newSealKey(t)
@@ -431,9 +414,7 @@ func TestSealedRoomAcrossTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	untilFrame(t, h.c, attachwire.TypeInput)
-	spy.Flush()
-	mu.Lock()
-	defer mu.Unlock()
+	seen := spy.seen()
 	if len(seen) == 0 {
 		t.Fatal("the spy saw no NATS message")
 	}

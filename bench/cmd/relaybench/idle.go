@@ -21,8 +21,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
-	"github.com/ptyhost/ptyhost/relay"
-	"github.com/ptyhost/ptyhost/token"
 )
 
 // memPath is where a server under test reports its memory, after a
@@ -127,48 +125,13 @@ func idle(ctx context.Context, s *server, key ed25519.PrivateKey, tag string, n,
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			h := http.Header{}
-			var subWire []byte
-			if !bare {
-				jti, err := token.NewJTI()
-				if err != nil {
-					fail(err)
-					ready.Done()
-					return
-				}
-				now := time.Now().Unix()
-				tok, err := token.Mint(key, token.Claims{SessionID: room, RoomID: room, OrgID: "bench", Audience: "relay",
-					Role: attachwire.RoleViewer, UserID: fmt.Sprintf("v%d", i), JTI: jti, IssuedAt: now, ExpiresAt: now + 900})
-				if err != nil {
-					fail(err)
-					ready.Done()
-					return
-				}
-				h.Set("Authorization", "Bearer "+tok)
-			}
-			sub, err := attachwire.ControlFrame(attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleViewer, Presence: attachwire.PresenceCounts})
-			if err == nil {
-				subWire, err = sub.MarshalBinary()
-			}
+			c, err := dialViewer(ctx, s, key, room, i, attachwire.PresenceCounts)
 			if err != nil {
 				fail(err)
 				ready.Done()
 				return
 			}
-			c, _, err := websocket.Dial(ctx, "ws://"+s.addr+"/v1/rooms/"+room, &websocket.DialOptions{
-				HTTPHeader: h, Subprotocols: []string{relay.Subprotocol}})
-			if err != nil {
-				fail(fmt.Errorf("%s: dial %d: %w", s.name, i, err))
-				ready.Done()
-				return
-			}
-			c.SetReadLimit(16 << 20)
 			conns[i] = c
-			if err := c.Write(ctx, websocket.MessageBinary, subWire); err != nil {
-				fail(fmt.Errorf("%s: subscribe %d: %w", s.name, i, err))
-				ready.Done()
-				return
-			}
 			if bare {
 				ready.Done()
 			}

@@ -80,7 +80,7 @@ func stream(ctx context.Context, s *server, key ed25519.PrivateKey, room string,
 		sem <- struct{}{}
 		dials.Go(func() {
 			defer func() { <-sem }()
-			c, err := dialStreamViewer(ctx, s, key, room, i, mode)
+			c, err := dialViewer(ctx, s, key, room, i, mode)
 			if err != nil {
 				fail(err)
 				return
@@ -284,8 +284,8 @@ func dialStreamHost(ctx context.Context, s *server, key ed25519.PrivateKey, room
 	return c, nil
 }
 
-// dialStreamViewer dials viewer i and, for the relay, subscribes it.
-func dialStreamViewer(ctx context.Context, s *server, key ed25519.PrivateKey, room string, i int, mode attachwire.PresenceMode) (*websocket.Conn, error) {
+// dialViewer dials viewer i and, for the relay, subscribes it.
+func dialViewer(ctx context.Context, s *server, key ed25519.PrivateKey, room string, i int, mode attachwire.PresenceMode) (*websocket.Conn, error) {
 	h := http.Header{}
 	if s.name != "bare" {
 		tok, err := mintToken(key, room, token.Claims{Role: attachwire.RoleViewer, UserID: fmt.Sprintf("v%d", i)})
