@@ -2,6 +2,7 @@ package attachclient_test
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyhost/ptyhost"
 	"github.com/ptyhost/ptyhost/attachwire"
 	"github.com/ptyhost/ptyhost/viewer"
 )
@@ -84,6 +86,7 @@ type echoPath struct {
 	c      *viewer.Client
 	out    <-chan []byte
 	hf, vf *frontDoor
+	sess   *ptyhost.Session // the session the keys reach
 }
 
 // newEchoPath starts the relay, the host on its carrier and a driving
@@ -142,7 +145,7 @@ func newEchoPath(b testing.TB, hostLane, keepAlive, viewerLane bool) echoPath {
 	}
 	// One untimed key: the child is in raw mode and the whole path is warm.
 	echo(b, c, out, '.')
-	return echoPath{c: c, out: out, hf: hf, vf: vf}
+	return echoPath{c: c, out: out, hf: hf, vf: vf, sess: r.sess}
 }
 
 func keystrokeEcho(b *testing.B, hostLane, keepAlive, viewerLane bool) {
@@ -206,5 +209,89 @@ func TestLanePostsKeepTheirConnection(t *testing.T) {
 	}
 	if n := p.hf.conns.Load() - before; n > 2 {
 		t.Fatalf("the host opened %d connections for 20 keystrokes' echo batches, want at most 2", n)
+	}
+}
+
+// BenchmarkKeystrokeEchoAgainstInProcess times, on one session and in the
+// same iterations, a keystroke's round trip in process (WriteInput → PTY
+// → the rawcat child → an Output frame on a subscription) and through the
+// networked path on WebSocket carriers (a viewer.Client → relay →
+// RunHost → the same PTY and back), one key each, so that the difference
+// is the networked path's own, whatever the machine's load does to both.
+// It reports each side's p50 and p99 and the differences of the two.
+func BenchmarkKeystrokeEchoAgainstInProcess(b *testing.B) {
+	p := newEchoPath(b, false, false, false)
+	_, head, err := p.sess.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sub, err := p.sess.Subscribe(head)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sub.Close()
+	inproc := make([]time.Duration, 0, b.N)
+	relayed := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		// In process; the relayed viewer's copy of the echo is drained
+		// before the relayed key, so that it cannot pass for that one.
+		key := byte('a' + i%26)
+		start := time.Now()
+		if _, err := p.sess.WriteInput([]byte{key}); err != nil {
+			b.Fatal(err)
+		}
+		awaitOutput(b, sub, key)
+		inproc = append(inproc, time.Since(start))
+		awaitEcho(b, p.out, key)
+
+		key = byte('A' + i%26)
+		start = time.Now()
+		echo(b, p.c, p.out, key)
+		relayed = append(relayed, time.Since(start))
+		awaitOutput(b, sub, key)
+	}
+	b.StopTimer()
+	slices.Sort(inproc)
+	slices.Sort(relayed)
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	p50, p99 := len(inproc)/2, len(inproc)*99/100
+	b.ReportMetric(us(inproc[p50]), "inproc-p50-µs")
+	b.ReportMetric(us(relayed[p50]), "relay-p50-µs")
+	b.ReportMetric(us(relayed[p50]-inproc[p50]), "added-p50-µs")
+	b.ReportMetric(us(inproc[p99]), "inproc-p99-µs")
+	b.ReportMetric(us(relayed[p99]), "relay-p99-µs")
+	b.ReportMetric(us(relayed[p99]-inproc[p99]), "added-p99-µs")
+}
+
+// awaitOutput reads sub until an Output frame holds key.
+func awaitOutput(b testing.TB, sub *ptyhost.Subscription, key byte) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	for {
+		f, err := sub.Next(ctx)
+		if err != nil {
+			b.Fatalf("the echo of %q never came to the subscription: %v", key, err)
+		}
+		if f.Type == attachwire.TypeOutput && bytes.IndexByte(f.Payload, key) >= 0 {
+			return
+		}
+	}
+}
+
+// awaitEcho waits for key among the Client's Output events.
+func awaitEcho(b testing.TB, out <-chan []byte, key byte) {
+	b.Helper()
+	deadline := time.After(watchdog)
+	for {
+		select {
+		case p := <-out:
+			if bytes.IndexByte(p, key) >= 0 {
+				return
+			}
+		case <-deadline:
+			b.Fatalf("the echo of %q never reached the viewer", key)
+		}
 	}
 }
