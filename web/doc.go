@@ -130,12 +130,12 @@
 // no npm:
 //
 //	file                gzipped (committed, downloaded)   inflated
-//	index.html                 1,155 B                     2,819 B
+//	index.html                 1,153 B                     2,819 B
 //	boot.<hash>.js             5,122 B                    13,620 B
-//	app.<hash>.js            101,179 B                   379,337 B
-//	app.<hash>.css             3,031 B                     8,983 B
+//	app.<hash>.js            101,337 B                   379,693 B
+//	app.<hash>.css             3,035 B                     9,016 B
 //	engine.<hash>.wasm     1,282,889 B                 4,956,327 B
-//	dist/ in all           1,393,826 B (README included; budget 1.3 MiB
+//	dist/ in all           1,393,986 B (README included; budget 1.3 MiB
 //	                                     + 48 KiB + 20 KiB, below)
 //
 // The terminal engine and its painter (package web/screen) in the
