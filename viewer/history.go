@@ -36,8 +36,8 @@ type History struct {
 	HTTPClient *http.Client
 	// Key is a sealed room's key: ScreenAt and Frames open the
 	// history's frames with it, and fail on one that does not open. nil:
-	// the viewer holds none, and Frames returns a sealed room's frames as
-	// the relay holds them, sealed.
+	// the viewer holds none; Frames returns a sealed room's frames as
+	// the relay holds them, sealed, and ScreenAt refuses its history.
 	Key *seal.Key
 }
 
@@ -89,7 +89,10 @@ func (h *History) Index(ctx context.Context) (HistoryIndex, error) {
 
 // ScreenAt rebuilds the screen as it was at seq: the relay sends its
 // newest key frame at or before seq and the frames after it, applied here
-// as a live viewer applies them.
+// as a live viewer applies them. A frame that fails to open fails it as
+// it fails Frames; a history Key cannot read at all (sealed under another
+// key, plain while Key is set, or sealed while it is nil), with the
+// sentence that says which.
 func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, error) {
 	body, _, err := h.get(ctx, "history/frames", url.Values{"at": {strconv.FormatUint(seq, 10)}})
 	if err != nil {
@@ -114,6 +117,10 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 		}
 		evs, err := eng.ApplyFrame(f)
 		if err != nil {
+			// Sealed frames without the key do not decode.
+			if r := h.refusal(ctx); r != nil {
+				return attachwire.Screen{}, r
+			}
 			return attachwire.Screen{}, fmt.Errorf("viewer: history frames: %w", err)
 		}
 		for _, ev := range evs {
@@ -129,7 +136,10 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 				m.write(ev.Raw)
 			case engine.Error:
 				if ev.Text == engine.CodeIntegrity {
-					return attachwire.Screen{}, fmt.Errorf("viewer: history frame seq %d: %s", f.Seq, engine.IntegrityLine)
+					if r := h.refusal(ctx); r != nil {
+						return attachwire.Screen{}, r
+					}
+					return attachwire.Screen{}, fmt.Errorf("viewer: history frame seq %d: %w", f.Seq, seal.ErrOpen)
 				}
 			}
 		}
@@ -163,11 +173,7 @@ func (h *History) Frames(ctx context.Context, from, to uint64) ([]attachwire.Fra
 			return nil, 0, err
 		}
 		if opener, err = engine.NewHistoryOpener(h.Key, h.SessionID, ix.Epoch, ix.Sealed); err != nil {
-			var ke *engine.HistoryKeyError
-			if errors.As(err, &ke) {
-				return nil, 0, historyKeyError{ke}
-			}
-			return nil, 0, fmt.Errorf("viewer: history: %w", err)
+			return nil, 0, keyError(err)
 		}
 	}
 	body, hdr, err := h.get(ctx, "history/frames", url.Values{
@@ -198,6 +204,30 @@ func (h *History) Frames(ctx context.Context, from, to uint64) ([]attachwire.Fra
 		}
 		frames = append(frames, f)
 	}
+}
+
+// refusal is asked once a screen's frames fail: it returns the error
+// that says so when the index shows that none of the history's frames
+// would open with Key, nil otherwise (ScreenAt reads no index unless a
+// frame fails).
+func (h *History) refusal(ctx context.Context) error {
+	ix, err := h.Index(ctx)
+	if err != nil {
+		return nil
+	}
+	if _, err := engine.NewHistoryOpener(h.Key, h.SessionID, ix.Epoch, ix.Sealed); err != nil {
+		return keyError(err)
+	}
+	return nil
+}
+
+// keyError reports NewHistoryOpener's refusal.
+func keyError(err error) error {
+	var ke *engine.HistoryKeyError
+	if errors.As(err, &ke) {
+		return historyKeyError{ke}
+	}
+	return fmt.Errorf("viewer: history: %w", err)
 }
 
 // historyKeyError is an *engine.HistoryKeyError as this package reports

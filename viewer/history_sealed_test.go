@@ -86,8 +86,9 @@ func readAll(h *viewer.History, first, head uint64) ([]attachwire.Frame, error) 
 // TestHistorySealed: a sealed room's history, which the relay holds as
 // the host sealed it, opens with the room key. The screen rebuilt at a
 // seq equals the host's there; Frames returns the frames opened, their
-// text readable; a frame altered on the way is an error naming its seq;
-// a key that is not the room's, or none, reads nothing of it.
+// text readable; a frame altered on the way fails a read or a rewind,
+// naming its seq; a key that is not the room's reads nothing of it, and
+// without one the frames come sealed and no screen is rebuilt.
 func TestHistorySealed(t *testing.T) {
 	s := historyRelay(t, 0)
 	key := newSealKey(t)
@@ -160,8 +161,13 @@ func TestHistorySealed(t *testing.T) {
 		t.Fatal("no frame holds line 250")
 	}
 
-	// Without the key the frames come sealed: none of the text shows.
+	// Without the key the frames come sealed: none of the text shows, and
+	// no screen is rebuilt.
 	plain := newHistory(s, t)
+	var ke *engine.HistoryKeyError
+	if _, err := plain.ScreenAt(context.Background(), head); !errors.As(err, &ke) || !strings.Contains(ke.Message, "carries its key") {
+		t.Errorf("rewinding without the key: %v", err)
+	}
 	sealed, err := readAll(plain, ix.First, head)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +186,9 @@ func TestHistorySealed(t *testing.T) {
 	if !errors.Is(err, seal.ErrOpen) || !strings.Contains(err.Error(), fmt.Sprintf("seq %d:", needle)) {
 		t.Errorf("reading an altered frame at seq %d: %v", needle, err)
 	}
+	if _, err := h.ScreenAt(context.Background(), needle); !errors.Is(err, seal.ErrOpen) || !strings.Contains(err.Error(), fmt.Sprintf("seq %d:", needle)) {
+		t.Errorf("rewinding over an altered frame at seq %d: %v", needle, err)
+	}
 	if _, _, err := h.Frames(context.Background(), needle+1, needle+2); err != nil {
 		t.Errorf("reading past the altered frame: %v", err)
 	}
@@ -188,14 +197,17 @@ func TestHistorySealed(t *testing.T) {
 	other := newHistory(s, t)
 	other.Key = newSealKey(t)
 	_, _, err = other.Frames(context.Background(), ix.First, head)
-	var ke *engine.HistoryKeyError
 	if !errors.As(err, &ke) || !strings.Contains(ke.Message, "another key") || !strings.Contains(err.Error(), ke.Message) {
 		t.Errorf("reading with another key: %v", err)
 	}
+	_, err = other.ScreenAt(context.Background(), head)
+	if !errors.As(err, &ke) || !strings.Contains(ke.Message, "another key") {
+		t.Errorf("rewinding with another key: %v", err)
+	}
 }
 
-// TestHistoryPlainWithKey: a viewer holding a key reads no plain history,
-// which a relay could have made up.
+// TestHistoryPlainWithKey: a viewer holding a key reads and rewinds no
+// plain history, which a relay could have made up.
 func TestHistoryPlainWithKey(t *testing.T) {
 	s := historyRelay(t, 0)
 	host := newHost(t, s, 1, 40, 8)
@@ -207,5 +219,9 @@ func TestHistoryPlainWithKey(t *testing.T) {
 	var ke *engine.HistoryKeyError
 	if !errors.As(err, &ke) || !strings.Contains(ke.Message, "not end-to-end encrypted") {
 		t.Errorf("reading a plain history with a key: %v", err)
+	}
+	_, err = h.ScreenAt(context.Background(), ix.Head)
+	if !errors.As(err, &ke) || !strings.Contains(ke.Message, "not end-to-end encrypted") {
+		t.Errorf("rewinding a plain history with a key: %v", err)
 	}
 }
