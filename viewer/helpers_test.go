@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/faultproxy"
 	"github.com/ptyhost/ptyhost/internal/term"
 	"github.com/ptyhost/ptyhost/internal/term/engine"
@@ -32,12 +33,14 @@ func u64(v uint64) *uint64 { return &v }
 // testHost is a host leg driven by the test: it feeds its own terminal
 // engine what it sends as Output (so its Snapshot is the host's truth),
 // answers snapshot_request with an in-stream Snapshot, and collects the
-// Input the relay forwards. Safe for use by the test goroutine while its
-// reader runs.
+// Input the relay forwards. In a sealed room it seals every frame it
+// sends, as attachclient does. Safe for use by the test goroutine while
+// its reader runs.
 type testHost struct {
 	t     testing.TB
 	c     *relaytest.Conn
 	epoch uint64
+	room  *seal.Room // nil: a plain room
 
 	mu     sync.Mutex
 	emu    *engine.Engine
@@ -53,10 +56,20 @@ type testHost struct {
 
 func newHost(t testing.TB, s *relaytest.Server, epoch uint64, cols, rows int) *testHost {
 	t.Helper()
-	c := relaytest.MustDial(t, s.RoomURL(room), s.HostToken(t, room, epoch),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)})
+	return newSealedHost(t, s, epoch, cols, rows, nil)
+}
+
+// newSealedHost is newHost in a room sealed under key (nil: plain).
+func newSealedHost(t testing.TB, s *relaytest.Server, epoch uint64, cols, rows int, key *seal.Key) *testHost {
+	t.Helper()
+	sub := attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleHost, Epoch: u64(epoch)}
+	var sr *seal.Room
+	if key != nil {
+		sub.Sealed, sr = key.ID().String(), seal.NewRoom(key, room)
+	}
+	c := relaytest.MustDial(t, s.RoomURL(room), s.HostToken(t, room, epoch), sub)
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &testHost{t: t, c: c, epoch: epoch, emu: engine.New(term.Options{Cols: cols, Rows: rows}),
+	h := &testHost{t: t, c: c, epoch: epoch, room: sr, emu: engine.New(term.Options{Cols: cols, Rows: rows}),
 		input: make(chan []byte, 1024), cancel: cancel}
 	h.wg.Go(func() { h.read(ctx) })
 	t.Cleanup(func() {
@@ -107,6 +120,18 @@ func (h *testHost) read(ctx context.Context) {
 }
 
 func (h *testHost) sendLocked(f attachwire.Frame) {
+	if h.room != nil {
+		var err error
+		if f.Type == attachwire.TypeSnapshot && f.Seq == 0 && h.exited != 0 {
+			f, err = h.room.SealFinal(f, h.epoch)
+		} else {
+			f, err = h.room.Seal(f, h.epoch)
+		}
+		if err != nil {
+			h.t.Errorf("host seal: %v", err)
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
 	defer cancel()
 	if err := h.c.Send(ctx, f); err != nil && ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {

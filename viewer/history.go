@@ -34,9 +34,10 @@ type History struct {
 	SessionID string
 	// HTTPClient makes the requests; nil: http.DefaultClient.
 	HTTPClient *http.Client
-	// Key is a sealed room's key: ScreenAt opens the history's frames
-	// with it, and fails on one that does not open. Frames returns them
-	// as the relay holds them, sealed.
+	// Key is a sealed room's key: ScreenAt and Frames open the
+	// history's frames with it, and fail on one that does not open. nil:
+	// the viewer holds none; Frames returns a sealed room's frames as
+	// the relay holds them, sealed, and ScreenAt refuses its history.
 	Key *seal.Key
 }
 
@@ -88,7 +89,10 @@ func (h *History) Index(ctx context.Context) (HistoryIndex, error) {
 
 // ScreenAt rebuilds the screen as it was at seq: the relay sends its
 // newest key frame at or before seq and the frames after it, applied here
-// as a live viewer applies them.
+// as a live viewer applies them. A frame that fails to open fails it as
+// it fails Frames; a history Key cannot read at all (sealed under another
+// key, plain while Key is set, or sealed while it is nil), with the
+// sentence that says which.
 func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, error) {
 	body, _, err := h.get(ctx, "history/frames", url.Values{"at": {strconv.FormatUint(seq, 10)}})
 	if err != nil {
@@ -113,6 +117,10 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 		}
 		evs, err := eng.ApplyFrame(f)
 		if err != nil {
+			// Sealed frames without the key do not decode.
+			if r := h.refusal(ctx); r != nil {
+				return attachwire.Screen{}, r
+			}
 			return attachwire.Screen{}, fmt.Errorf("viewer: history frames: %w", err)
 		}
 		for _, ev := range evs {
@@ -128,7 +136,10 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 				m.write(ev.Raw)
 			case engine.Error:
 				if ev.Text == engine.CodeIntegrity {
-					return attachwire.Screen{}, fmt.Errorf("viewer: history frame seq %d: %s", f.Seq, engine.IntegrityLine)
+					if r := h.refusal(ctx); r != nil {
+						return attachwire.Screen{}, r
+					}
+					return attachwire.Screen{}, fmt.Errorf("viewer: history frame seq %d: %w", f.Seq, seal.ErrOpen)
 				}
 			}
 		}
@@ -142,7 +153,29 @@ func (h *History) ScreenAt(ctx context.Context, seq uint64) (attachwire.Screen, 
 
 // Frames reads the frames from seq from through to, as much as one answer
 // of the relay holds, and returns where the next read starts.
+//
+// With Key set it opens them (docs/protocol.md section 8, "The history of
+// a sealed room"), reading the index first for the epoch they belong to
+// and the key they are sealed under: a history sealed under another key,
+// or plain, is refused whole with an error wrapping the
+// *engine.HistoryKeyError whose Message says which, and a frame that
+// fails to open (altered on the way) is an error naming its seq that
+// wraps seal.ErrOpen. A library cannot skip it as the page does: a
+// caller that searches or copies the frames would never learn of the gap.
+// With Key nil the frames come as the relay holds them: a plain room's
+// as they are, a sealed room's sealed (what a copy of the history that
+// does not read it wants).
 func (h *History) Frames(ctx context.Context, from, to uint64) ([]attachwire.Frame, uint64, error) {
+	var opener *engine.HistoryOpener
+	if h.Key != nil {
+		ix, err := h.Index(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if opener, err = engine.NewHistoryOpener(h.Key, h.SessionID, ix.Epoch, ix.Sealed); err != nil {
+			return nil, 0, keyError(err)
+		}
+	}
 	body, hdr, err := h.get(ctx, "history/frames", url.Values{
 		"from": {strconv.FormatUint(from, 10)}, "to": {strconv.FormatUint(to, 10)}})
 	if err != nil {
@@ -162,9 +195,47 @@ func (h *History) Frames(ctx context.Context, from, to uint64) ([]attachwire.Fra
 		if err != nil {
 			return nil, 0, fmt.Errorf("viewer: history frames: %w", err)
 		}
+		if opener != nil {
+			opened, ok := opener.Open(f)
+			if !ok {
+				return nil, 0, fmt.Errorf("viewer: history frame seq %d: %w", f.Seq, seal.ErrOpen)
+			}
+			f = opened
+		}
 		frames = append(frames, f)
 	}
 }
+
+// refusal is asked once a screen's frames fail: it returns the error
+// that says so when the index shows that none of the history's frames
+// would open with Key, nil otherwise (ScreenAt reads no index unless a
+// frame fails).
+func (h *History) refusal(ctx context.Context) error {
+	ix, err := h.Index(ctx)
+	if err != nil {
+		return nil
+	}
+	if _, err := engine.NewHistoryOpener(h.Key, h.SessionID, ix.Epoch, ix.Sealed); err != nil {
+		return keyError(err)
+	}
+	return nil
+}
+
+// keyError reports NewHistoryOpener's refusal.
+func keyError(err error) error {
+	var ke *engine.HistoryKeyError
+	if errors.As(err, &ke) {
+		return historyKeyError{ke}
+	}
+	return fmt.Errorf("viewer: history: %w", err)
+}
+
+// historyKeyError is an *engine.HistoryKeyError as this package reports
+// it: its sentence, under the package's prefix.
+type historyKeyError struct{ err *engine.HistoryKeyError }
+
+func (e historyKeyError) Error() string { return "viewer: " + e.err.Message }
+func (e historyKeyError) Unwrap() error { return e.err }
 
 // get requests an endpoint under the room's path and returns its body.
 func (h *History) get(ctx context.Context, endpoint string, q url.Values) ([]byte, http.Header, error) {

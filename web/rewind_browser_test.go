@@ -69,8 +69,9 @@ type pageFound struct {
 
 // TestBrowserRewindAndSearch: a line printed once, long before the screen
 // and the page's scrollback (5,000 lines) moved on, is found by the page's search over the relay's
-// history, and rewinding to it shows the screen as it was then; "Live"
-// goes back to the session.
+// history, and rewinding to it shows the screen as it was then, the
+// status saying so instead of "live"; "Live" goes back to the session,
+// and the status to "live".
 func TestBrowserRewindAndSearch(t *testing.T) {
 	bctx := startBrowser(t)
 	r := startRelayWith(t, t.TempDir())
@@ -105,6 +106,10 @@ func TestBrowserRewindAndSearch(t *testing.T) {
 	if hidden := eval[bool](t, ctx, `document.getElementById('term').hidden && !document.getElementById('replay').hidden`); !hidden {
 		t.Error("the history's screen is not the one in view")
 	}
+	const roomChip = `document.getElementById('room').textContent`
+	if say := eval[string](t, ctx, roomChip); !strings.HasPrefix(say, "rewound to ") || !strings.Contains(say, fmt.Sprintf("(seq %d)", found[0].Seq)) {
+		t.Errorf("rewound to seq %d, the status says %q", found[0].Seq, say)
+	}
 	ix := eval[pageIndex](t, ctx, `ptyhostViewer.historyIndex()`)
 	eval[float64](t, ctx, fmt.Sprintf(`ptyhostViewer.rewindTo(%d)`, ix.Head))
 	if now := eval[string](t, ctx, `ptyhostViewer.replayScreen()`); !strings.Contains(now, "ALL-DONE") {
@@ -115,6 +120,11 @@ func TestBrowserRewindAndSearch(t *testing.T) {
 	if live := eval[bool](t, ctx, `!document.getElementById('term').hidden && document.getElementById('replay').hidden`); !live {
 		t.Error("Live did not bring the live terminal back")
 	}
+	var say string
+	testkit.EventuallyDescribe(t, "the status to say live again", func() bool {
+		say = eval[string](t, ctx, roomChip)
+		return say == "live"
+	}, func() string { return "the status says " + say })
 }
 
 // BenchmarkBrowserRewind records a 100 MiB session in the relay's history

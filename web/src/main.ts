@@ -194,8 +194,8 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
     },
     fromVisible: (s) => (eng ? eng.fromVisible(s) : s),
   }, (s) => notice(s));
-  // notice is hoisted: the rewind reports through it.
-  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s), roomKey);
+  // notice and showStatus are hoisted: the rewind reports through them.
+  const rewind = new Rewind(laneBase, tok, sessionId, term, termOptions, (s) => notice(s), roomKey, () => showStatus());
   // The tests read the terminal and the status, and cut the connection
   // as a network would (drop), to see the page resume.
   const hooks = {
@@ -317,6 +317,16 @@ function main(boot: Boot, redeemed?: string, shortKey?: string): void {
       if (!part) continue;
       el.textContent = part.text;
       el.className = 'chip' + (part.class ? ' ' + part.class : '');
+    }
+    // The room's state is the live session's: while the screen in view
+    // is the past's, the room chip says so first, lest "live" be read as
+    // what is shown. A room in trouble keeps its words and colour after.
+    const roomEl = $('room');
+    roomEl.title = rewind.at ? 'the screen shows the session\'s past: Live returns to it' : 'room state';
+    if (rewind.at && !roomEl.hidden) {
+      const live = roomEl.classList.contains('live');
+      roomEl.textContent = 'rewound to ' + rewind.at + (live ? '' : ' · ' + roomEl.textContent);
+      if (live) roomEl.className = 'chip rewound';
     }
   }
   function advertise(): void {

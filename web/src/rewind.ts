@@ -43,12 +43,15 @@ export class Rewind {
   private busy: Promise<void> = Promise.resolve();
   private reader: Reader | string = 'the history is not open yet';
   showing = false;
+  // at says where the screen in view is from ("1:23 (seq 45)"), '' when
+  // it is the live one.
+  at = '';
   // The frames the last screen or search skipped, having failed to open.
   unreadable = 0;
 
   constructor(private base: string, private token: string, private sessionId: string,
     private live: Terminal, private opts: Record<string, unknown>, private notice: (s: string) => void,
-    private key = '') {}
+    private key = '', private onShow: () => void = () => {}) {}
 
   private async get(path: string): Promise<Response> {
     const resp = await fetch(this.base + path, { headers: { Authorization: 'Bearer ' + this.token }, cache: 'no-store' });
@@ -125,13 +128,13 @@ export class Rewind {
         else if (ev.kind === 'size' && ev.cols! > 0 && ev.rows! > 0 && (ev.cols !== term.cols || ev.rows !== term.rows)) term.resize(ev.cols!, ev.rows!);
       }
     }
+    const secs = Math.round(this.timeOf(seq) / 1e6);
+    this.at = `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')} (seq ${seq})`;
+    (document.getElementById('scrub-time') as HTMLElement).textContent = 'at ' + this.at;
     this.show(true);
     this.unreadable = got.failed;
     if (got.failed > 0) this.notice(unreadable(got.failed));
     await new Promise<void>((resolve) => term.write('', () => requestAnimationFrame(() => resolve())));
-    const secs = Math.round(this.timeOf(seq) / 1e6);
-    (document.getElementById('scrub-time') as HTMLElement).textContent =
-      `at ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')} (seq ${seq})`;
     return performance.now() - t0;
   }
 
@@ -144,9 +147,11 @@ export class Rewind {
     return this.replay;
   }
 
-  // show puts the history's terminal (true) or the live one in view.
+  // show puts the history's terminal (true) or the live one in view, and
+  // has the status say which.
   show(past: boolean): void {
     this.showing = past;
+    if (!past) this.at = '';
     (document.getElementById('replay') as HTMLElement).hidden = !past;
     (document.getElementById('term') as HTMLElement).hidden = past;
     (document.getElementById('live-button') as HTMLElement).hidden = !past;
@@ -154,6 +159,7 @@ export class Rewind {
       (document.getElementById('scrub-time') as HTMLElement).textContent = 'live';
       this.live.focus();
     }
+    this.onShow();
   }
 
   // search reads the whole history, range by range, and lists where
