@@ -98,7 +98,10 @@ func TestRecordRoom(t *testing.T) {
 	h.exit(0)
 	b := closedRecording(t, cfg.Record.Dir)
 	// A host back for the final screen binds the same epoch: no new file.
+	// It dials once the relay has let the first go (while that one is
+	// bound, the same epoch is refused as stale, to be retried).
 	h.c.Close()
+	waitLegs(t, s, attachwire.RoleHost, 0)
 	h = dialRecordedHost(t, s, 1)
 	h.c.Close()
 	waitLegs(t, s, attachwire.RoleHost, 0)
