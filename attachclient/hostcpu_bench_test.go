@@ -83,11 +83,10 @@ func BenchmarkSealedHostCPU(b *testing.B) {
 
 // relayChild is the "relay" helper process and the key its relay trusts.
 type relayChild struct {
-	url  string
-	key  []byte // ed25519 private key
-	in   io.Writer
-	out  *bufio.Scanner
-	room string
+	url string
+	key []byte // ed25519 private key
+	in  io.Writer
+	out *bufio.Scanner
 }
 
 // startRelayChild starts the relay helper and reads its address; the

@@ -151,8 +151,15 @@ func TestClusterSealedMirrorThatLostTheExit(t *testing.T) {
 	// RingBytes: the Exit frame does not fit and is dropped.
 	n := h.outputOfLen(int(cfg.RingBytes / 2))
 	h.outputOfLen(int(cfg.RingBytes) - n - 8)
+	testkit.Eventually(t, "the owner takes the output", func() bool {
+		return relay.HeadSeq(a.Relay, relaytest.DefaultOrg, room) == h.seq
+	})
+	queued := relay.ClusterQueuedBytes(a.Relay, relaytest.DefaultOrg, room)
 	exitSeq := h.sealedExit(7)
 	relaytest.ExpectControl[attachwire.SnapshotRequest](t, h.c) // asked at Exit
+	if got := relay.ClusterQueuedBytes(a.Relay, relaytest.DefaultOrg, room); got != queued {
+		t.Fatalf("the owner queued the Exit for B (%d bytes queued, %d before it): the case this test is for, a lost Exit, did not happen", got, queued)
+	}
 	h.sealedFinal(exitSeq, "bye")
 	testkit.Eventually(t, "the owner caches the final screen", func() bool {
 		return sealedFinalCached(t, a.Server, a, k)

@@ -48,10 +48,11 @@
 //
 // # Concurrency
 //
-// A Relay is safe for concurrent use. Each leg runs in its request's
-// goroutine plus a writer it joins before the request returns; one
-// keepalive loop pings every leg; it and room timers are joined by Close. Nothing a viewer does
-// blocks the host or another viewer.
+// A Relay is safe for concurrent use. Each leg runs in a goroutine of its
+// own, started by its request's handler, plus a writer it joins before it
+// ends; one keepalive loop pings every leg; legs, that loop and room
+// timers are joined by Close. Nothing a viewer does blocks the host or
+// another viewer.
 //
 // # Limits
 //

@@ -20,10 +20,10 @@ const maxQueuedControls = 4096
 
 // leg is one WebSocket connection in a room: a host, driver or viewer.
 //
-// Goroutines: the HTTP handler's goroutine reads the leg (it owns the leg
-// and joins the others before it returns); one writer writes everything
-// that goes out, so messages keep their order; the relay's keepalive loop
-// pings it (keepalive.go).
+// Goroutines: a goroutine of its own, started by the HTTP handler, which
+// returns, reads the leg (it owns the leg and joins the others before it
+// ends); one writer writes everything that goes out, so messages keep
+// their order; the relay's keepalive loop pings it (keepalive.go).
 type leg struct {
 	relay  *Relay
 	room   *room
@@ -240,11 +240,15 @@ func (l *leg) write(b []byte) error {
 	if l.lane != nil {
 		return l.laneWrite(b)
 	}
+	// The deadline is armed before the cork: corking waits for a write
+	// the library may have under way from another goroutine (a ping, a
+	// pong), and the deadline's close is what ends that one if the peer
+	// takes nothing.
+	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
 	if l.cc != nil && !l.corked {
 		l.cc.cork()
 		l.corked = true
 	}
-	l.deadline.arm(l.ctx, l.conn, l.relay.cfg.WriteTimeout)
 	err := l.conn.Write(context.Background(), websocket.MessageBinary, b)
 	late := l.deadline.disarm()
 	if err == nil {

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -13,9 +12,13 @@ import (
 // look at what crossed between the nodes.
 type natsSpy struct {
 	conn *nats.Conn
-	mu   sync.Mutex
+	ch   chan *nats.Msg
 	msgs [][]byte
 }
+
+// spyBuffer is how many messages a spy holds before its subscription
+// counts as a slow consumer: more than any test here sends.
+const spyBuffer = 1 << 16
 
 // spyOn subscribes a spy to subjects of ns until the test ends. A spy on
 // a request subject would not answer, turning a missing responder into a
@@ -27,13 +30,12 @@ func spyOn(t testing.TB, ns *natsembed.Server, subjects ...string) *natsSpy {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	s := &natsSpy{conn: c}
+	// A channel subscription: its messages are in the channel as soon as
+	// the connection has read them, so after a Flush the spy holds all
+	// the server had delivered (a callback could still be running).
+	s := &natsSpy{conn: c, ch: make(chan *nats.Msg, spyBuffer)}
 	for _, subject := range subjects {
-		if _, err := c.Subscribe(subject, func(m *nats.Msg) {
-			s.mu.Lock()
-			s.msgs = append(s.msgs, append([]byte(m.Subject+" "), m.Data...))
-			s.mu.Unlock()
-		}); err != nil {
+		if _, err := c.ChanSubscribe(subject, s.ch); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,10 +43,16 @@ func spyOn(t testing.TB, ns *natsembed.Server, subjects ...string) *natsSpy {
 }
 
 // seen returns the messages kept so far, after a round trip to the
-// server so that all it has delivered is in.
+// server so that all it has delivered is in. It is for the test's own
+// goroutine.
 func (s *natsSpy) seen() [][]byte {
 	s.conn.Flush()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.msgs...)
+	for {
+		select {
+		case m := <-s.ch:
+			s.msgs = append(s.msgs, append([]byte(m.Subject+" "), m.Data...))
+		default:
+			return append([][]byte(nil), s.msgs...)
+		}
+	}
 }

@@ -31,6 +31,10 @@ const closeFlushTimeout = 250 * time.Millisecond
 // under way: closing is how a leg's write deadline unblocks one.
 type corkConn struct {
 	net.Conn
+	// raw is the connection the flushes write to: Conn itself, or the
+	// TCP connection under a prefixConn, whose vectored write a wrapper
+	// would hide.
+	raw  net.Conn
 	pool *sync.Pool // of *[]byte with cap corkFlushBytes, the Relay's
 
 	mu     sync.Mutex
@@ -89,13 +93,13 @@ func (c *corkConn) flushLocked(tail []byte) error {
 	case len(held) == 0 && len(tail) == 0:
 		return nil
 	case len(held) == 0:
-		_, err = c.Conn.Write(tail)
+		_, err = c.raw.Write(tail)
 	case len(tail) == 0:
-		_, err = c.Conn.Write(held)
+		_, err = c.raw.Write(held)
 	default:
 		c.pair = [2][]byte{held, tail}
 		c.vec = c.pair[:]
-		_, err = c.vec.WriteTo(c.Conn)
+		_, err = c.vec.WriteTo(c.raw)
 		c.pair = [2][]byte{} // keep no reference to tail
 	}
 	c.err = err
@@ -163,6 +167,7 @@ func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	raw := conn
 	if h.readBuffer > 0 {
 		// net/http's buffer may already hold the first bytes the client
 		// sent after its request (a pipelined subscribe): they are copied
@@ -173,7 +178,7 @@ func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			conn = &prefixConn{Conn: conn, early: append([]byte(nil), early...)}
 		}
 	}
-	h.cc = &corkConn{Conn: conn, pool: h.pool}
+	h.cc = &corkConn{Conn: conn, raw: raw, pool: h.pool}
 	// net/http flushed the 101 response before handing the connection
 	// over: its writer holds nothing, and keeps its buffer for the
 	// corkConn.

@@ -7,7 +7,9 @@
 // bytes a program wrote, decodes UTF-8 statefully, treats C1 controls (raw
 // 0x80–0x9F bytes outside valid UTF-8, and U+0080–U+009F) as the controls
 // they are, and emits only text and allow-listed sequences, re-serialized in
-// 7-bit form from their parsed parts. Nothing it emits can make a terminal
+// 7-bit form from their parsed parts (input already byte for byte in that
+// form is found by a scan and copied whole: the same bytes, sooner).
+// Nothing it emits can make a terminal
 // answer a query, generate input, fetch, copy, notify or get stuck: every
 // query, every device control string, every APC/PM/SOS string and every
 // side-effecting OSC is dropped whole. Anything unknown, malformed, over a

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ptyhost/ptyhost/approval"
@@ -216,17 +217,20 @@ func shareCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	ui = newShareUI(a, sh, o.prefix, stopCarry)
 	defer ui.close()
 	carried := make(chan error, 1)
+	var programDone atomic.Bool
 	go func() {
 		err := sh.Carry(carryCtx, a.sess.Agent(), nil)
-		if err != nil && carryCtx.Err() == nil {
+		if err != nil && carryCtx.Err() == nil && !programDone.Load() {
 			// Sharing ended on its own while the program runs: say why
-			// now, not only when the program exits.
+			// now, not only when the program exits (then afterShare
+			// says it, below the program's last screen).
 			ui.console.Stopped(share.StopReason(err))
 		}
 		carried <- err
 	}()
 	defer stopCarry()
 	result := a.run(ctx)
+	programDone.Store(true)
 	a.reportRecording()
 	return afterShare(ctx, stdout, result, carried, stopCarry, sh.FinalScreenWindow())
 }

@@ -26,6 +26,7 @@ const (
 // open. Message is the sentence to show.
 type HistoryKeyError struct{ Message string }
 
+// Error returns the sentence, prefixed with the package's name.
 func (e *HistoryKeyError) Error() string { return "engine: " + e.Message }
 
 // HistoryOpener opens the frames of one read of a room's history (a
