@@ -166,7 +166,8 @@ func (rm *room) admitInput(l *leg, in attachwire.Input) inputVerdict {
 		return inputVerdict{ack: last}
 	}
 	v := inputVerdict{ack: in.InputSeq, next: true}
-	if in.PenGeneration != rm.pen.gen || rm.pen.holder != l {
+	current := in.PenGeneration == rm.pen.gen || (l.penAlias != 0 && in.PenGeneration == l.penAlias && rm.pen.gen == l.penAliasAt)
+	if !current || rm.pen.holder != l {
 		v.revoked = true
 		return v
 	}

@@ -493,6 +493,11 @@ func (rm *room) validSnapshotLocked(p []byte) (attachwire.Snapshot, bool) {
 func (rm *room) addViewer(l *leg) error {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
+	return rm.addViewerLocked(l)
+}
+
+// addViewerLocked is addViewer with rm.mu held.
+func (rm *room) addViewerLocked(l *leg) error {
 	if rm.closed {
 		return errRoomClosed
 	}
