@@ -177,7 +177,7 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 			last = v.ack
 		}
 		if v.revoked {
-			l.send(rm.penRevokedFor(l))
+			rm.refusedInput(l)
 		}
 	}
 	ll.ctlDone = ""

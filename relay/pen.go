@@ -189,9 +189,16 @@ func (rm *room) ackInput(l *leg, seq uint64) {
 	}
 }
 
-// penRevokedFor is the notice a sender whose Input the pen dropped gets.
-func (rm *room) penRevokedFor(l *leg) attachwire.PenRevoked {
+// refusedInput tells a sender whose Input the pen dropped: a pen_revoked
+// naming it. A sender that holds the pen (its Input carried a generation
+// from before the pen's last change) is then sent the pen's state, or
+// that notice, at the current generation, would leave it believing the
+// pen is nobody's.
+func (rm *room) refusedInput(l *leg) {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	return attachwire.PenRevoked{UserID: l.userID, ConnID: l.jti, PenGeneration: rm.pen.gen}
+	l.send(attachwire.PenRevoked{UserID: l.userID, ConnID: l.jti, PenGeneration: rm.pen.gen})
+	if rm.pen.holder == l {
+		l.send(rm.penStateLocked())
+	}
 }

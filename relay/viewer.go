@@ -289,7 +289,7 @@ func (l *leg) input(in attachwire.Input) bool {
 		rm.ackInput(l, v.ack)
 	}
 	if v.revoked {
-		l.send(rm.penRevokedFor(l))
+		rm.refusedInput(l)
 	}
 	l.send(attachwire.InputAck{AckInputSeq: v.ack})
 	return true
