@@ -292,6 +292,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 		return
 	}
 	c.fetch(rm)
+	queued = append(queued, rm.settleHandOff(carry)...)
 	c.handOver(rm, queued)
 	for _, l := range legs {
 		c.joinOwner(rm, l)
@@ -317,12 +318,22 @@ func (rm *room) handOffLocked(carry bool) (queued [][]byte) {
 	c := rm.cl.c
 	for v := range rm.viewers {
 		v.mu.Lock()
-		v.remoteAck = max(v.remoteAck, rm.acks[v.jti])
 		v.penGen, v.penHeld = rm.pen.gen, rm.pen.holder == v
 		v.mu.Unlock()
 		if v.clusterID() == "" {
 			c.register(v, c.legID())
 		}
+	}
+	return rm.takeQueuedLocked(carry)
+}
+
+// takeQueuedLocked carries each leg's consumed inputSeq to its join and
+// takes the Input queued for a host here (drops it, unless carry).
+func (rm *room) takeQueuedLocked(carry bool) (queued [][]byte) {
+	for v := range rm.viewers {
+		v.mu.Lock()
+		v.remoteAck = max(v.remoteAck, rm.acks[v.jti])
+		v.mu.Unlock()
 	}
 	if !carry {
 		rm.drainInputsLocked()
@@ -335,6 +346,23 @@ func (rm *room) handOffLocked(carry bool) (queued [][]byte) {
 		default:
 			return queued
 		}
+	}
+}
+
+// settleHandOff waits (up to clusterTimeout) for the Input its legs'
+// readers admitted here before handOffLocked registered them to be
+// queued, and takes it as handOffLocked did, with the inputSeqs it
+// consumed.
+func (rm *room) settleHandOff(carry bool) [][]byte {
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		rm.mu.Lock()
+		if rm.admitting == 0 || time.Now().After(deadline) {
+			defer rm.mu.Unlock()
+			return rm.takeQueuedLocked(carry)
+		}
+		rm.mu.Unlock()
+		time.Sleep(time.Millisecond)
 	}
 }
 

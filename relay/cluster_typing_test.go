@@ -302,3 +302,66 @@ func TestClusterDriverTypesWhileTheHostBinds(t *testing.T) {
 		t.Fatalf("driver's pen: not holding at generation %d, want the pen it holds on the owner", gen)
 	}
 }
+
+// TestClusterDriverJoinsAsTheHostBinds: a driver dials B at the moment
+// the host binds on A, in rooms one after another, so that its join meets
+// the bind at every stage (before the claim, during B's lookup of the
+// owner, after it). Whatever it met, the driver ends holding the owner's
+// pen, and the keys it types, from its first, reach the host in order.
+func TestClusterDriverJoinsAsTheHostBinds(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	for i := range 8 {
+		id := fmt.Sprintf("race-%d", i)
+		tok := a.DriverToken(t, id, "dan")
+		dialed := make(chan *relaytest.Conn, 1)
+		go func() {
+			d, err := dialDriver(b.RoomURL(id), tok, id)
+			if err != nil {
+				t.Errorf("room %s: driver: %v", id, err)
+			}
+			dialed <- d
+		}()
+		h := hostOnRoom(t, a.Server, a.Server, id, 1)
+		d := <-dialed
+		if d == nil {
+			t.FailNow()
+		}
+		t.Cleanup(func() { d.WS.CloseNow() })
+		keys := hostKeys(t, h)
+		ty := newTypist(t, d, "dan")
+		ty.until("the pen", func() bool { return ty.holding })
+		var sent []string
+		for k := range 3 {
+			key := fmt.Sprintf("%s-k%d", id, k)
+			ty.until("the pen", func() bool { return ty.holding })
+			ty.typeKey(key)
+			sent = append(sent, key)
+		}
+		ty.until("every ack", func() bool { return len(ty.pending) == 0 })
+		expectKeys(t, keys, sent)
+		ty.mu.Lock()
+		refused := ty.refused
+		ty.mu.Unlock()
+		if len(refused) > 0 {
+			t.Fatalf("room %s: keys refused though the driver held the pen throughout: %q", id, refused)
+		}
+	}
+}
+
+// dialDriver dials a driver leg and subscribes it, off the test's
+// goroutine.
+func dialDriver(url, tok, id string) (*relaytest.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), relaytest.Timeout)
+	defer cancel()
+	d, _, err := relaytest.Dial(ctx, url, tok, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.SendControl(ctx, attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleDriver}); err != nil {
+		d.WS.CloseNow()
+		return nil, err
+	}
+	return d, nil
+}

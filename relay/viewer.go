@@ -263,6 +263,9 @@ func (l *leg) input(in attachwire.Input) bool {
 	}
 	rm := l.room
 	v := rm.admitInput(l, in)
+	if v.remote {
+		return l.inputRemote(in)
+	}
 	if v.forward != nil {
 		select {
 		case rm.inputs <- v.forward:
@@ -275,8 +278,10 @@ func (l *leg) input(in attachwire.Input) bool {
 				l.holding.Store(false)
 				l.heard()
 			case <-l.closing:
+				rm.consumedInput(l, v, false)
 				return false
 			case <-l.ctx.Done():
+				rm.consumedInput(l, v, false)
 				return false
 			}
 		}
@@ -285,9 +290,7 @@ func (l *leg) input(in attachwire.Input) bool {
 	} else {
 		rm.relay.metrics.inputsDropped.Inc()
 	}
-	if v.next {
-		rm.ackInput(l, v.ack)
-	}
+	rm.consumedInput(l, v, true)
 	if v.revoked {
 		rm.refusedInput(l)
 	}
