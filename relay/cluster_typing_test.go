@@ -365,3 +365,37 @@ func dialDriver(url, tok, id string) (*relaytest.Conn, error) {
 	}
 	return d, nil
 }
+
+// TestClusterPenChangeRightAfterAJoin: the host takes the pen back the
+// moment the owner grants it to a driver joining on B, so the revoke,
+// which travels on B's legs subject, races the grant in the join's
+// answer. Whatever order B's two subscriptions deliver them in, the
+// driver ends with the owner's view: the pen not its own, at the
+// revoke's generation.
+func TestClusterPenChangeRightAfterAJoin(t *testing.T) {
+	ns := natsServer(t)
+	nodes := startCluster(t, ns, "a", "b")
+	a, b := nodes[0], nodes[1]
+	for i := range 5 {
+		id := fmt.Sprintf("take-%d", i)
+		h := hostOnRoom(t, a.Server, a.Server, id, 1)
+		d := relaytest.MustDial(t, b.RoomURL(id), a.DriverToken(t, id, "dan"),
+			attachwire.Subscribe{SessionID: id, AsRole: attachwire.RoleDriver})
+		ty := newTypist(t, d, "dan")
+		g := relaytest.ExpectControl[attachwire.PenGranted](t, h.c)
+		if err := h.c.SendControl(ctxT(t), attachwire.PenTake{}); err != nil {
+			t.Fatal(err)
+		}
+		r := relaytest.ExpectControl[attachwire.PenRevoked](t, h.c)
+		if g.UserID != "dan" || r.UserID != "dan" || r.PenGeneration <= g.PenGeneration {
+			t.Fatalf("room %s: host saw %+v then %+v", id, g, r)
+		}
+		ty.until("the revoke's generation", func() bool { return ty.gen >= r.PenGeneration })
+		ty.mu.Lock()
+		holding, gen := ty.holding, ty.gen
+		ty.mu.Unlock()
+		if holding || gen != r.PenGeneration {
+			t.Fatalf("room %s: driver holding %v at %d, want the pen not its own at %d", id, holding, gen, r.PenGeneration)
+		}
+	}
+}
