@@ -237,6 +237,10 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 		return
 	}
 	cl.rev = o.rev
+	// Input this room queued for a host of its stream (or for its first
+	// host) is the new owner's to deliver; a new epoch's host is another
+	// process, for which it was never meant.
+	carry := !rm.hasEpoch || rm.epoch == o.Epoch
 	if cl.owner {
 		cl.owner = false
 		if rm.host != nil {
@@ -255,6 +259,7 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 	}
 	cl.ownerNode, cl.since, cl.ownerLost = o.Node, rm.relay.cfg.Now(), false
 	rm.hasEpoch = false // the stream is the owner's now
+	queued := rm.handOffLocked(carry)
 	rm.pen.grace.stop()
 	rm.pen = pen{}
 	legs := make([]*leg, 0, len(rm.viewers))
@@ -287,11 +292,113 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 		return
 	}
 	c.fetch(rm)
+	queued = append(queued, rm.settleHandOff(carry)...)
+	c.handOver(rm, queued)
 	for _, l := range legs {
-		if l.clusterID() == "" {
-			c.register(l, c.legID())
-		}
 		c.joinOwner(rm, l)
+		// A leg that left meanwhile told an owner that did not know it
+		// yet: the owner is told again, after the join, or it would keep
+		// a member (and perhaps the pen) for nobody.
+		rm.mu.Lock()
+		if _, here := rm.viewers[l]; !here {
+			rm.askOwner(clusterOp{Op: opLeave, Node: c.node, Leg: l.clusterID()})
+		}
+		rm.mu.Unlock()
+	}
+}
+
+// handOffLocked readies the room's legs for the owner it begins to
+// follow, in one step with the pen's reset: each is registered (from now
+// on its Input goes to the owner, which holds it until the leg has
+// joined, instead of meeting a pen that is no one's here), and its join
+// will carry the last inputSeq this room consumed from it and the pen it
+// heard here. It takes the Input queued for a host here, for handOver,
+// if carry is set, and drops it otherwise.
+func (rm *room) handOffLocked(carry bool) (queued [][]byte) {
+	c := rm.cl.c
+	for v := range rm.viewers {
+		v.mu.Lock()
+		v.penGen, v.penHeld = rm.pen.gen, rm.pen.holder == v
+		v.mu.Unlock()
+		if v.clusterID() == "" {
+			c.register(v, c.legID())
+		}
+	}
+	return rm.takeQueuedLocked(carry)
+}
+
+// takeQueuedLocked carries each leg's consumed inputSeq to its join and
+// takes the Input queued for a host here (drops it, unless carry).
+func (rm *room) takeQueuedLocked(carry bool) (queued [][]byte) {
+	for v := range rm.viewers {
+		v.mu.Lock()
+		v.remoteAck = max(v.remoteAck, rm.acks[v.jti])
+		v.mu.Unlock()
+	}
+	if !carry {
+		rm.drainInputsLocked()
+		return nil
+	}
+	for {
+		select {
+		case b := <-rm.inputs:
+			queued = append(queued, b)
+		default:
+			return queued
+		}
+	}
+}
+
+// settleHandOff waits (up to clusterTimeout) for the Input its legs'
+// readers admitted here before handOffLocked registered them to be
+// queued, and takes it as handOffLocked did, with the inputSeqs it
+// consumed.
+func (rm *room) settleHandOff(carry bool) [][]byte {
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		rm.mu.Lock()
+		if rm.admitting == 0 || time.Now().After(deadline) {
+			defer rm.mu.Unlock()
+			return rm.takeQueuedLocked(carry)
+		}
+		rm.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// handOver gives the owner, in order, the Input this room acknowledged
+// and queued before it followed that owner, ahead of its legs' joins
+// (and so of any later Input of theirs). What the owner does not take
+// within the timeout is lost, and logged.
+func (c *cluster) handOver(rm *room, queued [][]byte) {
+	for i, w := range queued {
+		m, err := c.requestOwner(rm, appendClusterOp(nil, clusterOp{Op: opQueued, Node: c.node, Wire: w}))
+		if err != nil || string(m.Data) != "ok" {
+			rm.relay.metrics.inputsDropped.Add(float64(len(queued) - i))
+			rm.relay.log.Warn("relay: input acknowledged before the room followed its owner was not handed over",
+				"room", rm.key.session, "inputs", len(queued)-i, "err", err)
+			return
+		}
+	}
+}
+
+// requestOwner sends b to the owner of the room and returns its answer.
+// A node that has just won the room subscribes to its input subject
+// right after the bucket names it: no responder yet is worth a few more
+// tries within the timeout.
+func (c *cluster) requestOwner(rm *room, b []byte) (*nats.Msg, error) {
+	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
+	defer cancel()
+	for {
+		m, err := c.nc.RequestWithContext(ctx, roomSubject(rm.cl.name, "in"), b)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return m, err
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
@@ -311,37 +418,23 @@ func (c *cluster) joinOwnerWhy(rm *room, l *leg) (joinStatus, string) {
 		op.Cols, op.Rows = l.viewport.Cols, l.viewport.Rows
 	}
 	op.Ack = l.remoteAck
+	op.Pen, op.Held = l.penGen, l.penHeld && l.penGen != 0
 	l.mu.Unlock()
-	b := appendClusterOp(nil, op)
-	// A node that has just won the room subscribes to its input subject
-	// right after the bucket names it: no responder yet is worth a few
-	// more tries within the timeout.
-	ctx, cancel := context.WithTimeout(c.rl.ctx, clusterTimeout)
-	defer cancel()
-	for {
-		m, err := c.nc.RequestWithContext(ctx, roomSubject(rm.cl.name, "in"), b)
-		if err == nil {
-			r, err := decodeJoinReply(m.Data)
-			if err != nil {
-				return joinUnreachable, ""
-			}
-			if r.Status == joinSealed {
-				return joinSealed, sealedWhy(r.Wires)
-			}
-			for _, w := range r.Wires {
-				l.sendWire(w)
-			}
-			return r.Status, ""
-		}
-		if !errors.Is(err, nats.ErrNoResponders) {
-			return joinUnreachable, ""
-		}
-		select {
-		case <-time.After(20 * time.Millisecond):
-		case <-ctx.Done():
-			return joinUnreachable, ""
-		}
+	m, err := c.requestOwner(rm, appendClusterOp(nil, op))
+	if err != nil {
+		return joinUnreachable, ""
 	}
+	r, err := decodeJoinReply(m.Data)
+	if err != nil {
+		return joinUnreachable, ""
+	}
+	if r.Status == joinSealed {
+		return joinSealed, sealedWhy(r.Wires)
+	}
+	for _, w := range r.Wires {
+		l.sendWire(w)
+	}
+	return r.Status, ""
 }
 
 // join admits a driver or viewer leg: standalone, or in a room this node
@@ -354,7 +447,15 @@ func (rm *room) join(l *leg) error {
 	}
 	c := rm.cl.c
 	if c.mirrorOf(l.ctx, rm) == "" {
-		return rm.addViewer(l)
+		rm.mu.Lock()
+		if rm.cl.owner || rm.cl.ownerNode == "" {
+			defer rm.mu.Unlock()
+			return rm.addViewerLocked(l)
+		}
+		// The room began following another node since the lookup, and
+		// took its legs there without this one: it joins there, or it
+		// would wait here for a host that binds elsewhere.
+		rm.mu.Unlock()
 	}
 	rm.mu.Lock()
 	switch {

@@ -293,6 +293,11 @@ func (rm *room) serveIn(m *nats.Msg) {
 	case opJoin:
 		m.Respond(appendJoinReply(nil, rm.joinRemote(op)))
 		return
+	case opQueued:
+		if rm.queueHandedOver(op.Wire) {
+			m.Respond([]byte("ok"))
+		}
+		return
 	case opFetch:
 		rm.answerFetch(m.Reply)
 		return
@@ -375,6 +380,9 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	if op.Ack > rm.acks[op.JTI] {
 		rm.acks[op.JTI] = op.Ack
 	}
+	// The leg has heard its node's pen at op.Pen: what this room tells it
+	// must not read as older than that.
+	rm.pen.gen = max(rm.pen.gen, op.Pen)
 	rm.mu.Unlock()
 	c.addRemote(l)
 	l.mu.Lock()
@@ -385,6 +393,15 @@ func (rm *room) joinRemote(op clusterOp) joinReply {
 	wires := l.joined
 	l.joining, l.joined = false, nil
 	l.mu.Unlock()
+	if err == nil && op.Held {
+		// It held its node's pen and holds this one now: the keys it
+		// stamped before it heard of this grant are still the holder's.
+		rm.mu.Lock()
+		if rm.pen.holder == l {
+			l.penAlias, l.penAliasAt = op.Pen, rm.pen.gen
+		}
+		rm.mu.Unlock()
+	}
 	switch {
 	case err == nil:
 		return joinReply{Status: joinOK, Wires: wires}
@@ -488,4 +505,29 @@ func splitFinal(arg uint64, body []byte) (exit, final []byte, ok bool) {
 		return nil, body, true
 	}
 	return body[:arg], body[arg:], true
+}
+
+// queueHandedOver queues for the host an Input frame a mirror accepted
+// while it had no owner to follow (handOver): the pen that admitted it
+// was that node's, so only its form is checked here. It waits for room
+// in the queue as a driver's Input does, up to clusterTimeout, and
+// reports whether the frame was queued.
+func (rm *room) queueHandedOver(wire []byte) bool {
+	f, err := attachwire.DecodeFrame(wire)
+	if err != nil || f.Type != attachwire.TypeInput {
+		return false
+	}
+	w := append([]byte(nil), wire...)
+	t := time.NewTimer(clusterTimeout)
+	defer t.Stop()
+	select {
+	case rm.inputs <- w:
+	case <-t.C:
+		return false
+	case <-rm.relay.ctx.Done():
+		return false
+	}
+	rm.relay.metrics.inputsForwarded.Inc()
+	rm.signalHost()
+	return true
 }

@@ -36,6 +36,7 @@ const (
 	opDecide                     // the leg's decide control: its JSON document
 	opPropose                    // the leg's propose control: its JSON document
 	opPresence                   // the leg asks for the whole member list
+	opQueued                     // Input the mirror accepted before it followed the owner: the stamped frame (request/reply)
 )
 
 // The flags of a join.
@@ -43,6 +44,8 @@ const (
 	joinGuest   = 1 << iota // the token came from an invite
 	joinCounts              // the leg reads presence counts
 	joinPropose             // the token's prop claim: the leg proposes
+	joinPen                 // the join carries the generation of its node's pen
+	joinHeld                // the leg held its node's pen at that generation
 )
 
 // clusterOp is one message on a room's input subject: the kind, the node
@@ -64,14 +67,17 @@ type clusterOp struct {
 	Propose bool            // join: the token's prop claim
 	Exp     uint64          // join: the token's expiry, unix seconds
 	Sealed  string          // join: the key id the leg stated (sealed.go); absent from older nodes' joins
+	Pen     uint64          // join: its node's pen generation when the room began following the owner (0: none)
+	Held    bool            // join: the leg held that pen
 	Reason  string          // snapshot
 	Wire    []byte          // input: the Input frame
 }
 
 // appendClusterOp appends op's encoding: kind | node | leg | the kind's
 // fields (join: role, user, jti, cols, rows, ack, name, flags (joinGuest,
-// joinCounts, joinPropose), exp, and the key id a sealed leg stated;
-// resize: cols, rows; snapshot: reason; input: the frame, decide and
+// joinCounts, joinPropose, joinPen, joinHeld), exp, with joinPen the
+// pen's generation, and the key id a sealed leg stated; resize: cols,
+// rows; snapshot: reason; input and queued: the frame, decide and
 // propose: the control's JSON, each to the end).
 func appendClusterOp(dst []byte, op clusterOp) []byte {
 	dst = append(dst, byte(op.Op))
@@ -96,8 +102,17 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		if op.Propose {
 			flags |= joinPropose
 		}
+		if op.Pen != 0 {
+			flags |= joinPen
+			if op.Held {
+				flags |= joinHeld
+			}
+		}
 		dst = binary.AppendUvarint(dst, flags)
 		dst = binary.AppendUvarint(dst, op.Exp)
+		if op.Pen != 0 {
+			dst = binary.AppendUvarint(dst, op.Pen)
+		}
 		if op.Sealed != "" {
 			dst = appendWireString(dst, op.Sealed)
 		}
@@ -106,7 +121,7 @@ func appendClusterOp(dst []byte, op clusterOp) []byte {
 		dst = binary.AppendUvarint(dst, uint64(op.Rows))
 	case opSnapshot:
 		dst = appendWireString(dst, op.Reason)
-	case opInput, opDecide, opPropose:
+	case opInput, opQueued, opDecide, opPropose:
 		dst = append(dst, op.Wire...)
 	}
 	return dst
@@ -130,11 +145,17 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		// A flag this node does not know refuses the join rather than
 		// admit a proposer as a plain driver.
 		flags := r.uvarint()
-		if flags&^(joinGuest|joinCounts|joinPropose) != 0 {
+		if flags&^(joinGuest|joinCounts|joinPropose|joinPen|joinHeld) != 0 || flags&(joinPen|joinHeld) == joinHeld {
 			r.bad = true
 		}
 		op.Guest, op.Counts, op.Propose = flags&joinGuest != 0, flags&joinCounts != 0, flags&joinPropose != 0
 		op.Exp = r.uvarint()
+		if flags&joinPen != 0 {
+			op.Pen, op.Held = r.uvarint(), flags&joinHeld != 0
+			if op.Pen == 0 {
+				r.bad = true
+			}
+		}
 		if len(r.rest) > 0 {
 			op.Sealed = r.string()
 		}
@@ -142,7 +163,7 @@ func decodeClusterOp(b []byte) (clusterOp, error) {
 		op.Cols, op.Rows = r.uint32(), r.uint32()
 	case opSnapshot:
 		op.Reason = r.string()
-	case opInput, opDecide, opPropose:
+	case opInput, opQueued, opDecide, opPropose:
 		op.Wire = r.tail()
 	case opLeave, opGrab, opRelease, opFetch, opPresence:
 	default:

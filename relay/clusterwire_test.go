@@ -36,6 +36,9 @@ func clusterWireSamples(t testing.TB) (ops []clusterOp, replies []joinReply, leg
 		{Op: opFetch, Node: "b"},
 		{Op: opJoin, Node: "b", Leg: "l3", Role: attachwire.RoleViewer, User: "u", JTI: "j3", Guest: true, Counts: true},
 		{Op: opPresence, Node: "b", Leg: "l3"},
+		{Op: opJoin, Node: "b", Leg: "l4", Role: attachwire.RoleDriver, User: "dan", JTI: "j4", Ack: 3, Pen: 1 << 50, Held: true},
+		{Op: opJoin, Node: "b", Leg: "l5", Role: attachwire.RoleViewer, User: "vic", JTI: "j5", Pen: 1 << 50, Sealed: "K"},
+		{Op: opQueued, Node: "b", Wire: in},
 	}
 	replies = []joinReply{{Status: joinOK, Wires: [][]byte{ctl, ctl}}, {Status: joinFull}, {Status: joinClosed}, {Status: joinKicked}, {Status: joinSealed, Wires: [][]byte{ctl}}}
 	legs = []legMsg{
@@ -81,6 +84,9 @@ func TestClusterWire(t *testing.T) {
 		{"sealed join", appendClusterOp(nil, clusterOp{Op: opJoin, Node: "b", Leg: "l", Role: "viewer", User: "u", JTI: "j", Exp: 2, Sealed: "K"}),
 			"010162016c" + "06766965776572" + "0175" + "016a" + "00" + "00" + "00" + "00" + "00" + "02" + "014b"},
 		{"input", appendClusterOp(nil, clusterOp{Op: opInput, Node: "b", Leg: "l1", Wire: []byte{9}}), "030162026c31" + "09"},
+		{"join holding the pen", appendClusterOp(nil, clusterOp{Op: opJoin, Node: "b", Leg: "l", Role: "driver", User: "u", JTI: "j", Exp: 2, Pen: 300, Held: true}),
+			"010162016c" + "06647269766572" + "0175" + "016a" + "00" + "00" + "00" + "00" + "18" + "02" + "ac02"},
+		{"queued", appendClusterOp(nil, clusterOp{Op: opQueued, Node: "b", Wire: []byte{9}}), "0c016200" + "09"},
 		{"join reply", appendJoinReply(nil, joinReply{Status: joinOK, Wires: [][]byte{{7, 0}}}), "01" + "020700"},
 		{"leg end", appendLegMsg(nil, legMsg{Leg: "l", End: true, Code: 1000, Why: "x"}), "02016c" + "e807" + "0178"},
 		{"legs", appendLegMsg(nil, legMsg{Legs: []string{"l", "m"}, Wire: []byte{7, 0}}), "03" + "02" + "016c" + "016d" + "0700"},
@@ -93,12 +99,14 @@ func TestClusterWire(t *testing.T) {
 	for _, bad := range [][]byte{
 		nil,
 		{0},
-		{byte(opPresence + 1), 0, 0},
+		{byte(opQueued + 1), 0, 0},
 		{byte(opGrab), 5, 'a'},       // a string past the end
 		{byte(opGrab), 0, 0, 1},      // bytes left over
 		{byte(opResize), 0, 0, 0x80}, // a truncated uvarint
-		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0}, // cols over 32 bits
-		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0},         // a flag this node does not know
+		{byte(opResize), 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0},  // cols over 32 bits
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0},       // a flag this node does not know
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, joinHeld, 0},   // held, but no pen
+		{byte(opJoin), 0, 0, 0, 0, 0, 0, 0, 0, 0, joinPen, 0, 0}, // a pen of generation 0
 	} {
 		if _, err := decodeClusterOp(bad); err == nil {
 			t.Errorf("op % x decoded", bad)

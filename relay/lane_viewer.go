@@ -164,6 +164,7 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 				rl.metrics.inputsForwarded.Inc()
 				rm.signalHost()
 			default:
+				rm.consumedInput(l, v, false)
 				rl.metrics.backpressure.Inc()
 				w.Header().Set("Retry-After", "1")
 				rl.refuse(w, http.StatusTooManyRequests, "backpressure", "host input queue full")
@@ -172,12 +173,12 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 		} else {
 			rl.metrics.inputsDropped.Inc()
 		}
+		rm.consumedInput(l, v, true)
 		if v.next {
-			rm.ackInput(l, v.ack)
 			last = v.ack
 		}
 		if v.revoked {
-			l.send(rm.penRevokedFor(l))
+			rm.refusedInput(l)
 		}
 	}
 	ll.ctlDone = ""

@@ -104,6 +104,17 @@ type leg struct {
 	remoteAck uint64
 	joining   bool
 	joined    [][]byte
+	// penGen and penHeld are, for this node's leg, its room's pen
+	// generation when the room began following another node, and whether
+	// the leg held that pen (its join carries both). On a member,
+	// penAlias is that generation when the member was granted the pen on
+	// joining, and penAliasAt the owner's generation then: until the pen
+	// next changes, Input stamped with either is the holder's (under the
+	// room's mu).
+	penGen     uint64
+	penHeld    bool
+	penAlias   uint64
+	penAliasAt uint64
 
 	// Presence (presence.go), under the room's mu: presCounts is the
 	// subscribe's attachwire.PresenceCounts; presOrder the leg's place in

@@ -150,6 +150,7 @@ type inputVerdict struct {
 	ack     uint64 // the ack to send once the frame is consumed
 	next    bool   // the frame is the connection's next inputSeq
 	revoked bool   // dropped by the pen: tell the sender
+	remote  bool   // the leg is registered with another node's room now: its Input goes there
 }
 
 // admitInput applies the ordering and the pen to an Input from l: only the
@@ -157,16 +158,21 @@ type inputVerdict struct {
 // ack where it is); it is forwarded only if it carries the current
 // penGeneration and comes from the holder's connection, stamped with the
 // token's userId and header seq 0. The caller queues forward, then calls
-// ackInput.
+// consumedInput. A WebSocket leg that its room registered with another
+// node since the caller looked (handOffLocked) is told to send it there.
 func (rm *room) admitInput(l *leg, in attachwire.Input) inputVerdict {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
+	if l.lane == nil && l.clusterID() != "" {
+		return inputVerdict{remote: true}
+	}
 	last := rm.acks[l.jti]
 	if in.InputSeq != last+1 {
 		return inputVerdict{ack: last}
 	}
 	v := inputVerdict{ack: in.InputSeq, next: true}
-	if in.PenGeneration != rm.pen.gen || rm.pen.holder != l {
+	current := in.PenGeneration == rm.pen.gen || (l.penAlias != 0 && in.PenGeneration == l.penAlias && rm.pen.gen == l.penAliasAt)
+	if !current || rm.pen.holder != l {
 		v.revoked = true
 		return v
 	}
@@ -176,21 +182,38 @@ func (rm *room) admitInput(l *leg, in attachwire.Input) inputVerdict {
 		return inputVerdict{ack: last}
 	}
 	v.forward = wire
+	rm.admitting++
 	return v
 }
 
-// ackInput records that l's inputSeq seq was consumed.
-func (rm *room) ackInput(l *leg, seq uint64) {
+// consumedInput ends an admission: the frame admitted for the host, if
+// any, was queued (or not: queued false, the leg ended first), and l's
+// inputSeq is recorded as consumed unless a frame for the host was not
+// queued.
+func (rm *room) consumedInput(l *leg, v inputVerdict, queued bool) {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	if seq > rm.acks[l.jti] {
-		rm.acks[l.jti] = seq
+	if v.forward != nil {
+		rm.admitting--
+		if !queued {
+			return
+		}
+	}
+	if v.next && v.ack > rm.acks[l.jti] {
+		rm.acks[l.jti] = v.ack
 	}
 }
 
-// penRevokedFor is the notice a sender whose Input the pen dropped gets.
-func (rm *room) penRevokedFor(l *leg) attachwire.PenRevoked {
+// refusedInput tells a sender whose Input the pen dropped: a pen_revoked
+// naming it. A sender that holds the pen (its Input carried a generation
+// from before the pen's last change) is then sent the pen's state, or
+// that notice, at the current generation, would leave it believing the
+// pen is nobody's.
+func (rm *room) refusedInput(l *leg) {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	return attachwire.PenRevoked{UserID: l.userID, ConnID: l.jti, PenGeneration: rm.pen.gen}
+	l.send(attachwire.PenRevoked{UserID: l.userID, ConnID: l.jti, PenGeneration: rm.pen.gen})
+	if rm.pen.holder == l {
+		l.send(rm.penStateLocked())
+	}
 }

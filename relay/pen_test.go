@@ -374,3 +374,61 @@ func readAll(t testing.TB, c *relaytest.Conn) <-chan attachwire.Frame {
 	})
 	return frames
 }
+
+// A holder's Input stamped with a generation from before the pen's last
+// change (the pen taken back and grabbed again while it was on its way)
+// is refused with a pen_revoked naming the holder, and then the pen's
+// state: read in order, as a client keeps the newest generation, the
+// holder still holds the pen, and its next key reaches the host.
+func TestPenRefusedHolderKeepsThePen(t *testing.T) {
+	cfg := quiet()
+	clock := newFakeClock()
+	cfg.Now = clock.Now
+	cfg.PenCooldown = time.Minute
+	s := relaytest.NewServer(t, cfg)
+	h := dialHost(t, s, 1)
+	d, old := driverWithPen(t, s, "alice")
+	if err := h.c.SendControl(ctxT(t), attachwire.PenTake{}); err != nil {
+		t.Fatal(err)
+	}
+	relaytest.ExpectControl[attachwire.PenRevoked](t, d)
+	// The revoke may reach the driver before the relay stamps the change's
+	// time: a grab in the cooldown is refused, and tried again later.
+	var gen uint64
+	for gen == 0 {
+		clock.Advance(time.Minute + time.Nanosecond)
+		if err := d.SendControl(ctxT(t), attachwire.Grab{}); err != nil {
+			t.Fatal(err)
+		}
+		for answered := false; !answered; {
+			switch c := nextControl(t, d).(type) {
+			case attachwire.PenGranted:
+				gen, answered = c.PenGeneration, true
+			case attachwire.ErrorControl:
+				if c.Code != attachwire.CodePenDenied || !c.Retryable {
+					t.Fatalf("grab: %+v", c)
+				}
+				answered = true
+			}
+		}
+	}
+
+	ty := newTypist(t, d, "alice")
+	ty.mu.Lock()
+	ty.holding, ty.gen = true, gen
+	ty.mu.Unlock()
+	input(t, d, 1, old, "", "stale")
+	// The ack comes after whatever the refusal sent.
+	ty.until("the stale key's ack", func() bool { return ty.acked == 1 })
+	ty.mu.Lock()
+	holding := ty.holding
+	ty.next = 1
+	ty.mu.Unlock()
+	if !holding {
+		t.Fatalf("after the refusal: holding %v, want the pen it holds", holding)
+	}
+	ty.typeKey("fresh")
+	if in := hostInput(t, h); string(in.Data) != "fresh" {
+		t.Fatalf("host got %q, want fresh (the stale key refused)", in.Data)
+	}
+}

@@ -53,6 +53,10 @@ type room struct {
 	pen        pen
 	props      proposals
 	acks       map[string]uint64 // jti → last consumed inputSeq; survives a same-jti reconnect
+	// admitting counts the Input frames admitted for the host and not yet
+	// queued (consumedInput): a room handing its queue to another node
+	// waits for them (settleHandOff).
+	admitting int
 	// sent is the Input written to host legs of this epoch, replayed to
 	// the next leg (inputwindow.go); unreplayedLogged is set once a loss
 	// of it was logged in the host's current absence.
@@ -493,6 +497,11 @@ func (rm *room) validSnapshotLocked(p []byte) (attachwire.Snapshot, bool) {
 func (rm *room) addViewer(l *leg) error {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
+	return rm.addViewerLocked(l)
+}
+
+// addViewerLocked is addViewer with rm.mu held.
+func (rm *room) addViewerLocked(l *leg) error {
 	if rm.closed {
 		return errRoomClosed
 	}

@@ -267,6 +267,9 @@ func (l *leg) input(in attachwire.Input) bool {
 	}
 	rm := l.room
 	v := rm.admitInput(l, in)
+	if v.remote {
+		return l.inputRemote(in)
+	}
 	if v.forward != nil {
 		select {
 		case rm.inputs <- v.forward:
@@ -279,8 +282,10 @@ func (l *leg) input(in attachwire.Input) bool {
 				l.holding.Store(false)
 				l.heard()
 			case <-l.closing:
+				rm.consumedInput(l, v, false)
 				return false
 			case <-l.ctx.Done():
+				rm.consumedInput(l, v, false)
 				return false
 			}
 		}
@@ -289,11 +294,9 @@ func (l *leg) input(in attachwire.Input) bool {
 	} else {
 		rm.relay.metrics.inputsDropped.Inc()
 	}
-	if v.next {
-		rm.ackInput(l, v.ack)
-	}
+	rm.consumedInput(l, v, true)
 	if v.revoked {
-		l.send(rm.penRevokedFor(l))
+		rm.refusedInput(l)
 	}
 	l.send(attachwire.InputAck{AckInputSeq: v.ack})
 	return true
