@@ -103,13 +103,6 @@ func (ll *limitListener) release(addr netip.Addr) {
 	}
 }
 
-// counts reports the connections open in all and from addr.
-func (ll *limitListener) counts(addr netip.Addr) (total, fromAddr int) {
-	ll.mu.Lock()
-	defer ll.mu.Unlock()
-	return ll.open, ll.byAddr[addr]
-}
-
 // limitedConn gives its slot back exactly once, however often it is closed.
 type limitedConn struct {
 	net.Conn

@@ -36,7 +36,6 @@ type history struct {
 	log          *slog.Logger
 
 	queue chan histRecord
-	done  chan struct{}
 
 	// Producer side, under the room's lock.
 	sinceKey   int64 // output bytes appended since the last key frame
@@ -96,8 +95,9 @@ const (
 
 var errHistoryGone = errors.New("relay: that part of the history is gone")
 
-// newHistory starts a history in a new directory under dir.
-func newHistory(dir string, maxBytes, keyEvery int64, log *slog.Logger) (*history, error) {
+// newHistory starts a history in a new directory under dir; its writer
+// is counted in writers until it has removed its files.
+func newHistory(dir string, maxBytes, keyEvery int64, log *slog.Logger, writers *sync.WaitGroup) (*history, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -107,8 +107,8 @@ func newHistory(dir string, maxBytes, keyEvery int64, log *slog.Logger) (*histor
 	}
 	seg := min(histMaxSegment, max(maxBytes/8, histMinSegment))
 	h := &history{dir: d, maxBytes: maxBytes, segmentBytes: seg, keyEvery: keyEvery, log: log,
-		queue: make(chan histRecord, histQueue), done: make(chan struct{})}
-	go h.run()
+		queue: make(chan histRecord, histQueue)}
+	writers.Go(h.run)
 	return h, nil
 }
 
@@ -181,7 +181,6 @@ func (h *history) stopLocked(err error) {
 // the queue is empty, and indexes what it flushed. When the queue closes
 // it removes the history's files.
 func (h *history) run() {
-	defer close(h.done)
 	defer os.RemoveAll(h.dir)
 	var f *os.File
 	var bw *bufio.Writer
@@ -334,9 +333,6 @@ func dropBefore(ps []histPoint, cut int64) []histPoint {
 	}
 	return kept
 }
-
-// wait joins the writer.
-func (h *history) wait() { <-h.done }
 
 // historyIndex is what the index endpoint answers: enough for a timeline
 // (times of key frames, points and marks) without reading any frame.

@@ -15,7 +15,7 @@ func (rm *room) restartHistoryLocked() {
 	if cfg.HistoryDir == "" || rm.closed {
 		return
 	}
-	h, err := newHistory(filepath.Join(cfg.HistoryDir, "rooms"), cfg.HistoryBytes, cfg.KeyframeBytes, rm.relay.log)
+	h, err := newHistory(filepath.Join(cfg.HistoryDir, "rooms"), cfg.HistoryBytes, cfg.KeyframeBytes, rm.relay.log, &rm.relay.histories)
 	if err != nil {
 		rm.relay.log.Warn("relay: room history not kept", "room", rm.key.session, "err", err)
 		return

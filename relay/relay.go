@@ -47,6 +47,9 @@ type Relay struct {
 	legs   sync.WaitGroup // one per leg, from admission to teardown
 	// keepers pings every WebSocket leg (keepalive.go).
 	keepers keepalives
+	// histories counts the rooms' history writers (history.go), which
+	// Close joins once every room is closed.
+	histories sync.WaitGroup
 
 	// draining is set by Shutdown and Close before the rooms are told; a
 	// room checks it under its own lock when a leg joins, so a leg admitted
@@ -203,6 +206,7 @@ func (rl *Relay) Close() error {
 	}
 	rl.legs.Wait()
 	rl.keepers.loop.Wait()
+	rl.histories.Wait()
 	if rl.cluster != nil {
 		rl.cluster.wait()
 	}
