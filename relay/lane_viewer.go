@@ -36,7 +36,7 @@ func (rl *Relay) serveViewerSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	log := rl.log.With("org", c.OrgID, "room", c.RoomID, "role", string(c.Role), "user", c.UserID, "carrier", "lane")
 	rl.admitLane(w, r, c, log, laneBinding{
-		bind: (*room).addViewer,
+		bind: (*room).join,
 		refused: func(err error) bool {
 			if errors.Is(err, errKicked) {
 				rl.refuse(w, http.StatusUnauthorized, string(attachwire.CodeAuth), msgKicked)
@@ -101,6 +101,17 @@ func (rm *room) laneViewer(l *leg) (uint64, bool) {
 	return rm.acks[l.jti], in && !l.isEnding()
 }
 
+// laneAcked records seq as consumed for lane leg l, whose Input went to
+// the room's owner, and returns the connection's ack.
+func (rm *room) laneAcked(l *leg, seq uint64) uint64 {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if seq > rm.acks[l.jti] {
+		rm.acks[l.jti] = seq
+	}
+	return rm.acks[l.jti]
+}
+
 // serveViewerInput is a driver's or viewer's POST-up (POST …/input, a
 // ViewerBatch). The attach token (Authorization header, 401) must carry
 // the jti of a live viewer SSE leg in this room (410); a malformed batch
@@ -157,6 +168,18 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		in.Inc()
+		if l.clusterID() != "" {
+			// A leg of a room another node owns: its Input goes there, as
+			// a WebSocket leg's does, and the owner's pen judges it (a
+			// refusal reaches the driver from the owner, with the owner's
+			// pen generation). Once the owner has it, it is consumed here.
+			if !l.inputRemote(input) {
+				rl.errNoLaneLeg(w)
+				return
+			}
+			last = rm.laneAcked(l, input.InputSeq)
+			continue
+		}
 		v := rm.admitInput(l, input)
 		if v.forward != nil {
 			select {
