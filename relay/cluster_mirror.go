@@ -261,7 +261,11 @@ func (c *cluster) follow(rm *room, o ownerRecord) {
 	rm.hasEpoch = false // the stream is the owner's now
 	queued := rm.handOffLocked(carry)
 	rm.pen.grace.stop()
-	rm.pen = pen{}
+	// The owner's pen rules now. Should this room ever grant its own again
+	// (the owner dies before another node takes the room over), it starts
+	// from the clock, as a new room does, and so above any generation the
+	// owner gave: a client ignores a pen older than the newest it heard.
+	rm.pen = pen{gen: max(rm.pen.gen, penBase(rm.relay.cfg.Now()))}
 	legs := make([]*leg, 0, len(rm.viewers))
 	for v := range rm.viewers {
 		legs = append(legs, v)
