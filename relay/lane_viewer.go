@@ -168,11 +168,10 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		in.Inc()
-		if l.clusterID() != "" {
-			// A leg of a room another node owns: its Input goes there, as
-			// a WebSocket leg's does, and the owner's pen judges it (a
-			// refusal reaches the driver from the owner, with the owner's
-			// pen generation). Once the owner has it, it is consumed here.
+		v := rm.admitInput(l, input)
+		if v.remote {
+			// Once the owner has it, it is consumed here (a refusal by
+			// the owner's pen reaches the driver from the owner).
 			if !l.inputRemote(input) {
 				rl.errNoLaneLeg(w)
 				return
@@ -180,7 +179,6 @@ func (rl *Relay) serveViewerInput(w http.ResponseWriter, r *http.Request) {
 			last = rm.laneAcked(l, input.InputSeq)
 			continue
 		}
-		v := rm.admitInput(l, input)
 		if v.forward != nil {
 			select {
 			case rm.inputs <- v.forward:

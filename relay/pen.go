@@ -158,12 +158,13 @@ type inputVerdict struct {
 // ack where it is); it is forwarded only if it carries the current
 // penGeneration and comes from the holder's connection, stamped with the
 // token's userId and header seq 0. The caller queues forward, then calls
-// consumedInput. A WebSocket leg that its room registered with another
-// node since the caller looked (handOffLocked) is told to send it there.
+// consumedInput. A leg its room registered with another node (a
+// mirror's, or one handOffLocked registered since the caller looked) is
+// told to send it there: the owner's pen judges it.
 func (rm *room) admitInput(l *leg, in attachwire.Input) inputVerdict {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	if l.lane == nil && l.clusterID() != "" {
+	if l.clusterID() != "" {
 		return inputVerdict{remote: true}
 	}
 	last := rm.acks[l.jti]

@@ -262,9 +262,6 @@ func (l *leg) viewerFrame(f attachwire.Frame) bool {
 // driver feels a slow host instead of losing keys), then the ack. It
 // reports false when the leg ended while waiting.
 func (l *leg) input(in attachwire.Input) bool {
-	if l.clusterID() != "" {
-		return l.inputRemote(in)
-	}
 	rm := l.room
 	v := rm.admitInput(l, in)
 	if v.remote {
