@@ -173,17 +173,7 @@ func echo(b testing.TB, c *viewer.Client, out <-chan []byte, key byte) {
 	if err := c.Input([]byte{key}); err != nil {
 		b.Fatal(err)
 	}
-	deadline := time.After(watchdog)
-	for {
-		select {
-		case p := <-out:
-			if bytes.IndexByte(p, key) >= 0 {
-				return
-			}
-		case <-deadline:
-			b.Fatalf("the echo of %q never came back", key)
-		}
-	}
+	awaitEcho(b, out, key)
 }
 
 // await polls cond until it holds, failing after the watchdog.
