@@ -95,31 +95,16 @@ func TestHistorySealed(t *testing.T) {
 	host := newSealedHost(t, s, 3, 40, 8, key)
 	h := newHistory(s, t)
 	h.Key = key
-	type point struct {
-		seq uint64
-		scr attachwire.Screen
-	}
-	var points []point
 	// The snapshot the bind asks for is the first key frame.
 	testkit.Eventually(t, "the history's first key frame", func() bool {
 		ix, err := h.Index(context.Background())
 		return err == nil && len(ix.Keyframes) >= 1
 	})
-	// Three bursts past KeyframeBytes, each waiting for its key frame, so
-	// the rewinds start from sealed key frames beside the stream too.
-	for burst := range 3 {
-		for i := burst * 100; i < (burst+1)*100; i++ {
-			host.output(fmt.Appendf(nil, "\x1b[3%dmsealed line %d\x1b[0m of the session\r\n", i%8, i))
-			if i%37 == 0 {
-				scr, seq := host.screen()
-				points = append(points, point{seq, scr})
-			}
-		}
-		testkit.Eventually(t, fmt.Sprintf("a key frame after burst %d", burst), func() bool {
-			ix, err := h.Index(context.Background())
-			return err == nil && len(ix.Keyframes) >= burst+2
-		})
-	}
+	// Three bursts past KeyframeBytes, so the rewinds start from sealed
+	// key frames beside the stream too.
+	points := printBursts(t, h, host, 3, 100, 37, func(i int) []byte {
+		return fmt.Appendf(nil, "\x1b[3%dmsealed line %d\x1b[0m of the session\r\n", i%8, i)
+	})
 	_, head := host.screen()
 	ix := waitHistoryHead(t, h, head)
 	if ix.Sealed != key.ID().String() || ix.Epoch != 3 {

@@ -55,28 +55,12 @@ func TestHistoryRewind(t *testing.T) {
 	waitMirror(t, live, host)
 	snapshotsBefore := rec.count(viewer.EventSnapshot)
 
-	type point struct {
-		seq uint64
-		scr attachwire.Screen
-	}
-	var points []point
 	h := newHistory(s, t)
-	// Six bursts of about 5 KiB, each past KeyframeBytes: after each the
-	// relay asks for a key frame, and the next burst waits for it (how
-	// many a burst gets while the host is busy is up to timing).
-	for burst := range 6 {
-		for i := burst * 150; i < (burst+1)*150; i++ {
-			host.output(fmt.Appendf(nil, "\x1b[3%dmline %d of the session\x1b[0m\r\n", i%8, i))
-			if i%97 == 0 {
-				scr, seq := host.screen()
-				points = append(points, point{seq, scr})
-			}
-		}
-		testkit.Eventually(t, fmt.Sprintf("a key frame after burst %d", burst), func() bool {
-			ix, err := h.Index(context.Background())
-			return err == nil && len(ix.Keyframes) >= burst+2 // the join's snapshot, then one a burst
-		})
-	}
+	// Six bursts of about 5 KiB, each past KeyframeBytes (how many key
+	// frames a burst gets while the host is busy is up to timing).
+	points := printBursts(t, h, host, 6, 150, 97, func(i int) []byte {
+		return fmt.Appendf(nil, "\x1b[3%dmline %d of the session\x1b[0m\r\n", i%8, i)
+	})
 	_, head := host.screen()
 	ix := waitHistoryHead(t, h, head)
 	for _, p := range points {
@@ -114,6 +98,35 @@ func TestHistoryRewind(t *testing.T) {
 	if got := rec.count(viewer.EventSnapshot); got != snapshotsBefore {
 		t.Errorf("the live viewer got %d snapshots during the session, want none", got-snapshotsBefore)
 	}
+}
+
+// screenPoint is a seq of a session and the host's screen there.
+type screenPoint struct {
+	seq uint64
+	scr attachwire.Screen
+}
+
+// printBursts has host print bursts of n lines (line(i) the i-th of all),
+// keeping the host's screen every every lines; each burst goes past
+// KeyframeBytes, so the relay asks for a key frame after it, and the
+// next waits until h's index has it (the join's snapshot is the first).
+func printBursts(t *testing.T, h *viewer.History, host *testHost, bursts, n, every int, line func(i int) []byte) []screenPoint {
+	t.Helper()
+	var points []screenPoint
+	for burst := range bursts {
+		for i := burst * n; i < (burst+1)*n; i++ {
+			host.output(line(i))
+			if i%every == 0 {
+				scr, seq := host.screen()
+				points = append(points, screenPoint{seq, scr})
+			}
+		}
+		testkit.Eventually(t, fmt.Sprintf("a key frame after burst %d", burst), func() bool {
+			ix, err := h.Index(context.Background())
+			return err == nil && len(ix.Keyframes) >= burst+2
+		})
+	}
+	return points
 }
 
 // TestHistoryKeepsTheNewest bounds the history: past HistoryBytes the
