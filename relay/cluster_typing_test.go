@@ -200,19 +200,27 @@ func expectKeys(t testing.TB, keys <-chan string, want []string) {
 	}
 }
 
+// typistOnB starts nodes a and b and a driver on b, in a room nobody
+// owns yet, holding b's free pen; it returns a, where the tests bind the
+// host.
+func typistOnB(t *testing.T) (*node, *typist) {
+	t.Helper()
+	nodes := startCluster(t, natsServer(t), "a", "b")
+	a, b := nodes[0], nodes[1]
+	d := relaytest.MustDial(t, b.RoomURL(room), a.DriverToken(t, room, "dan"),
+		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
+	ty := newTypist(t, d, "dan")
+	ty.until("the pen", func() bool { return ty.holding })
+	return a, ty
+}
+
 // TestClusterDriverTypesBeforeTheHostBinds: a driver on B joins a room
 // nobody owns yet and takes its free pen there; the host then binds on
 // A. Every key B acknowledged before that reaches the host on A, in order
 // with what the driver types after, and the driver ends holding the pen
 // as the owner has it.
 func TestClusterDriverTypesBeforeTheHostBinds(t *testing.T) {
-	ns := natsServer(t)
-	nodes := startCluster(t, ns, "a", "b")
-	a, b := nodes[0], nodes[1]
-	d := relaytest.MustDial(t, b.RoomURL(room), a.DriverToken(t, room, "dan"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
-	ty := newTypist(t, d, "dan")
-	ty.until("the pen", func() bool { return ty.holding })
+	a, ty := typistOnB(t)
 	var sent []string
 	for i := range 3 {
 		k := fmt.Sprintf("early%d", i)
@@ -255,13 +263,7 @@ func TestClusterDriverTypesBeforeTheHostBinds(t *testing.T) {
 // Every key reaches the host, in order, none is refused (the driver holds
 // the pen throughout), and the driver ends holding the pen.
 func TestClusterDriverTypesWhileTheHostBinds(t *testing.T) {
-	ns := natsServer(t)
-	nodes := startCluster(t, ns, "a", "b")
-	a, b := nodes[0], nodes[1]
-	d := relaytest.MustDial(t, b.RoomURL(room), a.DriverToken(t, room, "dan"),
-		attachwire.Subscribe{SessionID: room, AsRole: attachwire.RoleDriver})
-	ty := newTypist(t, d, "dan")
-	ty.until("the pen", func() bool { return ty.holding })
+	a, ty := typistOnB(t)
 	genB := ty.gen
 
 	stop, typed := make(chan struct{}), make(chan []string)
