@@ -181,13 +181,33 @@ type wireClaims Claims
 
 var _ jwt.Claims = (*wireClaims)(nil)
 
-// claimKinds lists every member of the claim set and the JSON kind of its
-// value: '"' for a string, '0' for an integer number, 't' for the one
-// value an optional flag may have, true.
-var claimKinds = map[string]byte{
-	"sessionId": '"', "roomId": '"', "userId": '"', "role": '"', "orgId": '"',
-	"aud": '"', "jti": '"', "epoch": '0', "iat": '0', "exp": '0',
-	"name": '"', "inv": '"', "prop": 't',
+// stringClaims are the members of the claim set whose values are
+// strings, each with the field it fills; epoch, iat and exp are integers
+// and prop a flag (claimKind).
+var stringClaims = map[string]func(*Claims) *string{
+	"sessionId": func(c *Claims) *string { return &c.SessionID },
+	"roomId":    func(c *Claims) *string { return &c.RoomID },
+	"userId":    func(c *Claims) *string { return &c.UserID },
+	"role":      func(c *Claims) *string { return (*string)(&c.Role) },
+	"orgId":     func(c *Claims) *string { return &c.OrgID },
+	"aud":       func(c *Claims) *string { return &c.Audience },
+	"jti":       func(c *Claims) *string { return &c.JTI },
+	"name":      func(c *Claims) *string { return &c.Name },
+	"inv":       func(c *Claims) *string { return &c.Invite },
+}
+
+// claimKind returns the JSON kind of member name's value: '"' for a
+// string, '0' for an integer number, 't' for the one value an optional
+// flag may have, true; ok is false for a name outside the claim set.
+func claimKind(name string) (kind byte, ok bool) {
+	switch name {
+	case "epoch", "iat", "exp":
+		return '0', true
+	case "prop":
+		return 't', true
+	}
+	_, ok = stringClaims[name]
+	return '"', ok
 }
 
 // decodeError is a claim-set decoding failure; its reason names the rule,
@@ -209,14 +229,14 @@ func (w *wireClaims) UnmarshalJSON(b []byte) error {
 		return &decodeError{"not a JSON object"}
 	}
 	var c Claims
-	seen := make(map[string]bool, len(claimKinds))
+	seen := make(map[string]bool, len(stringClaims)+4)
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return &decodeError{"not a JSON object"}
 		}
 		name, _ := t.(string)
-		kind, known := claimKinds[name]
+		kind, known := claimKind(name)
 		switch {
 		case name == "nbf":
 			return &decodeError{"nbf present (attach tokens have none)"}
@@ -260,26 +280,7 @@ func (c *Claims) set(name string, kind byte, v any) error {
 			// Optional members are absent or meaningful, never empty.
 			return &decodeError{name + " is empty"}
 		}
-		switch name {
-		case "sessionId":
-			c.SessionID = s
-		case "roomId":
-			c.RoomID = s
-		case "userId":
-			c.UserID = s
-		case "role":
-			c.Role = attachwire.Role(s)
-		case "orgId":
-			c.OrgID = s
-		case "aud":
-			c.Audience = s
-		case "jti":
-			c.JTI = s
-		case "name":
-			c.Name = s
-		case "inv":
-			c.Invite = s
-		}
+		*stringClaims[name](c) = s
 	case '0':
 		n, ok := v.(json.Number)
 		if !ok || !isJSONInteger([]byte(n)) {
