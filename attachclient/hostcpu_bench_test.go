@@ -19,6 +19,7 @@ import (
 	"github.com/ptyhost/ptyhost/attachclient"
 	"github.com/ptyhost/ptyhost/attachwire/seal"
 	"github.com/ptyhost/ptyhost/internal/streamgen"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/token"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkSealedHostCPU(b *testing.B) {
 	rc := startRelayChild(b)
 	var cpu [2]time.Duration
 	var allocs [2]uint64
-	b.Logf("load average before: %s", loadAvg())
+	b.Logf("load average before: %s", testkit.LoadAverage())
 	for i := 0; b.Loop(); i++ {
 		for j := range 2 {
 			side := (i + j) % 2 // 0 plain, 1 sealed
@@ -72,7 +73,7 @@ func BenchmarkSealedHostCPU(b *testing.B) {
 			allocs[side] += a
 		}
 	}
-	b.Logf("load average after: %s", loadAvg())
+	b.Logf("load average after: %s", testkit.LoadAverage())
 	bytes := float64(size) * float64(b.N)
 	b.ReportMetric(float64(cpu[0].Nanoseconds())/bytes, "plain-ns/byte")
 	b.ReportMetric(float64(cpu[1].Nanoseconds())/bytes, "sealed-ns/byte")
@@ -193,18 +194,4 @@ func (rc *relayChild) hostRun(b *testing.B, room, path string, key *seal.Key, si
 		b.Logf("room %s: the viewer saw %d Output bytes of %d and %d snapshots", room, n, size, snaps)
 	}
 	return cpu, ms.Mallocs - mallocs
-}
-
-// loadAvg is the first three fields of /proc/loadavg, or "?" where there
-// is none.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -37,17 +36,4 @@ func procCPU(pid int) (time.Duration, error) {
 		ticks += v
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
-}
-
-// loadavg returns /proc/loadavg's first three fields.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 )
 
 // memPath is where a server under test reports its memory, after a
@@ -188,7 +189,7 @@ func idle(ctx context.Context, s *server, key ed25519.PrivateKey, tag string, n,
 // in rotating order, and prints each case's memory per viewer.
 func runIdle(ctx context.Context, stdout, stderr io.Writer, cases []benchCase, key ed25519.PrivateKey, n, rounds int) error {
 	rooms := max(1, n/10)
-	fmt.Fprintf(stdout, "idle viewers: %d in %d rooms, %d rounds; load average at start %s\n", n, rooms, rounds, loadavg())
+	fmt.Fprintf(stdout, "idle viewers: %d in %d rooms, %d rounds; load average at start %s\n", n, rooms, rounds, testkit.LoadAverage())
 	results := map[string][]idleResult{}
 	for r := range rounds {
 		order := slices.Clone(cases)
@@ -208,7 +209,7 @@ func runIdle(ctx context.Context, stdout, stderr io.Writer, cases []benchCase, k
 			}
 			fmt.Fprintf(stderr, "round %d %-13s per viewer: rss %5.1f KiB  heap %5.1f KiB  stacks %5.1f KiB  goroutines %.2f  (rss %d MiB)  load %s\n",
 				r, c.name, res.perViewer(rssOf)/1024, res.perViewer(heapOf)/1024, res.perViewer(stacksOf)/1024,
-				res.perViewer(func(m memReport) int64 { return int64(m.Goroutines) }), res.after.RSS>>20, loadavg())
+				res.perViewer(func(m memReport) int64 { return int64(m.Goroutines) }), res.after.RSS>>20, testkit.LoadAverage())
 			results[c.name] = append(results[c.name], res)
 		}
 	}
@@ -230,7 +231,7 @@ func runIdle(ctx context.Context, stdout, stderr io.Writer, cases []benchCase, k
 		fmt.Fprintf(stdout, "| %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.2f |\n", c.name, median(rss), slices.Min(rss), slices.Max(rss),
 			median(heap), median(stacks), median(g))
 	}
-	fmt.Fprintf(stdout, "load average at end %s\n", loadavg())
+	fmt.Fprintf(stdout, "load average at end %s\n", testkit.LoadAverage())
 	return nil
 }
 

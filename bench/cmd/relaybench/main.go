@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ptyhost/ptyhost/attachwire"
+	"github.com/ptyhost/ptyhost/internal/testkit"
 	"github.com/ptyhost/ptyhost/token"
 )
 
@@ -109,12 +110,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var load streamLoad
 	switch *loadName {
 	case "storm":
-		fmt.Fprintf(stdout, "join storm: %d viewers, %d rounds; load average at start %s\n", *viewers, *rounds, loadavg())
+		fmt.Fprintf(stdout, "join storm: %d viewers, %d rounds; load average at start %s\n", *viewers, *rounds, testkit.LoadAverage())
 	case "stream":
 		load = streamLoad{window: max(*window, 1), size: max(*frameBytes, 1)}
 		load.frames = max(*streamMiB<<20/(*viewers*load.size), load.window)
 		fmt.Fprintf(stdout, "stream: %d viewers, %d frames of %d bytes in windows of %d, %d rounds; load average at start %s\n",
-			*viewers, load.frames, load.size, load.window, *rounds, loadavg())
+			*viewers, load.frames, load.size, load.window, *rounds, testkit.LoadAverage())
 	default:
 		return fmt.Errorf("unknown load %q", *loadName)
 	}
@@ -142,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("round %d %s: %w", r, c.name, err)
 			}
 			fmt.Fprintf(stderr, "round %d %-13s cpu %6.0f ms  wall %6.0f ms  controls/viewer %6.1f  MiB %6.1f  load %s\n", r, c.name,
-				ms(res.cpu), ms(res.wall), float64(res.controls)/float64(*viewers), float64(res.bytes)/(1<<20), loadavg())
+				ms(res.cpu), ms(res.wall), float64(res.controls)/float64(*viewers), float64(res.bytes)/(1<<20), testkit.LoadAverage())
 			if r > 0 {
 				results[c.name] = append(results[c.name], res)
 			}
@@ -153,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		printTable(stdout, cases, results, *viewers)
 	}
-	fmt.Fprintf(stdout, "load average at end %s\n", loadavg())
+	fmt.Fprintf(stdout, "load average at end %s\n", testkit.LoadAverage())
 	return nil
 }
 
