@@ -148,13 +148,16 @@ func (h *testHost) output(p []byte) {
 	h.sendLocked(attachwire.NewOutputFrame(h.seq, h.seq, append([]byte(nil), p...)))
 }
 
-// outputAt is output with the frame's rel_time set to rel (µs).
-func (h *testHost) outputAt(rel uint64, p []byte) {
+// outputAt is output with the frame's rel_time set to rel (µs); it
+// returns the frame's seq (a snapshot the host answers meanwhile may take
+// the next).
+func (h *testHost) outputAt(rel uint64, p []byte) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.emu.Write(p)
 	h.seq++
 	h.sendLocked(attachwire.NewOutputFrame(h.seq, rel, append([]byte(nil), p...)))
+	return h.seq
 }
 
 // screen is the host's own snapshot: its engine's screen and atSeq.

@@ -258,8 +258,7 @@ func BenchmarkHistoryRewind(b *testing.B) {
 func TestHistorySearchFindsAnHourAgo(t *testing.T) {
 	s := historyRelay(t, 0)
 	host := newHost(t, s, 1, 80, 24)
-	host.outputAt(1_000_000, []byte("the deploy token was \x1b[1mROTATED\x1b[0m here\r\n"))
-	_, at := host.screen()
+	at := host.outputAt(1_000_000, []byte("the deploy token was \x1b[1mROTATED\x1b[0m here\r\n"))
 	filler := bytes.Repeat([]byte("routine output line, nothing to see\r\n"), 100)
 	for i := range 800 { // about 3 MiB, well past the ring
 		host.outputAt(3_600_000_000+uint64(i)*1000, filler)
